@@ -1,0 +1,1 @@
+"""HTTP API, SSE framing, settings, CLI. No business logic lives here."""

@@ -1,0 +1,1 @@
+"""Egress: every outbound LLM call passes here (modes, policy, PII sanitiser)."""

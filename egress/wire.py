@@ -1,0 +1,91 @@
+"""What crosses the boundary to an LLM provider: the request and the streamed chunk union.
+
+Lives in ``egress/`` because egress owns that boundary: a provider only ever receives an
+:class:`LlmRequest` that has passed :class:`egress.client.EgressClient`.
+
+The stream is a tagged union (DESIGN.md step 5):
+``Text(delta) | Tool(name, args) | Error(error) | Done(usage)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    content: str
+
+
+class ToolSpec(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class LlmRequest(BaseModel):
+    """One outbound call. ``task`` names why it is made (``main_chat``, ...) for audit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: str
+    model: str
+    task: str = "main_chat"
+    messages: list[ChatMessage]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    max_output_tokens: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    delta: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    args: Any  # parsed JSON if it parsed, else the raw string; validated by the consumer
+    type: Literal["tool"] = "tool"
+
+
+@dataclass(frozen=True, slots=True)
+class Error:
+    error: str
+    code: str = "provider_error"
+    type: Literal["error"] = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    usage: Usage = field(default_factory=Usage)
+    type: Literal["done"] = "done"
+
+
+StreamChunk = Text | Tool | Error | Done
+
+
+class LlmProvider(Protocol):
+    """A provider client. ``stream`` never raises for provider failures: it yields ``Error``."""
+
+    name: str
+
+    def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,1 @@
+"""The chat turn: prompt aspects, LLM router, concept capture, context, grounding."""

@@ -1,0 +1,1 @@
+"""The shared, PII-free rules graph: schema, store port and backends, writes, guard, reads."""

@@ -1,0 +1,80 @@
+"""The ``GraphStore`` port: what the engine and the write service need from a graph backend.
+
+Backends (``graph/backends/``) implement it over Ladybug (embedded) and Bolt (Memgraph, Neo4j).
+Only the write service calls the writer half; everything else reads. Every behaviour here is
+pinned by the conformance suite in ``tests/integration/graph``, which runs unchanged against
+every backend.
+
+Write semantics (all backends):
+
+- ``upsert_nodes``: by id. Given properties overwrite; absent ones are kept. A node that did not
+  exist gets ``created_at = updated_at = now``; one whose given properties all equal the stored
+  ones is UNCHANGED and keeps its ``updated_at``; otherwise ``updated_at = now``.
+  ``created_at`` never changes after creation. Concurrent creation of one id leaves one node.
+- ``upsert_edges``: unique per (source, type, target); same timestamp rules. Both endpoints must
+  exist, else :class:`errors.SchemaViolation`.
+- Callers pass ids and labels already checked by the ingress guard; backends check again that
+  labels, types and property names are in the schema before using them as identifiers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from graph.models import (
+    EdgeWrite,
+    GraphCounts,
+    GraphNode,
+    GraphSnapshot,
+    NodeWrite,
+    WriteResult,
+)
+
+
+@runtime_checkable
+class GraphReader(Protocol):
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        """The nodes with these ids that exist, in no particular order."""
+        ...
+
+    async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
+        """Concepts whose ``pref_label`` normalises to this, or with a ``HAS_ALT_LABEL`` to a
+        ``Label`` whose ``normalised`` equals it."""
+        ...
+
+    async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        """The given nodes, their direct neighbours (both directions) and the edges between."""
+        ...
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        """Up to ``limit`` nodes (optionally of these labels) and the edges among them."""
+        ...
+
+    async def changes_since(self, timestamp: str, limit: int = 1000) -> GraphSnapshot:
+        """Nodes and edges whose ``updated_at`` is strictly after ``timestamp``."""
+        ...
+
+    async def counts(self) -> GraphCounts: ...
+
+
+@runtime_checkable
+class GraphWriter(Protocol):
+    async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]: ...
+
+    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]: ...
+
+
+@runtime_checkable
+class GraphStore(GraphReader, GraphWriter, Protocol):
+    async def init_schema(self) -> None:
+        """Create tables / constraints / indexes derived from the schema. Idempotent."""
+        ...
+
+    async def ping(self) -> None:
+        """Raise :class:`errors.GraphUnavailable` unless the store answers."""
+        ...
+
+    async def aclose(self) -> None: ...
