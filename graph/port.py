@@ -39,8 +39,11 @@ class GraphReader(Protocol):
         ...
 
     async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
-        """Concepts whose ``pref_label`` normalises to this, or with a ``HAS_ALT_LABEL`` to a
-        ``Label`` whose ``normalised`` equals it."""
+        """Concepts with a ``HAS_ALT_LABEL`` edge to a ``Label`` whose ``normalised`` equals this.
+
+        The write path gives every concept a ``Label`` for its ``pref_label`` as well, so one
+        lookup covers preferred and alternative labels. Normalisation happens in the caller.
+        """
         ...
 
     async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
