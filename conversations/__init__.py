@@ -1,0 +1,1 @@
+"""Per-tenant conversation store: port and adapters (SQL lives only in the adapters)."""

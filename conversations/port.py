@@ -1,0 +1,43 @@
+"""The ``ConversationStore`` port: per-tenant conversations, messages and context.
+
+Every call takes ``tenant_id`` and is scoped by it; another tenant's conversation id is
+reported as :class:`errors.NotFound`, exactly like an id that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
+
+
+class ConversationStore(Protocol):
+    async def init(self) -> None:
+        """Apply migrations. Idempotent."""
+        ...
+
+    async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation: ...
+
+    async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation: ...
+
+    async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext: ...
+
+    async def recent_messages(
+        self, tenant_id: str, conversation_id: str, limit: int
+    ) -> list[StoredMessage]:
+        """The last ``limit`` messages, oldest first."""
+        ...
+
+    async def save_turn(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        messages: list[NewMessage],
+        context: ConversationContext,
+    ) -> list[StoredMessage]:
+        """Save the messages of a turn and the updated context together, or nothing."""
+        ...
+
+    async def ping(self) -> None: ...
+
+    async def aclose(self) -> None: ...
