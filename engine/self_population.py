@@ -1,0 +1,198 @@
+"""Self-population: captured concepts become (or meet) canonical concept nodes in the graph.
+
+For each concept of a ``capture_concepts`` payload (DESIGN.md step 7):
+
+1. validate (``engine.concepts``) and normalise its labels;
+2. resolve the canonical concept: the exact ``(domain, jurisdiction, kind)`` key first, then
+   aliases (``Label`` nodes) within the same jurisdiction;
+3. upsert through ``GraphWriteService`` (so through the ingress guard): a missing concept is
+   created ``provisional`` with a ``Label`` per label, ``HAS_ALT_LABEL`` edges and
+   ``ALIGNS_WITH`` edges to the rule nodes it names; an existing one gains any new labels;
+4. the auto-ingestion gate queues a job only when the concept was missing or is clearly sparse
+   (no ``ALIGNS_WITH`` edge and no definition).
+
+Resolution of one id is single-flight inside a process, and the store's upsert is atomic, so
+ten conversations naming the same new concept at once create it exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.concepts import CapturedConcept, label_id, normalise_label
+from engine.evidence import EvidenceIndex
+from engine.ingestion import IngestionJob, IngestionQueue
+from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue, WriteOutcome
+from graph.port import GraphReader
+from graph.write_service import GraphWriteService
+
+
+@dataclass(frozen=True)
+class ResolvedConcept:
+    id: str
+    pref_label: str
+    status: str
+    created: bool
+    matched_by: str  # "key" | "alias" | "created"
+    aligned_with: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConceptWrite:
+    """A concept as it is written: the captured fields plus status and alignments."""
+
+    concept: CapturedConcept
+    status: str
+    aligns_with: Sequence[tuple[str, str]] = field(default_factory=tuple)  # (id, label)
+    scheme: str = "captured"
+
+
+class ConceptWriter:
+    """Writes a concept, its labels and alignments. Shared by self-population and seeding."""
+
+    def __init__(self, writer: GraphWriteService) -> None:
+        self._writer = writer
+
+    async def write(self, item: ConceptWrite, *, labels_only: bool = False) -> WriteOutcome:
+        """Upsert the concept node (unless ``labels_only``), its labels and alignments."""
+        concept = item.concept
+        props: dict[str, PropertyValue] = {
+            "domain": concept.domain,
+            "kind": concept.kind,
+            "jurisdiction": concept.jurisdiction,
+            "pref_label": concept.prefLabel,
+            "status": item.status,
+            "scheme": item.scheme,
+        }
+        if concept.definition:
+            props["definition"] = concept.definition
+        if concept.sourceUrls:
+            props["source_urls"] = list(concept.sourceUrls)
+        texts = {normalise_label(t): t for t in reversed([concept.prefLabel, *concept.altLabels])}
+        labels = [
+            NodeWrite(
+                id=label_id(norm), label="Label", properties={"text": text, "normalised": norm}
+            )
+            for norm, text in texts.items()
+            if norm
+        ]
+        node = NodeWrite(id=concept.id, label="Concept", properties=props)
+        results = await self._writer.upsert_nodes(labels if labels_only else [node, *labels])
+        edges = [
+            EdgeWrite(
+                type="HAS_ALT_LABEL", source_id=concept.id, source_label="Concept",
+                target_id=label.id, target_label="Label",
+            )
+            for label in labels
+        ] + [
+            EdgeWrite(
+                type="ALIGNS_WITH", source_id=concept.id, source_label="Concept",
+                target_id=target_id, target_label=target_label,
+            )
+            for target_id, target_label in item.aligns_with
+        ]  # fmt: skip
+        await self._writer.upsert_edges(edges)
+        return WriteOutcome.UNCHANGED if labels_only else results[0].outcome
+
+
+class SelfPopulation:
+    def __init__(
+        self,
+        reader: GraphReader,
+        writer: GraphWriteService,
+        evidence: EvidenceIndex,
+        ingestion: IngestionQueue,
+    ) -> None:
+        self._reader = reader
+        self._concepts = ConceptWriter(writer)
+        self._evidence = evidence
+        self._ingestion = ingestion
+        self._inflight: dict[str, asyncio.Lock] = {}
+
+    async def resolve_all(self, concepts: Sequence[CapturedConcept]) -> list[ResolvedConcept]:
+        resolved = [await self.resolve(concept) for concept in concepts]
+        if any(r.created for r in resolved):
+            await self._evidence.refresh()
+        return resolved
+
+    async def resolve(self, concept: CapturedConcept) -> ResolvedConcept:
+        lock = self._inflight.setdefault(concept.id, asyncio.Lock())
+        try:
+            async with lock:
+                return await self._resolve(concept)
+        finally:
+            if not lock.locked() and self._inflight.get(concept.id) is lock:
+                del self._inflight[concept.id]
+
+    async def _resolve(self, concept: CapturedConcept) -> ResolvedConcept:
+        labels = concept.normalised_labels()
+        existing, matched_by = await self._find(concept, labels)
+        if existing is not None:
+            # Enrich with the labels this mention brought; properties of a known concept
+            # (status included) are never overwritten by a chat capture.
+            await self._concepts.write(
+                ConceptWrite(concept=_as_known(concept, existing), status=_status(existing)),
+                labels_only=True,
+            )
+            await self._gate(existing.id, sparse=await self._is_sparse(existing))
+            return ResolvedConcept(
+                id=existing.id, pref_label=str(existing.properties.get("pref_label", existing.id)),
+                status=_status(existing), created=False, matched_by=matched_by,
+            )  # fmt: skip
+        targets = self._evidence.nodes_named(labels, concept.jurisdiction)
+        outcome = await self._concepts.write(
+            ConceptWrite(
+                concept=concept, status="provisional",
+                aligns_with=[(node.id, node.label) for node in targets],
+            )
+        )  # fmt: skip
+        created = outcome is WriteOutcome.CREATED
+        if created:
+            await self._ingestion.enqueue(IngestionJob(concept.id, "missing"))
+        return ResolvedConcept(
+            id=concept.id, pref_label=concept.prefLabel, status="provisional", created=created,
+            matched_by="created", aligned_with=tuple(node.id for node in targets),
+        )  # fmt: skip
+
+    async def _find(
+        self, concept: CapturedConcept, labels: Sequence[str]
+    ) -> tuple[GraphNode | None, str]:
+        found = await self._reader.get_nodes([concept.id])
+        if found:
+            return found[0], "key"
+        for label in labels:
+            for candidate in await self._reader.find_concepts_by_label(label):
+                if candidate.properties.get("jurisdiction") == concept.jurisdiction:
+                    return candidate, "alias"
+        return None, ""
+
+    async def _is_sparse(self, node: GraphNode) -> bool:
+        if node.properties.get("definition"):
+            return False
+        around = await self._reader.neighbourhood([node.id], limit=50)
+        return not any(e.type == "ALIGNS_WITH" and e.source == node.id for e in around.edges)
+
+    async def _gate(self, concept_id: str, *, sparse: bool) -> None:
+        if sparse:
+            await self._ingestion.enqueue(IngestionJob(concept_id, "sparse"))
+
+
+def _status(node: GraphNode) -> str:
+    return str(node.properties.get("status") or "confirmed")
+
+
+def _as_known(concept: CapturedConcept, existing: GraphNode) -> CapturedConcept:
+    """The captured mention re-keyed onto the existing node, with the existing properties."""
+    props = existing.properties
+    domain, jurisdiction, kind = existing.id.split(":", 2)
+    return CapturedConcept(
+        domain=str(props.get("domain", domain)),
+        kind=str(props.get("kind", kind)),
+        jurisdiction=str(props.get("jurisdiction", jurisdiction)),
+        prefLabel=str(props.get("pref_label", concept.prefLabel)),
+        altLabels=[concept.prefLabel, *concept.altLabels],
+        definition=props.get("definition"),
+        sourceUrls=list(props.get("source_urls", [])),
+    )
