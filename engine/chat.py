@@ -1,0 +1,283 @@
+"""One chat turn, DESIGN.md steps 2–10, as an async stream of :mod:`engine.events`.
+
+Ordering that matters:
+
+- Nothing before the first token waits on the graph: evidence and active-concept descriptions
+  come from the in-memory :class:`EvidenceIndex`; the only awaits are the conversation store
+  and the egress sanitiser.
+- Self-population starts as a task the moment the ``capture_concepts`` tool arrives and is
+  awaited after the text, for at most ``graph_write_timeout``. A slower write becomes a
+  warning and goes on in the background; a failed one is retried by :class:`GraphWriteRetry`.
+- The turn is saved (both messages and the context, together) whatever happens after the
+  request was accepted: provider error, egress block, or a client that disconnects. On
+  cancellation the save runs as its own task so the cancellation cannot interrupt it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+from conversations.models import ConversationContext, NewMessage
+from conversations.port import ConversationStore
+from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text, Tool
+from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME, parse_capture_payload
+from engine.events import (
+    ConceptsEvent,
+    DoneEvent,
+    ErrorEvent,
+    MetadataEvent,
+    TextEvent,
+    TurnEvent,
+    TurnWarning,
+    WarningEvent,
+)
+from engine.evidence import EvidenceIndex
+from engine.graph_retry import GraphWriteRetry
+from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
+from engine.router import LlmRouter
+from engine.self_population import ResolvedConcept, SelfPopulation
+from errors import InvalidInput, RegintelError, StoreUnavailable
+
+log = structlog.get_logger(__name__)
+_CITATION = re.compile(r"\[([A-Za-z0-9_:.\-#/]+)\]")
+
+
+class EgressGateway(Protocol):
+    """What the engine needs of ``egress.client.EgressClient``."""
+
+    def stream(self, request: LlmRequest, ctx: Any) -> AsyncIterator[StreamChunk]: ...
+
+    async def sanitise_message(self, ctx: Any, text: str) -> str: ...
+
+    def context(
+        self, tenant_id: str, user_id: str, conversation_id: str, override_mode: str | None
+    ) -> Any: ...
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    tenant_id: str
+    user_id: str
+    message: str
+    conversation_id: str | None = None
+    egress_mode: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatLimits:
+    max_message_chars: int = 8000
+    history_messages: int = 8
+    evidence_k: int = 6
+    max_active_nodes: int = 40
+    graph_write_timeout: float = 2.0
+
+
+@dataclass
+class _TurnState:
+    answer: list[str] = field(default_factory=list)
+    warnings: list[TurnWarning] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    status: str = "complete"
+    population: asyncio.Task[list[ResolvedConcept]] | None = None
+
+
+class ChatEngine:
+    def __init__(
+        self,
+        *,
+        store: ConversationStore,
+        egress: EgressGateway,
+        router: LlmRouter,
+        evidence: EvidenceIndex,
+        population: SelfPopulation,
+        retry: GraphWriteRetry,
+        limits: ChatLimits | None = None,
+    ) -> None:
+        self._store = store
+        self._egress = egress
+        self._router = router
+        self._evidence = evidence
+        self._population = population
+        self._retry = retry
+        self._limits = limits or ChatLimits()
+        self._background: set[asyncio.Task[Any]] = set()
+
+    async def aclose(self) -> None:
+        """Let background saves and graph writes finish (they must not be lost)."""
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+        message = request.message.strip()
+        if not message:
+            raise InvalidInput("message must not be empty")
+        if len(message) > self._limits.max_message_chars:
+            raise InvalidInput(f"message is longer than {self._limits.max_message_chars} chars")
+        store, tenant = self._store, request.tenant_id
+        if request.conversation_id:
+            conversation = await store.get_conversation(tenant, request.conversation_id)
+        else:
+            conversation = await store.create_conversation(tenant, request.user_id)
+        context = await store.load_context(tenant, conversation.id)
+        history = await store.recent_messages(
+            tenant, conversation.id, self._limits.history_messages
+        )
+        ctx = self._egress.context(tenant, request.user_id, conversation.id, request.egress_mode)
+        question = await self._egress.sanitise_message(ctx, message)
+
+        jurisdictions = detect_jurisdictions(message)
+        evidence = self._evidence.search(question, self._limits.evidence_k, jurisdictions)
+        prompt = build_messages(
+            PromptInputs(
+                question=question,
+                jurisdictions=jurisdictions,
+                active=self._evidence.descriptions(context.active_node_ids),
+                evidence=evidence,
+                history=[ChatMessage(role=m.role, content=m.content_sanitised) for m in history],
+            )
+        )
+        route = self._router.route("main_chat")
+        llm_request = LlmRequest(
+            provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
+        )
+        yield MetadataEvent(conversation.id, jurisdictions, [hit.node.id for hit in evidence])
+
+        state = _TurnState()
+        saved = False
+        try:
+            async for event in self._stream(llm_request, ctx, state):
+                yield event
+            resolved = await self._await_population(state)
+            if resolved:
+                yield ConceptsEvent([_concept_data(r) for r in resolved])
+            for warning in state.warnings:
+                yield WarningEvent(warning)
+            answer = "".join(state.answer)
+            cited = [i for i in dict.fromkeys(_CITATION.findall(answer)) if self._evidence.get(i)]
+            referenced = list(dict.fromkeys([*cited, *(r.id for r in resolved)]))
+            new_context = context.with_nodes(referenced, self._limits.max_active_nodes)
+            saved = True
+            try:
+                await self._save(request, conversation.id, message, question, answer,
+                                 state.status, referenced, new_context, ctx)  # fmt: skip
+            except StoreUnavailable as exc:
+                yield ErrorEvent(exc.code, "the conversation could not be saved; try again")
+                state.status = "error"
+            yield DoneEvent(conversation.id, referenced, state.usage, state.warnings, state.status)
+        finally:
+            if not saved:  # cancelled (client gone) or failed mid-stream: keep what we have
+                state.status = "partial" if state.status == "complete" else state.status
+                self._spawn(
+                    self._save(request, conversation.id, message, question,
+                               "".join(state.answer), state.status, [], context, ctx)
+                )  # fmt: skip
+
+    async def _stream(
+        self, llm_request: LlmRequest, ctx: Any, state: _TurnState
+    ) -> AsyncIterator[TurnEvent]:
+        try:
+            async for chunk in self._egress.stream(llm_request, ctx):
+                if isinstance(chunk, Text):
+                    state.answer.append(chunk.delta)
+                    yield TextEvent(chunk.delta)
+                elif isinstance(chunk, Tool):
+                    self._on_tool(chunk, state)
+                elif isinstance(chunk, Error):
+                    state.status = "error"
+                    yield ErrorEvent(chunk.code, chunk.error)
+                    return
+                elif isinstance(chunk, Done):
+                    state.usage = {
+                        "inputTokens": chunk.usage.input_tokens,
+                        "outputTokens": chunk.usage.output_tokens,
+                    }
+        except RegintelError as exc:  # e.g. EgressBlocked: nothing was sent
+            state.status = "error"
+            yield ErrorEvent(exc.code, exc.message)
+
+    def _on_tool(self, chunk: Tool, state: _TurnState) -> None:
+        if chunk.name != CAPTURE_TOOL_NAME:
+            state.warnings.append(TurnWarning("unknown_tool", f"ignored tool {chunk.name!r}"))
+            return
+        try:
+            concepts = parse_capture_payload(chunk.args)
+        except RegintelError as exc:
+            state.warnings.append(TurnWarning(exc.code, exc.message))
+            return
+        if state.population is None:
+            task = asyncio.get_running_loop().create_task(self._population.resolve_all(concepts))
+            state.population = task
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+            task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts))
+
+    async def _await_population(self, state: _TurnState) -> list[ResolvedConcept]:
+        task = state.population
+        if task is None:
+            return []
+        done, _ = await asyncio.wait({task}, timeout=self._limits.graph_write_timeout)
+        if not done:
+            state.warnings.append(
+                TurnWarning("graph_write_pending", "concept capture is still being written")
+            )
+            return []
+        exc = task.exception()
+        if exc is None:
+            return task.result()
+        code = exc.code if isinstance(exc, RegintelError) else "graph_write_failed"
+        message = exc.message if isinstance(exc, RegintelError) else "concept capture failed"
+        state.warnings.append(TurnWarning(code, message))
+        return []
+
+    async def _save(
+        self,
+        request: TurnRequest,
+        conversation_id: str,
+        message: str,
+        question: str,
+        answer: str,
+        status: str,
+        referenced: Sequence[str],
+        context: ConversationContext,
+        ctx: Any,
+    ) -> None:
+        answer_sanitised = await self._egress.sanitise_message(ctx, answer) if answer else ""
+        await self._store.save_turn(
+            request.tenant_id,
+            conversation_id,
+            [
+                NewMessage(role="user", content=message, content_sanitised=question),
+                NewMessage(
+                    role="assistant", content=answer, content_sanitised=answer_sanitised,
+                    status=status, referenced_nodes=list(referenced),  # type: ignore[arg-type]
+                ),
+            ],
+            context,
+        )  # fmt: skip
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(_log_failure)
+
+
+def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:
+    return {
+        "id": resolved.id,
+        "prefLabel": resolved.pref_label,
+        "status": resolved.status,
+        "created": resolved.created,
+        "matchedBy": resolved.matched_by,
+    }
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("background_task_failed", error=repr(task.exception()))

@@ -1,0 +1,92 @@
+"""Events of a chat turn, as the engine yields them; ``api/`` frames them as SSE.
+
+Each event's ``data()`` is the JSON payload of its SSE event and carries a ``type`` field
+equal to the SSE event name (DESIGN.md contracts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class TurnWarning:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class MetadataEvent:
+    conversation_id: str
+    jurisdictions: list[str]
+    evidence_ids: list[str]
+    type: Literal["metadata"] = "metadata"
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "conversationId": self.conversation_id,
+            "jurisdictions": self.jurisdictions,
+            "evidenceNodeIds": self.evidence_ids,
+        }
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    delta: str
+    type: Literal["text"] = "text"
+
+    def data(self) -> dict[str, Any]:
+        return {"type": self.type, "delta": self.delta}
+
+
+@dataclass(frozen=True)
+class ConceptsEvent:
+    concepts: list[dict[str, Any]]
+    type: Literal["concepts"] = "concepts"
+
+    def data(self) -> dict[str, Any]:
+        return {"type": self.type, "concepts": self.concepts}
+
+
+@dataclass(frozen=True)
+class WarningEvent:
+    warning: TurnWarning
+    type: Literal["warning"] = "warning"
+
+    def data(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self.warning)}
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    code: str
+    message: str
+    type: Literal["error"] = "error"
+
+    def data(self) -> dict[str, Any]:
+        return {"type": self.type, "code": self.code, "message": self.message}
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    conversation_id: str
+    referenced_nodes: list[str]
+    usage: dict[str, int]
+    warnings: list[TurnWarning] = field(default_factory=list)
+    status: str = "complete"
+    type: Literal["done"] = "done"
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "conversationId": self.conversation_id,
+            "referencedNodes": self.referenced_nodes,
+            "usage": self.usage,
+            "warnings": [asdict(w) for w in self.warnings],
+            "status": self.status,
+        }
+
+
+TurnEvent = MetadataEvent | TextEvent | ConceptsEvent | WarningEvent | ErrorEvent | DoneEvent

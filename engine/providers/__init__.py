@@ -1,0 +1,1 @@
+"""LLM providers: each implements ``egress.wire.LlmProvider`` and is only called via egress."""
