@@ -1,0 +1,504 @@
+"""``GraphStore`` over Bolt with the official ``neo4j`` async driver (Memgraph, Neo4j).
+
+Follows the driver's own rules: one driver per store, one session per unit of work,
+``execute_write`` with idempotent transaction functions (the driver retries them on transient
+errors), results consumed inside the transaction, literal query strings with parameters, and a
+timeout on every unit of work (server-side through ``unit_of_work`` and client-side through
+``asyncio.timeout``, because not every server enforces the former).
+
+Deliberate deviations from the obvious, and why:
+
+- Every node carries the shared label ``RgNode`` (unique ``id``) besides its schema label, so
+  ``get_nodes(ids)`` and edge endpoint checks are one index seek without knowing labels.
+- Change detection happens inside the write transaction: one UNWIND read of the stored
+  properties, a comparison in Python (the same comparison the Ladybug backend makes), then
+  UNWIND writes of only the created and changed rows. ``created_at`` is written only by the
+  ``CREATE`` and ``updated_at`` only when a given property differs.
+- New nodes are ``CREATE``d, not ``MERGE``d: with the unique constraint the loser of a creation
+  race fails with a constraint error instead of silently matching a node it believes it made.
+  Drivers do not retry constraint errors, so this backend retries the whole transaction (the
+  retry then reads the winner's node and reports UNCHANGED or UPDATED honestly). The dialect
+  decides what counts as a lost race (``graph/backends/bolt_dialects.py``).
+- Labels, relationship types and property names are interpolated into query text only after
+  they were checked against the schema; values are always parameters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Query, unit_of_work
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from errors import GraphUnavailable, RegintelError, SchemaViolation
+from graph.backends.bolt_dialects import NODE_LABEL, Dialect, get_dialect
+from graph.models import (
+    EdgeWrite,
+    GraphCounts,
+    GraphEdge,
+    GraphNode,
+    GraphSnapshot,
+    NodeWrite,
+    WriteOutcome,
+    WriteResult,
+    edge_key,
+)
+from graph.schema import IDENTIFIER, GraphSchema
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_NODE_COLUMNS = "n.id AS id, labels(n) AS labels, properties(n) AS props"
+
+
+class BoltGraphStore:
+    """``GraphStore`` on a Bolt server. Build it with :func:`graph.factory.build_graph_store`."""
+
+    def __init__(
+        self,
+        uri: str,
+        schema: GraphSchema,
+        *,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        dialect: str = "memgraph",
+        max_pool_size: int = 20,
+        timeout_s: float = 15.0,
+        connect_timeout_s: float = 5.0,
+        batch_size: int = 500,
+        race_retries: int = 8,
+    ) -> None:
+        self._schema = schema
+        self._dialect: Dialect = get_dialect(dialect)
+        self._database = database or None
+        self._timeout_s = timeout_s
+        self._batch_size = batch_size
+        self._race_retries = race_retries
+        auth = (user, password or "") if user else None
+        self._driver: AsyncDriver = AsyncGraphDatabase.driver(
+            uri,
+            auth=auth,
+            max_connection_pool_size=max_pool_size,
+            connection_acquisition_timeout=timeout_s,
+            connection_timeout=connect_timeout_s,
+            max_transaction_retry_time=timeout_s,
+        )
+
+    # -- units of work ---------------------------------------------------------------------
+
+    async def _unit(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run one unit of work under a deadline, mapping driver errors to ours."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                return await work()
+        except RegintelError:
+            raise
+        except TimeoutError as exc:
+            raise GraphUnavailable(f"graph did not answer within {self._timeout_s:.1f}s") from exc
+        except (ServiceUnavailable, SessionExpired, OSError) as exc:
+            raise GraphUnavailable(f"graph server unreachable: {exc}") from exc
+        except Neo4jError as exc:
+            if exc.code and ".TransientError." in exc.code:
+                raise GraphUnavailable(f"graph busy, retries exhausted: {exc}") from exc
+            raise RegintelError(f"graph query failed: {exc.code}: {exc.message}") from exc
+        except DriverError as exc:
+            raise GraphUnavailable(f"graph driver error: {exc}") from exc
+
+    async def _write(self, body: Callable[[AsyncManagedTransaction], Awaitable[T]]) -> T:
+        function = unit_of_work(timeout=self._timeout_s)(body)
+
+        async def attempt() -> T:
+            async for retry in AsyncRetrying(
+                retry=retry_if_exception(self._dialect.is_creation_race),
+                stop=stop_after_attempt(self._race_retries),
+                wait=wait_random_exponential(multiplier=0.01, max=0.25),
+                reraise=True,
+            ):
+                with retry:
+                    async with self._driver.session(database=self._database) as session:
+                        return await session.execute_write(function)
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        return await self._unit(attempt)
+
+    async def _read(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        async def body(tx: AsyncManagedTransaction) -> list[dict[str, Any]]:
+            result = await tx.run(query, params)
+            return await result.data()
+
+        function = unit_of_work(timeout=self._timeout_s)(body)
+
+        async def work() -> list[dict[str, Any]]:
+            async with self._driver.session(database=self._database) as session:
+                return await session.execute_read(function)
+
+        return await self._unit(work)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def init_schema(self) -> None:
+        """Create the dialect's constraints and indexes. DDL runs in auto-commit transactions
+        because Memgraph refuses index changes inside explicit ones."""
+
+        async def work() -> None:
+            async with self._driver.session(database=self._database) as session:
+                for step in self._dialect.ddl(self._schema):
+                    await self._ddl_step(session, step.alternatives, step.optional)
+
+        await self._unit(work)
+
+    async def _ddl_step(self, session: Any, alternatives: tuple[str, ...], optional: bool) -> None:
+        errors: list[str] = []
+        for statement in alternatives:
+            try:
+                result = await session.run(Query(statement, timeout=self._timeout_s))
+                await result.consume()
+                return
+            except Neo4jError as exc:
+                if "already exists" in (exc.message or "").lower():
+                    return
+                errors.append(f"{statement}: {exc.message}")
+        if optional:
+            log.warning("optional graph DDL not supported by the server: %s", "; ".join(errors))
+            return
+        raise RegintelError(f"graph DDL failed: {'; '.join(errors)}")
+
+    async def ping(self) -> None:
+        await self._read("RETURN 1 AS ok")
+
+    async def aclose(self) -> None:
+        await self._driver.close()
+
+    # -- identifier checks -----------------------------------------------------------------
+
+    def _check_node(self, node: NodeWrite) -> None:
+        if node.label not in self._schema.labels:
+            raise SchemaViolation(f"unknown node label {node.label!r}")
+        allowed = self._schema.allowed_properties(node.label)
+        bad = [p for p in node.properties if p not in allowed or not IDENTIFIER.match(p)]
+        if bad or "id" in node.properties:
+            raise SchemaViolation(f"properties {bad or ['id']} not allowed on {node.label}")
+
+    def _check_edge(self, edge: EdgeWrite) -> None:
+        rel = self._schema.relationships.get(edge.type)
+        if rel is None or not rel.allows(edge.source_label, edge.target_label):
+            raise SchemaViolation(
+                f"relationship {edge.source_label}-[{edge.type}]->{edge.target_label} not allowed"
+            )
+        bad = [p for p in edge.properties if p not in self._schema.relationship_properties]
+        if bad:
+            raise SchemaViolation(f"properties {bad} not allowed on relationships")
+
+    def _coerce(self, props: dict[str, Any]) -> dict[str, Any]:
+        """Store values with the schema's type (an int given for a float stays a float), so a
+        re-upsert compares equal and Cypher sees one type per property."""
+        out: dict[str, Any] = {}
+        for name, value in props.items():
+            kind = self._schema.property_types.get(name)
+            if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            elif kind == "string[]" and isinstance(value, tuple | list):
+                value = list(value)
+            out[name] = value
+        return out
+
+    def _label_of(self, labels: Sequence[str]) -> str:
+        for label in labels:
+            if label in self._schema.labels:
+                return label
+        return next((label for label in labels if label != NODE_LABEL), NODE_LABEL)
+
+    def _node(self, row: dict[str, Any]) -> GraphNode:
+        props = {k: v for k, v in row["props"].items() if k != "id" and v is not None}
+        return GraphNode(id=str(row["id"]), label=self._label_of(row["labels"]), properties=props)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
+        for node in nodes:
+            self._check_node(node)
+        if not nodes:
+            return []
+        writes = [(n.id, n.label, self._coerce(dict(n.properties))) for n in nodes]
+
+        async def body(tx: AsyncManagedTransaction) -> list[WriteResult]:
+            return await self._nodes_tx(tx, writes, now)
+
+        return await self._write(body)
+
+    async def _nodes_tx(
+        self,
+        tx: AsyncManagedTransaction,
+        writes: list[tuple[str, str, dict[str, Any]]],
+        now: str,
+    ) -> list[WriteResult]:
+        ids = sorted({node_id for node_id, _, _ in writes})
+        stored: dict[str, tuple[str, dict[str, Any]]] = {}
+        for chunk in _chunks(ids, self._batch_size):
+            result = await tx.run(
+                f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN {_NODE_COLUMNS}", ids=chunk
+            )
+            for row in await result.data():
+                stored[row["id"]] = (self._label_of(row["labels"]), row["props"])
+
+        results: list[WriteResult] = []
+        creates: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (label, props)
+        updates: dict[str, dict[str, Any]] = {}
+        for node_id, label, props in writes:
+            if node_id in creates:
+                current = creates[node_id][1]
+            elif node_id in stored:
+                stored_label, current = stored[node_id]
+                if stored_label != label:
+                    raise SchemaViolation(f"node {node_id!r} exists as {stored_label}, not {label}")
+            else:
+                creates[node_id] = (label, dict(props))
+                results.append(WriteResult(key=node_id, outcome=WriteOutcome.CREATED))
+                continue
+            if creates.get(node_id, ("", {}))[0] not in ("", label):
+                raise SchemaViolation(f"node {node_id!r} given twice with different labels")
+            if any(current.get(k) != v for k, v in props.items()):
+                current.update(props)
+                if node_id not in creates:
+                    updates.setdefault(node_id, {}).update(props)
+                outcome = WriteOutcome.UPDATED
+            else:
+                outcome = WriteOutcome.UNCHANGED
+            results.append(WriteResult(key=node_id, outcome=outcome))
+
+        by_label: dict[str, list[dict[str, Any]]] = {}
+        for node_id, (label, props) in creates.items():
+            by_label.setdefault(label, []).append({"id": node_id, "props": props})
+        for label, rows in by_label.items():
+            for batch in _chunks(rows, self._batch_size):
+                result = await tx.run(
+                    f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:`{label}`) "
+                    "SET n += row.props, n.id = row.id, n.created_at = $now, n.updated_at = $now",
+                    rows=batch,
+                    now=now,
+                )
+                await result.consume()
+        update_rows = [{"id": k, "props": v} for k, v in updates.items()]
+        for batch in _chunks(update_rows, self._batch_size):
+            result = await tx.run(
+                f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
+                "SET n += row.props, n.updated_at = $now",
+                rows=batch,
+                now=now,
+            )
+            await result.consume()
+        return results
+
+    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
+        for edge in edges:
+            self._check_edge(edge)
+        if not edges:
+            return []
+
+        async def body(tx: AsyncManagedTransaction) -> list[WriteResult]:
+            return await self._edges_tx(tx, edges, now)
+
+        return await self._write(body)
+
+    async def _edges_tx(
+        self, tx: AsyncManagedTransaction, edges: Sequence[EdgeWrite], now: str
+    ) -> list[WriteResult]:
+        ids = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
+        labels: dict[str, str] = {}
+        for chunk in _chunks(ids, self._batch_size):
+            result = await tx.run(
+                f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN n.id AS id, labels(n) AS labels",
+                ids=chunk,
+            )
+            for row in await result.data():
+                labels[row["id"]] = self._label_of(row["labels"])
+        for edge in edges:
+            for end_id, end_label in (
+                (edge.source_id, edge.source_label),
+                (edge.target_id, edge.target_label),
+            ):
+                if labels.get(end_id) != end_label:
+                    raise SchemaViolation(
+                        f"edge {edge.type}: endpoint {end_label} {end_id!r} does not exist"
+                    )
+
+        by_type: dict[str, list[EdgeWrite]] = {}
+        for edge in edges:
+            by_type.setdefault(edge.type, []).append(edge)
+        results: dict[int, WriteResult] = {}
+        positions = {id(edge): i for i, edge in enumerate(edges)}
+        for rel_type, group in by_type.items():
+            pairs = sorted({(e.source_id, e.target_id) for e in group})
+            stored: dict[tuple[str, str], dict[str, Any]] = {}
+            for pair_batch in _chunks([{"s": s, "t": t} for s, t in pairs], self._batch_size):
+                result = await tx.run(
+                    f"UNWIND $pairs AS p MATCH (a:{NODE_LABEL} {{id: p.s}})"
+                    f"-[r:`{rel_type}`]->(b:{NODE_LABEL} {{id: p.t}}) "
+                    "RETURN p.s AS s, p.t AS t, properties(r) AS props",
+                    pairs=pair_batch,
+                )
+                for row in await result.data():
+                    stored[(row["s"], row["t"])] = row["props"]
+            creates: dict[tuple[str, str], dict[str, Any]] = {}
+            updates: dict[tuple[str, str], dict[str, Any]] = {}
+            for edge in group:
+                pair = (edge.source_id, edge.target_id)
+                props = self._coerce(dict(edge.properties))
+                key = edge_key(edge.source_id, rel_type, edge.target_id)
+                if pair not in creates and pair not in stored:
+                    creates[pair] = dict(props)
+                    outcome = WriteOutcome.CREATED
+                else:
+                    current = creates[pair] if pair in creates else stored[pair]
+                    if any(current.get(k) != v for k, v in props.items()):
+                        current.update(props)
+                        if pair not in creates:
+                            updates.setdefault(pair, {}).update(props)
+                        outcome = WriteOutcome.UPDATED
+                    else:
+                        outcome = WriteOutcome.UNCHANGED
+                results[positions[id(edge)]] = WriteResult(key=key, outcome=outcome)
+            await self._write_edges(tx, rel_type, creates, updates, now)
+        return [results[i] for i in range(len(edges))]
+
+    async def _write_edges(
+        self,
+        tx: AsyncManagedTransaction,
+        rel_type: str,
+        creates: dict[tuple[str, str], dict[str, Any]],
+        updates: dict[tuple[str, str], dict[str, Any]],
+        now: str,
+    ) -> None:
+        ends = f"MATCH (a:{NODE_LABEL} {{id: row.s}}) MATCH (b:{NODE_LABEL} {{id: row.t}}) "
+        # MERGE, not CREATE: relationships have no unique constraint, and MERGE between bound
+        # nodes locks both ends on Neo4j, so a concurrent duplicate is matched, not created.
+        create_query = (
+            f"UNWIND $rows AS row {ends}MERGE (a)-[r:`{rel_type}`]->(b) "
+            "ON CREATE SET r += row.props, r.created_at = $now, r.updated_at = $now"
+        )
+        update_query = (
+            f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.s}})-[r:`{rel_type}`]->"
+            f"(b:{NODE_LABEL} {{id: row.t}}) SET r += row.props, r.updated_at = $now"
+        )
+        for query, items in ((create_query, creates), (update_query, updates)):
+            rows = [{"s": s, "t": t, "props": props} for (s, t), props in items.items()]
+            for chunk in _chunks(rows, self._batch_size):
+                result = await tx.run(query, rows=chunk, now=now)
+                await result.consume()
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        if not ids:
+            return []
+        rows = await self._read(
+            f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN {_NODE_COLUMNS}", ids=list(ids)
+        )
+        return [self._node(row) for row in rows]
+
+    async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
+        rows = await self._read(
+            "MATCH (n:Concept)-[:HAS_ALT_LABEL]->(l:Label) WHERE l.normalised = $x "
+            f"WITH DISTINCT n RETURN {_NODE_COLUMNS} ORDER BY id",
+            x=normalised,
+        )
+        return [self._node(row) for row in rows]
+
+    @staticmethod
+    def _edge(row: dict[str, Any]) -> GraphEdge:
+        props = {k: v for k, v in row["props"].items() if v is not None}
+        return GraphEdge(source=row["s"], target=row["t"], type=row["type"], properties=props)
+
+    async def _edges(self, match_where: str, limit: int, **params: Any) -> list[GraphEdge]:
+        rows = await self._read(
+            f"{match_where} RETURN a.id AS s, type(r) AS type, b.id AS t, "
+            "properties(r) AS props ORDER BY s, t, type LIMIT $limit",
+            limit=limit,
+            **params,
+        )
+        return [self._edge(row) for row in rows]
+
+    async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        if not ids:
+            return GraphSnapshot()
+        # Two index-driven halves instead of one "a.id IN $ids OR b.id IN $ids" scan.
+        edges = await self._edges(
+            f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) WHERE a.id IN $ids",
+            limit,
+            ids=list(ids),
+        )
+        edges += await self._edges(
+            f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) WHERE b.id IN $ids AND NOT a.id IN $ids",
+            limit,
+            ids=list(ids),
+        )
+        edges = sorted(edges, key=lambda e: (e.source, e.target, e.type))[:limit]
+        node_ids = {*ids, *(e.source for e in edges), *(e.target for e in edges)}
+        return GraphSnapshot(nodes=await self.get_nodes(sorted(node_ids)), edges=edges)
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        if labels:
+            for label in labels:
+                if label not in self._schema.labels:
+                    raise SchemaViolation(f"unknown node label {label!r}")
+            rows = await self._read(
+                f"MATCH (n:{NODE_LABEL}) WHERE any(l IN labels(n) WHERE l IN $labels) "
+                f"RETURN {_NODE_COLUMNS} ORDER BY id LIMIT $limit",
+                labels=list(labels),
+                limit=limit,
+            )
+        else:
+            rows = await self._read(
+                f"MATCH (n:{NODE_LABEL}) RETURN {_NODE_COLUMNS} ORDER BY id LIMIT $limit",
+                limit=limit,
+            )
+        nodes = [self._node(row) for row in rows]
+        edges = await self._edges(
+            f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) WHERE a.id IN $ids AND b.id IN $ids",
+            limit * 4,
+            ids=[n.id for n in nodes],
+        )
+        return GraphSnapshot(nodes=nodes, edges=edges)
+
+    async def changes_since(self, timestamp: str, limit: int = 1000) -> GraphSnapshot:
+        rows = await self._read(
+            f"MATCH (n:{NODE_LABEL}) WHERE n.updated_at > $ts "
+            f"RETURN {_NODE_COLUMNS} ORDER BY n.updated_at, id LIMIT $limit",
+            ts=timestamp,
+            limit=limit,
+        )
+        edges = await self._edges(
+            f"MATCH (a:{NODE_LABEL})-[r]->(b:{NODE_LABEL}) WHERE r.updated_at > $ts",
+            limit,
+            ts=timestamp,
+        )
+        return GraphSnapshot(nodes=[self._node(row) for row in rows], edges=edges)
+
+    async def counts(self) -> GraphCounts:
+        rows = await self._read(f"MATCH (n:{NODE_LABEL}) RETURN labels(n) AS labels, count(*) AS c")
+        by_label: dict[str, int] = {}
+        for row in rows:
+            label = self._label_of(row["labels"])
+            by_label[label] = by_label.get(label, 0) + int(row["c"])
+        edges = await self._read(f"MATCH (:{NODE_LABEL})-[r]->(:{NODE_LABEL}) RETURN count(r) AS c")
+        return GraphCounts(
+            nodes=sum(by_label.values()),
+            edges=int(edges[0]["c"]) if edges else 0,
+            by_label=by_label,
+        )
+
+
+def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
