@@ -22,10 +22,10 @@ DEV_API_KEYS = {
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="REGINTEL_", env_file=".env", extra="ignore")
 
-    data_dir: Path = Field(Path("var"), description="Folder for the embedded stores.")
+    data_dir: Path = Field(default=Path("var"), description="Folder for the embedded stores.")
 
     graph_backend: Literal["ladybug", "bolt"] = "ladybug"
-    ladybug_path: Path | None = Field(None, description="Defaults to DATA_DIR/graph.lbug.")
+    ladybug_path: Path | None = Field(default=None, description="Defaults to DATA_DIR/graph.lbug.")
     bolt_uri: str = "bolt://127.0.0.1:7687"
     bolt_user: str = ""
     bolt_password: str = ""
@@ -33,7 +33,9 @@ class Settings(BaseSettings):
     bolt_dialect: Literal["memgraph", "neo4j"] = "memgraph"
 
     conversation_store: Literal["sqlite"] = "sqlite"
-    sqlite_path: Path | None = Field(None, description="Defaults to DATA_DIR/conversations.db.")
+    sqlite_path: Path | None = Field(
+        default=None, description="Defaults to DATA_DIR/conversations.db."
+    )
 
     api_keys: dict[str, str] = Field(
         default_factory=lambda: dict(DEV_API_KEYS),

@@ -255,7 +255,7 @@ class ChatEngine:
                 NewMessage(role="user", content=message, content_sanitised=question),
                 NewMessage(
                     role="assistant", content=answer, content_sanitised=answer_sanitised,
-                    status=status, referenced_nodes=list(referenced),  # type: ignore[arg-type]
+                    status=status, referenced_nodes=list(referenced),
                 ),
             ],
             context,

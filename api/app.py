@@ -1,0 +1,55 @@
+"""The FastAPI app factory. ``uvicorn api.app:create_app --factory`` serves it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse
+
+from api.bootstrap import bootstrap
+from api.errors import error_body, install_error_handlers
+from api.logging import configure_logging
+from api.routes import chat, conversations, graph, health
+from api.settings import Settings
+
+DESCRIPTION = """Regintel: a graph-backed regulatory research copilot (tax, social welfare,
+pensions, EU law). Research only — never legal or tax advice.
+
+Authenticate with `Authorization: Bearer <api key>`. Errors are
+`{"error": {"code", "message"}}` with a stable `code`."""
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
+    settings = settings or Settings()
+    configure_logging(settings.log_level, json=settings.log_json)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        container = await bootstrap(settings, **overrides)
+        app.state.container = container
+        try:
+            yield
+        finally:
+            await container.aclose()
+
+    app = FastAPI(title="Regintel", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    install_error_handlers(app)
+
+    @app.middleware("http")
+    async def limit_body(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
+            return JSONResponse(
+                error_body("payload_too_large", f"body over {settings.max_body_bytes} bytes"),
+                status_code=413,
+            )
+        return await call_next(request)
+
+    for module in (chat, conversations, graph, health):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,36 @@
+"""Development authentication: API keys mapped to ``(tenant, user)`` in settings.
+
+Send ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``. Production puts a real identity
+provider (Supabase Auth JWTs) in front; the rest of the API only sees a :class:`Principal`.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+
+from fastapi import Request
+
+from errors import Unauthenticated
+
+
+@dataclass(frozen=True)
+class Principal:
+    tenant_id: str
+    user_id: str
+
+
+def principal_for(key: str | None, api_keys: dict[str, str]) -> Principal:
+    if key:
+        for known, owner in api_keys.items():
+            if hmac.compare_digest(known.encode(), key.encode()):
+                tenant, _, user = owner.partition(":")
+                return Principal(tenant_id=tenant, user_id=user)
+    raise Unauthenticated("a valid API key is required (Authorization: Bearer <key>)")
+
+
+async def authenticate(request: Request) -> Principal:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    key = token.strip() if scheme.lower() == "bearer" else request.headers.get("x-api-key")
+    return principal_for(key, request.app.state.container.settings.api_keys)

@@ -1,0 +1,181 @@
+"""The composition root: every adapter is built here, from settings, and nowhere else.
+
+``bootstrap(settings, **overrides)`` is called by the FastAPI lifespan and by the CLI; tests
+pass fakes or real adapters through ``overrides``. Nothing connects at import time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+from engine.lexicon import ConceptLexicon, LexiconEntry
+
+from api.settings import Settings
+from conversations.port import ConversationStore
+from conversations.sqlite import SqliteConversationStore
+from egress.wire import LlmProvider
+from engine.chat import ChatEngine, ChatLimits, EgressGateway
+from engine.evidence import EvidenceIndex
+from engine.graph_retry import GraphWriteRetry
+from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
+from engine.providers.extractive import ExtractiveProvider
+from engine.router import LlmRouter, Route
+from engine.self_population import SelfPopulation
+from graph.ingress_guard import IngressGuard, PiiScanner
+from graph.models import WriteResult
+from graph.port import GraphStore
+from graph.schema import GraphSchema, load_schema
+from graph.write_service import GraphWriteService
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class Container:
+    settings: Settings
+    schema: GraphSchema
+    graph: GraphStore
+    guard: IngressGuard
+    writer: GraphWriteService
+    conversations: ConversationStore
+    evidence: EvidenceIndex
+    lexicon: ConceptLexicon
+    ingestion: IngestionQueue
+    population: SelfPopulation
+    retry: GraphWriteRetry
+    egress: EgressGateway
+    providers: dict[str, LlmProvider]
+    engine: ChatEngine
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    async def aclose(self) -> None:
+        await self.engine.aclose()
+        await self.retry.aclose()
+        for provider in self.providers.values():
+            await provider.aclose()
+        await self.conversations.aclose()
+        await self.graph.aclose()
+
+
+def build_graph_store(settings: Settings, schema: GraphSchema) -> GraphStore:
+    from graph.factory import build_graph_store as build
+
+    return build(
+        settings.graph_backend,
+        schema=schema,
+        ladybug_path=settings.resolved_ladybug_path,
+        bolt_uri=settings.bolt_uri,
+        bolt_user=settings.bolt_user,
+        bolt_password=settings.bolt_password,
+        bolt_database=settings.bolt_database,
+        bolt_dialect=settings.bolt_dialect,
+    )
+
+
+def build_pii_scanner() -> PiiScanner:
+    from egress.pii import build_pii_detector
+
+    return build_pii_detector()  # type: ignore[no-any-return]
+
+
+def concept_entry(node_id: str, props: dict[str, Any], labels: list[str]) -> LexiconEntry:
+    domain, jurisdiction, kind = node_id.split(":", 2)
+    return LexiconEntry(
+        key=node_id,
+        pref_label=str(props.get("pref_label", kind)),
+        alt_labels=tuple(labels),
+        domain=domain,
+        kind=kind,
+        jurisdiction=jurisdiction,
+        definition=props.get("definition"),
+        source_urls=tuple(props.get("source_urls", ())),
+        scheme="graph",
+        notation=None,
+    )
+
+
+async def load_graph_concepts(graph: GraphStore, lexicon: ConceptLexicon) -> int:
+    """Teach the lexicon the graph's concepts (preferred and alternative labels)."""
+    snapshot = await graph.snapshot(labels=["Concept", "Label"], limit=50_000)
+    texts = {n.id: str(n.properties.get("text", "")) for n in snapshot.nodes if n.label == "Label"}
+    count = 0
+    for node in snapshot.nodes:
+        if node.label != "Concept" or node.id.count(":") < 2:
+            continue
+        labels = [
+            texts[e.target] for e in snapshot.edges if e.source == node.id and e.target in texts
+        ]
+        lexicon.add(concept_entry(node.id, dict(node.properties), labels))
+        count += 1
+    return count
+
+
+async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Container:
+    settings = settings or Settings()
+    schema: GraphSchema = overrides.get("schema") or load_schema()
+    graph: GraphStore = overrides.get("graph") or build_graph_store(settings, schema)
+    await graph.init_schema()
+    pii: PiiScanner = overrides.get("pii_scanner") or build_pii_scanner()
+    guard = IngressGuard(schema, pii)
+    writer = GraphWriteService(graph, guard)
+
+    conversations: ConversationStore = overrides.get("conversations") or SqliteConversationStore(
+        Path(settings.resolved_sqlite_path)
+    )
+    await conversations.init()
+
+    evidence = EvidenceIndex(graph)
+    await evidence.refresh()
+    lexicon: ConceptLexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
+    await load_graph_concepts(graph, lexicon)
+
+    async def on_graph_change(results: list[WriteResult], _: str) -> None:
+        evidence.schedule_refresh()
+        for node in await graph.get_nodes([r.key for r in results if "|" not in r.key]):
+            if node.label == "Concept":
+                lexicon.add(concept_entry(node.id, dict(node.properties), []))
+
+    writer.subscribe(on_graph_change)  # type: ignore[arg-type]
+
+    ingestion: IngestionQueue = overrides.get("ingestion") or InMemoryIngestionQueue()
+    population = SelfPopulation(graph, writer, evidence, ingestion)
+    retry = GraphWriteRetry(population)
+    providers: dict[str, LlmProvider] = overrides.get("providers") or build_providers(
+        settings, lexicon
+    )
+    egress: EgressGateway = overrides.get("egress") or build_egress(settings, providers, pii)
+    router = LlmRouter(Route(settings.llm_provider, settings.llm_model))
+    engine = ChatEngine(
+        store=conversations,
+        egress=egress,
+        router=router,
+        evidence=evidence,
+        population=population,
+        retry=retry,
+        limits=ChatLimits(
+            max_message_chars=settings.max_message_chars,
+            history_messages=settings.history_messages,
+            evidence_k=settings.evidence_k,
+            max_active_nodes=settings.max_active_nodes,
+            graph_write_timeout=settings.graph_write_timeout_seconds,
+        ),
+    )
+    log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
+    return Container(
+        settings=settings, schema=schema, graph=graph, guard=guard, writer=writer,
+        conversations=conversations, evidence=evidence, lexicon=lexicon, ingestion=ingestion,
+        population=population, retry=retry, egress=egress, providers=providers, engine=engine,
+    )  # fmt: skip
+
+
+def build_providers(settings: Settings, lexicon: ConceptLexicon) -> dict[str, LlmProvider]:
+    return {"extractive": ExtractiveProvider(lexicon)}
+
+
+def build_egress(
+    settings: Settings, providers: dict[str, LlmProvider], pii: PiiScanner
+) -> EgressGateway:
+    raise NotImplementedError("egress wiring lands with the egress package")

@@ -1,0 +1,90 @@
+"""``regintel`` — the operator's command line: serve, seed, graph init, graph counts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from api.bootstrap import build_graph_store, build_pii_scanner
+from api.logging import configure_logging
+from api.settings import Settings
+from engine.seeding import DEFAULT_SEEDS, seed_graph
+from graph.ingress_guard import IngressGuard
+from graph.schema import load_schema
+from graph.write_service import GraphWriteService
+
+app = typer.Typer(help="Regintel operator commands.", no_args_is_help=True)
+graph_app = typer.Typer(help="Rules-graph commands.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+console = Console()
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+) -> None:
+    """Serve the HTTP API."""
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+
+
+@app.command()
+def seed(
+    folder: Annotated[Path, typer.Option(help="Folder of seed YAML files.")] = DEFAULT_SEEDS,
+) -> None:
+    """Load the seed rules graph through the write service (idempotent)."""
+    report = asyncio.run(_seed(Settings(), folder))
+    console.print_json(json.dumps(report))
+
+
+async def _seed(settings: Settings, folder: Path) -> dict[str, object]:
+    configure_logging(settings.log_level, json=settings.log_json)
+    schema = load_schema()
+    store = build_graph_store(settings, schema)
+    try:
+        await store.init_schema()
+        writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
+        report = await seed_graph(writer, folder)
+        counts = await store.counts()
+        return {**report.summary(), "graph": {"nodes": counts.nodes, "edges": counts.edges}}
+    finally:
+        await store.aclose()
+
+
+@graph_app.command("init")
+def graph_init() -> None:
+    """Create the tables / constraints / indexes derived from schema/graph.yaml."""
+
+    async def run() -> None:
+        store = build_graph_store(Settings(), load_schema())
+        try:
+            await store.init_schema()
+        finally:
+            await store.aclose()
+
+    asyncio.run(run())
+    console.print("graph schema initialised")
+
+
+@graph_app.command("counts")
+def graph_counts() -> None:
+    """Print node and edge counts by label."""
+
+    async def run() -> dict[str, object]:
+        store = build_graph_store(Settings(), load_schema())
+        try:
+            await store.init_schema()
+            return (await store.counts()).model_dump()
+        finally:
+            await store.aclose()
+
+    console.print_json(json.dumps(asyncio.run(run())))

@@ -1,0 +1,1 @@
+"""HTTP routes: parse, authenticate, call the engine or a reader, shape the response."""
