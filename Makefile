@@ -1,0 +1,60 @@
+# Two commands matter: `make demo` (install, seed, serve) and `make test` (the whole suite and
+# its gates). Everything else is a step of those two.
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+PYTHON ?= python3.11
+UV := $(PYTHON) -m uv
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install demo seed serve test lint typecheck unit integration e2e bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml uv.lock
+	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+seed: install
+	$(BIN)/regintel seed
+
+demo: seed
+	@echo
+	@echo "Regintel is starting on http://$(HOST):$(PORT) (Ctrl-C to stop). Try, in another shell:"
+	@echo
+	@echo "  curl -N http://$(HOST):$(PORT)/api/chat \\"
+	@echo "    -H 'Authorization: Bearer dev-acme-alice' -H 'Content-Type: application/json' \\"
+	@echo "    -d '{\"message\": \"What is the standard rate of VAT in Ireland?\"}'"
+	@echo
+	$(BIN)/regintel serve --host $(HOST) --port $(PORT)
+
+serve: install
+	$(BIN)/regintel serve --host $(HOST) --port $(PORT)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+test: lint typecheck
+	$(BIN)/pytest
+
+unit: install
+	$(BIN)/pytest -m unit
+
+integration: install
+	$(BIN)/pytest -m integration
+
+e2e: install
+	$(BIN)/pytest -m e2e
+
+bench: install
+	$(BIN)/python bench/chat_turn_bench.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
