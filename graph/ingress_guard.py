@@ -120,9 +120,10 @@ class IngressGuard:
         return edge.model_copy(update={"properties": props})
 
     def _check_id(self, node_id: str, target: str) -> None:
+        # Scanned first, and recorded without the id: an id carrying PII must not reach logs.
+        self._scan(node_id, "<redacted id>", "id")
         if not _ID.match(node_id):
             self._reject(SchemaViolation, target, "id", "id must be 1-200 word characters or :.-#/")
-        self._scan(node_id, target, "id")
 
     def _check_properties(
         self, props: dict[str, PropertyValue], allowed: set[str], target: str

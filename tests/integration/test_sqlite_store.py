@@ -1,0 +1,90 @@
+import asyncio
+
+import pytest
+
+from conversations.models import ConversationContext, NewMessage
+from conversations.sqlite import SqliteConversationStore
+from errors import ConversationStoreUnavailable, NotFound
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = SqliteConversationStore(tmp_path / "c.db")
+    await store.init()
+    await store.init()  # migrations are idempotent
+    yield store
+    await store.aclose()
+
+
+def messages(text="q"):
+    return [
+        NewMessage(role="user", content=text, content_sanitised=text),
+        NewMessage(role="assistant", content="a", content_sanitised="a", referenced_nodes=["IE"]),
+    ]
+
+
+async def test_a_turn_and_its_context_are_saved_together(store):
+    conversation = await store.create_conversation("acme", "alice")
+    saved = await store.save_turn(
+        "acme", conversation.id, messages(), ConversationContext(active_node_ids=["TAX:IE:VAT"])
+    )
+    assert [m.role for m in saved] == ["user", "assistant"]
+    assert (await store.load_context("acme", conversation.id)).active_node_ids == ["TAX:IE:VAT"]
+    history = await store.recent_messages("acme", conversation.id, 10)
+    assert [m.referenced_nodes for m in history] == [[], ["IE"]]
+
+
+async def test_another_tenants_conversation_is_not_found(store):
+    conversation = await store.create_conversation("acme", "alice")
+    with pytest.raises(NotFound):
+        await store.get_conversation("globex", conversation.id)
+    with pytest.raises(NotFound):
+        await store.load_context("globex", conversation.id)
+    with pytest.raises(NotFound):
+        await store.save_turn("globex", conversation.id, messages(), ConversationContext())
+    assert await store.recent_messages("globex", conversation.id, 10) == []
+    assert await store.recent_messages("acme", conversation.id, 10) == []  # nothing leaked in
+
+
+async def test_a_failed_turn_saves_nothing(store):
+    conversation = await store.create_conversation("acme", "alice")
+    bad = [
+        messages()[0],
+        NewMessage.model_construct(
+            role="system",
+            content="x",
+            content_sanitised="x",
+            status="complete",
+            referenced_nodes=[],
+        ),
+    ]
+    with pytest.raises(ConversationStoreUnavailable):
+        await store.save_turn(
+            "acme", conversation.id, bad, ConversationContext(active_node_ids=["X"])
+        )
+    assert await store.recent_messages("acme", conversation.id, 10) == []
+    assert (await store.load_context("acme", conversation.id)).active_node_ids == []
+
+
+async def test_concurrent_turns_keep_their_order(store):
+    conversation = await store.create_conversation("acme", "alice")
+    await asyncio.gather(
+        *[
+            store.save_turn("acme", conversation.id, messages(f"q{i}"), ConversationContext())
+            for i in range(10)
+        ]
+    )
+    history = await store.recent_messages("acme", conversation.id, 100)
+    assert len(history) == 20
+    assert all(
+        history[i].role == "user" and history[i + 1].role == "assistant" for i in range(0, 20, 2)
+    )
+
+
+async def test_an_unreachable_file_is_a_store_error(tmp_path):
+    (tmp_path / "dir.db").mkdir()
+    store = SqliteConversationStore(tmp_path / "dir.db")
+    with pytest.raises(ConversationStoreUnavailable):
+        await store.init()

@@ -1,0 +1,60 @@
+import pytest
+
+from egress.wire import ChatMessage
+from engine.evidence import EvidenceHit
+from engine.prompt import (
+    ACTIVE_HEADER,
+    DISCLAIMER,
+    EVIDENCE_HEADER,
+    PromptInputs,
+    build_messages,
+    detect_jurisdictions,
+    section,
+)
+from graph.models import GraphNode
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is the VAT rate in Ireland?", ["IE"]),
+        ("VAT on goods moving to Northern Ireland", ["NI", "UK"]),
+        ("Do I pay National Insurance in the UK?", ["UK"]),
+        ("Which EU directive governs VAT?", ["EU"]),
+        ("Working in Northern Ireland, living in Ireland", ["NI", "UK", "IE"]),
+        ("What is USC?", []),
+    ],
+)
+def test_detect_jurisdictions(question, expected):
+    assert detect_jurisdictions(question) == expected
+
+
+def test_prompt_carries_every_aspect_in_order():
+    node = GraphNode(id="IE:RATE:VAT_STANDARD", label="Rate", properties={"name": "VAT standard"})
+    messages = build_messages(
+        PromptInputs(
+            question="VAT rate?",
+            jurisdictions=["IE"],
+            active=[("TAX:IE:VAT", "Value-Added Tax")],
+            evidence=[EvidenceHit(node=node, text="VAT standard — 23 percent", score=1.0)],
+            history=[ChatMessage(role="user", content="earlier")],
+        )
+    )
+    system = messages[0].content
+    assert [m.role for m in messages] == ["system", "user", "user"]
+    assert (
+        system.index("JURISDICTION: IE")
+        < system.index(ACTIVE_HEADER)
+        < system.index(EVIDENCE_HEADER)
+    )
+    assert section(system, ACTIVE_HEADER) == ["[TAX:IE:VAT] Value-Added Tax"]
+    assert section(system, EVIDENCE_HEADER) == ["[IE:RATE:VAT_STANDARD] VAT standard — 23 percent"]
+    assert DISCLAIMER in system
+
+
+def test_no_active_concepts_leaves_the_aspect_out():
+    system = build_messages(PromptInputs(question="q", jurisdictions=[]))[0].content
+    assert ACTIVE_HEADER not in system
+    assert "none found" in system
