@@ -51,3 +51,20 @@ def tool(args: Any) -> Tool:
 
 def error(message: str) -> Error:
     return Error(error=message)
+
+
+@dataclass
+class PassThroughEgress:
+    """Egress that changes nothing (the real ``EgressClient`` has its own tests)."""
+
+    providers: dict[str, Any]
+
+    def context(self, tenant_id: str, user_id: str, conversation_id: str, override: Any) -> Any:
+        return (tenant_id, user_id, conversation_id)
+
+    async def sanitise_message(self, ctx: Any, text: str) -> str:
+        return text
+
+    async def stream(self, request: LlmRequest, ctx: Any) -> AsyncIterator[StreamChunk]:
+        async for chunk in self.providers[request.provider].stream(request):
+            yield chunk
