@@ -1,0 +1,128 @@
+"""Street addresses by pattern: a house number beside a street word, units, and address cues.
+
+Three kinds of evidence, each a regex over street vocabularies of the languages Regintel's users
+write in (English/Irish, and the European forms that appear in cross-border questions):
+
+* a number and capitalised words ending in a street suffix ("12 Harcourt Road",
+  "3968 Bay Street"), a street word first ("Rua do Arenque 1634", "Via delle Coste 41"), or a
+  compound street name ("Søndergade 52", "Brixtonlaan 380");
+* units and boxes ("Apt. 322", "Suite 578", "Unit 7194 Box 5854", "PSC 2721, Box 8637");
+* after an explicit cue ("lives at", "address:", "located at"), a line that holds a number.
+
+A finding then grows over what follows on the same line — more numbers, units, ``Co. Cork`` —
+because a bare house or flat number left behind still locates the person.
+"""
+
+from __future__ import annotations
+
+import re
+
+from egress.pii.findings import STREET_ADDRESS, PiiFinding
+
+_CAP = r"(?:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’.-]*|of|the|de|la|du|do|da|dos|del|della|delle|di)"
+_EN_SUFFIX = (
+    r"(?:Street|St|Road|Rd|Avenue|Ave|Av|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Boulevard|Blvd"
+    r"|Terrace|Tce|Crescent|Cres|Close|Square|Sq|Row|Parade|Gardens|Grove|Park|Hill|Walk|Quay"
+    r"|Highway|Hwy|Pike|Circle|Cir|Trail|Mews|View|Green|Rise|Wharf|Heights|Vale|Glen|Lawn"
+    r"|Lawns|Manor|Downs|Wood|Pass|Crossing|Loop|Alley|Expressway|Freeway|Parkway|Pkwy"
+    r"|Plaza|Point|Ridge|Run|Spur|Track|Estate|Cottages|Villas|Rue|Street)\.?"
+)
+_LEAD_WORD = (
+    r"(?:Rua|Avenida|Avda\.?|Av\.|Via|Viale|Vicolo|Piazza|Piazzale|Corso|Largo|Calle|Carrer"
+    r"|Camino|Paseo|Plaza|Travessa|Praça|Estrada|Rue|Avenue|Allée|Chemin|Boulevard|Impasse"
+    r"|Place|Quai|Route|Ulica|ul\.|Aleja|al\.|Strada|Bulevardul|Odos|Odós|Leoforos)"
+)
+_COMPOUND = (
+    r"(?i:[\w'-]*(?:straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|laan|straat|gracht|plein"
+    r"|kade|dijk|gade|vej|alle|torv|gatan|vägen|gata|gränd|veien|vegen|gate|vei|katu|tie|kuja"
+    r"|polku|braut|vegur|stræti|utca|út|tér|ulice|náměstí|třída|ulica|cesta|stræde|vollen))"
+)
+_NUM = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?"
+_UNIT = (
+    r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|Floor|Fl\.|P\.?\s?O\.?\s+Box|Box|PSC|CMR|Room"
+    r"|No\.)\s*#?\s*\d+\w*"
+)
+_MILITARY = r"\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b"
+
+_PLAIN = r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\.?"
+_STREET = re.compile(
+    rf"(?:\b\d{{3,5}}\s+(?P<plain>(?:{_PLAIN}\s+){{1,3}})\d{{1,4}}\b(?![/.,]\d)"
+    rf"|\b{_NUM},?\s+(?:{_CAP}\s+){{0,4}}{_EN_SUFFIX}(?!\w)"
+    rf"|\b{_LEAD_WORD}\s+(?:{_CAP}\s+){{0,4}}?{_NUM}\b"
+    rf"|\b{_COMPOUND}\s+{_NUM}\b"
+    rf"|\b{_UNIT}(?:,?\s+(?:Box|{_NUM})\s*\d*)?"
+    rf"|{_MILITARY})"
+)
+_CUE = re.compile(
+    r"(?:\baddress(?:\s+is)?\s*[:\-]?|\blives?\s+at|\bliving\s+at|\blocated\s+at|\bmoved\s+to"
+    r"|\bresides?\s+at|\bship\s+to|\bdeliver\s+to)\s*",
+    re.IGNORECASE,
+)
+_CUE_TAIL = re.compile(r"[^\n.!?;]*\d[^\n!?;]*?(?=[.!?;]?\s*(?:\n\s*\n|$)|\.\s|[!?;])")
+# A following line that reads like the rest of an address: town, region, country, postcode.
+_NEXT_LINE = re.compile(r"\n[ \t]*\n?[ \t]*,?[ \t]*[^\W_][^\n:@]{0,40}(?=\n|$|[.?!]\s|[.?!]$)")
+_LINE_TAIL = re.compile(r"(?:,[ \t]*[^\W_][\w .'’()-]{0,30}?)+(?=[.?!]\s|[.?!]?$|\n)")
+# Continuation on the same line: numbers, units, "Co. Cork", a capitalised word before a number.
+_TAIL = re.compile(rf"(?:,?[ \t]+(?:{_UNIT}|{_NUM}\b|Co\.\s+[A-Z]\w+|{_CAP}[ \t]+\d{{1,5}}\b))+")
+_HEAD = re.compile(rf"(?:\b(?:{_NUM}|{_UNIT})[ \t]*,?[ \t]*)$")
+
+
+class StreetAddressRecogniser:
+    """Finds street addresses; see the module docstring for the rules.
+
+    ``english_words`` (lower case) keeps "1997 Section 472" from reading as "number, street
+    name, house number": the words between the numbers must not be common English words.
+    """
+
+    def __init__(self, english_words: frozenset[str] = frozenset()) -> None:
+        self._words = english_words
+
+    def find(self, text: str) -> list[PiiFinding]:
+        spans: list[tuple[int, int, float]] = []
+        for match in _STREET.finditer(text):
+            plain = match.group("plain")
+            if plain and any(w.rstrip(".").lower() in self._words for w in plain.split()):
+                continue
+            start, end = match.span()
+            head = _HEAD.search(text, max(0, start - 24), start)
+            if head is not None:
+                start = head.start()
+            tail = _TAIL.match(text, end)
+            if tail is not None:
+                end = tail.end()
+            spans.append((start, end, 0.9))
+        for cue in _CUE.finditer(text):
+            tail = _CUE_TAIL.match(text, cue.end())
+            if tail is not None and tail.end() - cue.end() <= 160:
+                spans.append((cue.end(), tail.end(), 0.7))
+        return [
+            PiiFinding(STREET_ADDRESS, s, self._extend(text, e), score)
+            for s, e, score in _merge(text, spans)
+        ]
+
+    @staticmethod
+    def _extend(text: str, end: int) -> int:
+        """Grow over ", Town, Country" on the line and up to four following address lines."""
+        tail = _LINE_TAIL.match(text, end)
+        if tail is not None:
+            end = tail.end()
+        for _ in range(4):
+            line = _NEXT_LINE.match(text, end)
+            if line is None:
+                break
+            end = line.end()
+        return end
+
+
+def _merge(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
+    """Join findings separated only by spaces, commas or a line break: one address, one span."""
+    merged: list[tuple[int, int, float]] = []
+    for start, end, score in sorted(spans):
+        if merged:
+            p_start, p_end, p_score = merged[-1]
+            gap = text[p_end:start] if start > p_end else ""
+            if start <= p_end or (gap.strip(" \t,") == "" and gap.count("\n") <= 1):
+                merged[-1] = (p_start, max(p_end, end), max(p_score, score))
+                continue
+        merged.append((start, end, score))
+    return merged

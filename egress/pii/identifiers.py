@@ -1,0 +1,200 @@
+"""Irish and UK identifiers, IBANs, phone numbers, secrets and dates of birth.
+
+Checksums decide where one exists: a PPSN must carry its check character
+(``stdnum.ie.pps``) and an IBAN must pass mod-97 and its country's format (``stdnum.iban``), so a
+checksum-invalid number is never flagged. Phone numbers are found by ``phonenumbers``'
+``PhoneNumberMatcher`` for the IE and GB numbering plans (every written form it accepts), plus a
+cheaper shape regex for numbers written in other countries' styles, which must parse as a
+possible number for one of a few regions or in international form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import phonenumbers
+from stdnum import iban as stdnum_iban
+from stdnum.ie import pps as stdnum_pps
+
+from egress.pii.findings import (
+    DATE_OF_BIRTH,
+    EIRCODE,
+    IBAN_CODE,
+    PHONE_NUMBER,
+    PPSN,
+    SECRET,
+    UK_NINO,
+    PiiFinding,
+)
+
+
+class RegexRecogniser:
+    """Matches ``pattern``; the finding is ``group`` of the match if ``validate`` accepts it."""
+
+    def __init__(
+        self,
+        entity_type: str,
+        pattern: str,
+        score: float,
+        *,
+        flags: int = 0,
+        group: int | str = 0,
+        validate: Callable[[str], bool] | None = None,
+    ) -> None:
+        self._entity_type = entity_type
+        self._pattern = re.compile(pattern, flags)
+        self._score = score
+        self._group = group
+        self._validate = validate
+
+    def find(self, text: str) -> list[PiiFinding]:
+        out: list[PiiFinding] = []
+        for match in self._pattern.finditer(text):
+            value = match.group(self._group)
+            if not value or (self._validate is not None and not self._validate(value)):
+                continue
+            start, end = match.span(self._group)
+            out.append(PiiFinding(self._entity_type, start, end, self._score))
+        return out
+
+
+def _valid_ppsn(value: str) -> bool:
+    return bool(stdnum_pps.is_valid(value.replace(" ", "")))
+
+
+_NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
+
+
+def _valid_nino(value: str) -> bool:
+    return value[:2].upper() not in _NINO_BAD_PREFIXES
+
+
+class IbanRecogniser:
+    """IBANs of every country, compact or in groups of four; mod-97 and country format checked.
+
+    A grouped IBAN may be followed by more alphanumeric words, so a candidate is shortened a
+    group at a time until it validates.
+    """
+
+    _CANDIDATE = re.compile(
+        r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]{4}){2,7}(?:[ ]?[A-Za-z0-9]{1,3})?\b"
+    )
+
+    def find(self, text: str) -> list[PiiFinding]:
+        out: list[PiiFinding] = []
+        for match in self._CANDIDATE.finditer(text):
+            candidate = match.group()
+            while len(candidate.replace(" ", "")) >= 15:
+                if stdnum_iban.is_valid(candidate):
+                    start = match.start()
+                    out.append(PiiFinding(IBAN_CODE, start, start + len(candidate), 1.0))
+                    break
+                candidate = candidate[: candidate.rstrip().rfind(" ")].rstrip() if " " in (
+                    candidate
+                ) else ""
+        return out
+
+
+class PhoneRecogniser:
+    """Phone numbers: IE and GB numbering plans via ``PhoneNumberMatcher``, others by shape."""
+
+    # Seven to fifteen digits with the separators people write; optional extension.
+    _SHAPE = re.compile(
+        r"(?<![\w+.-])(?:\+|00)?\(?\d[\d().\- ]{5,18}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w-])"
+    )
+    _DATE_LIKE = re.compile(r"^\d{1,4}[-./]\d{1,2}[-./]\d{1,4}$")
+    _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
+
+    def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
+        self._regions = tuple(regions)
+
+    def find(self, text: str) -> list[PiiFinding]:
+        out: list[PiiFinding] = []
+        for region in self._regions:
+            for match in phonenumbers.PhoneNumberMatcher(
+                text, region, leniency=phonenumbers.Leniency.VALID
+            ):
+                out.append(PiiFinding(PHONE_NUMBER, match.start, match.end, 0.9))
+        for match in self._SHAPE.finditer(text):
+            value = match.group().strip()
+            digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
+            if not 7 <= len(digits) <= 15 or self._DATE_LIKE.match(value):
+                continue
+            if " " not in value and "-" not in value and "." not in value and "(" not in value:
+                if not value.startswith("+"):
+                    continue  # a bare digit run is more often an amount or a reference
+            if self._possible(value):
+                out.append(PiiFinding(PHONE_NUMBER, match.start(), match.end(), 0.6))
+        return out
+
+    def _possible(self, value: str) -> bool:
+        number = re.split(r"\s?(?:x|ext\.?)\s?\d", value)[0]
+        regions: tuple[str | None, ...] = (None,) if number.startswith("+") else self._OTHER_REGIONS
+        for region in regions:
+            try:
+                parsed = phonenumbers.parse(number, region)
+            except phonenumbers.NumberParseException:
+                continue
+            if phonenumbers.is_possible_number(parsed):
+                return True
+        return False
+
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_DATE = (
+    r"(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{2}-\d{2}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}"
+    rf"|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})"
+)
+
+SECRET_PATTERNS: tuple[str, ...] = (
+    r"\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}",
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}\b",
+    r"\bgithub_pat_[A-Za-z0-9_]{30,}",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+    r"\bAIza[0-9A-Za-z_-]{35}",
+    r"\b(?:sk|pk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+)
+
+
+def identifier_recognisers() -> list[RegexRecogniser | IbanRecogniser | PhoneRecogniser]:
+    """PPSN, Eircode, UK NINO, IBAN, phone numbers, secrets and dates of birth in context."""
+    recognisers: list[RegexRecogniser | IbanRecogniser | PhoneRecogniser] = [
+        RegexRecogniser(PPSN, r"\b\d{7} ?[A-Wa-w][A-IWa-iw]?\b", 0.95, validate=_valid_ppsn),
+        RegexRecogniser(
+            EIRCODE, r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) ?[0-9AC-FHKNPRTV-Y]{4}\b", 0.85
+        ),
+        RegexRecogniser(
+            UK_NINO,
+            r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
+            0.85,
+            validate=_valid_nino,
+        ),
+        IbanRecogniser(),
+        PhoneRecogniser(),
+        RegexRecogniser(
+            SECRET,
+            r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|access[_-]?key"
+            r"|auth[_-]?token|token|client[_-]?secret)\s*[:=]\s*[\"']?(?P<value>[^\s\"',;]{4,})",
+            0.9,
+            group="value",
+        ),
+        RegexRecogniser(SECRET, r"\bBearer\s+(?P<value>[A-Za-z0-9._~+/=-]{20,})", 0.9,
+                        group="value"),
+        RegexRecogniser(
+            DATE_OF_BIRTH,
+            r"(?i:\b(?:born(?:\s+on)?|date\s+of\s+birth|d\.?o\.?b\.?|birthday)\b)"
+            rf"[:\s]*(?:(?i:is|was|on)\s+)?(?P<value>{_DATE})",
+            0.9,
+            group="value",
+        ),
+    ]
+    recognisers.extend(RegexRecogniser(SECRET, p, 0.95) for p in SECRET_PATTERNS)
+    return recognisers

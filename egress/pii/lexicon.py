@@ -1,0 +1,36 @@
+"""Word lists shipped in ``egress/data`` (built by ``bench/pii_build_lexicon.py``).
+
+Read once by :func:`load_lexicon` when a detector is built, never at import time.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from importlib import resources
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """Lower-cased first names, surnames, common English words and non-names
+    (countries, days, months, nationalities)."""
+
+    first_names: frozenset[str]
+    surnames: frozenset[str]
+    english_words: frozenset[str]
+    non_names: frozenset[str]
+
+
+def _read(name: str) -> frozenset[str]:
+    data = resources.files("egress").joinpath("data", name).read_bytes()
+    return frozenset(gzip.decompress(data).decode("utf-8").split())
+
+
+def load_lexicon() -> Lexicon:
+    """Load the shipped lists (~100k words, a few tens of milliseconds)."""
+    return Lexicon(
+        first_names=_read("first_names.txt.gz"),
+        surnames=_read("surnames.txt.gz"),
+        english_words=_read("english_words.txt.gz"),
+        non_names=_read("non_names.txt.gz"),
+    )

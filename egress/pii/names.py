@@ -1,0 +1,155 @@
+"""Person names without a language model: capitalised runs scored against name lexicons.
+
+Why this and not spaCy: no model may be downloaded here, and a small spaCy model costs ~100 ms
+per 2,000 characters against a 10 ms budget (ADR 0004 has the measurements). A run of
+capitalised words (with initials and particles such as "van", "de") is a name when
+
+* a title precedes it (``Mr``, ``Dr`` ...; the title itself is not redacted), or
+* one of its words is a known first name or surname that is not a common English word, or
+* it starts with a known first name and has a second name-like word, or
+* a cue precedes it ("my name is", "called", "Dear"), or
+* it is two or more capitalised words none of which is an English word (weaker score).
+
+Words that a name is already known to contain are then matched again anywhere in the text, so
+"Gerth" found once is found everywhere. Common English words, countries, days and
+nationalities never make a name on their own, which keeps legal prose ("Section 472 TCA 1997",
+"Capital Gains Tax") clear of findings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from egress.pii.findings import PERSON, PiiFinding
+from egress.pii.lexicon import Lexicon
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
+_TITLES = frozenset(
+    "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady"
+    .split()
+)
+_PARTICLES = frozenset("de van von der den da dos das del della di du le la ten ter bin al".split())
+_CUE = re.compile(
+    r"(?:name\s+is|name:|named|called|i\s+am|i'm|dear|signed|regards,?|sincerely,?|attn:?"
+    r"|c/o|contact|ask\s+for|spoke\s+(?:to|with))\s*$",
+    re.IGNORECASE,
+)
+
+STRONG = 0.85
+FIRST_PLUS = 0.7
+UNKNOWN_PAIR = 0.55
+PROPAGATED = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    start: int
+    end: int  # without a trailing period
+    core: str
+    low: str
+    period: bool
+
+
+class PersonNameRecogniser:
+    """Finds person names; see the module docstring for the rules."""
+
+    def __init__(self, lexicon: Lexicon, *, min_score: float = 0.5) -> None:
+        self._first = lexicon.first_names
+        self._names = lexicon.first_names | lexicon.surnames
+        self._words = lexicon.english_words | lexicon.non_names
+        self._non_names = lexicon.non_names
+        self._min_score = min_score
+
+    def find(self, text: str) -> list[PiiFinding]:
+        toks = [self._tok(m) for m in _TOKEN.finditer(text)]
+        found: list[PiiFinding] = []
+        for run in self._runs(text, toks):
+            finding = self._score(text, run)
+            if finding is not None and finding.score >= self._min_score:
+                found.append(finding)
+        return found + self._propagate(text, toks, found)
+
+    @staticmethod
+    def _tok(match: re.Match[str]) -> _Tok:
+        raw = match.group()
+        period = raw.endswith(".")
+        core = raw[:-1] if period else raw
+        return _Tok(match.start(), match.start() + len(core), core, core.lower(), period)
+
+    def _namelike(self, tok: _Tok) -> bool:
+        return tok.core[0].isupper() or tok.low in _PARTICLES
+
+    def _runs(self, text: str, toks: list[_Tok]) -> list[list[_Tok]]:
+        runs: list[list[_Tok]] = []
+        current: list[_Tok] = []
+        for tok in toks:
+            if current:
+                prev = current[-1]
+                gap = text[prev.end : tok.start]
+                joined = gap.strip(" ") in ("", ".") and "\n" not in gap and len(gap) <= 3
+                if prev.period and len(prev.core) > 1 and prev.low not in _TITLES:
+                    joined = False  # a full stop after a word ends the sentence
+                if not (joined and self._namelike(tok)):
+                    runs.append(current)
+                    current = []
+            if self._namelike(tok):
+                current.append(tok)
+        if current:
+            runs.append(current)
+        return runs
+
+    def _is_word(self, tok: _Tok) -> bool:
+        return tok.low in self._words or (tok.core.isupper() and len(tok.core) > 1)
+
+    def _score(self, text: str, run: list[_Tok]) -> PiiFinding | None:
+        titled = False
+        while run and run[0].low in _TITLES:
+            titled, run = True, run[1:]
+        while run and (run[0].low in _PARTICLES or (
+            self._is_word(run[0]) and run[0].low not in self._first
+        )):
+            run = run[1:]
+        while run and (run[-1].low in _PARTICLES or (
+            self._is_word(run[-1]) and run[-1].low not in self._names
+        )):
+            run = run[:-1]
+        if not run:
+            return None
+        words = [t for t in run if len(t.core) > 1 and t.low not in _PARTICLES]
+        if not words:
+            return None
+        strong = any(t.low in self._names and not self._is_word(t) for t in words)
+        unknown = [t for t in words if t.low not in self._names and not self._is_word(t)]
+        cue = _CUE.search(text, max(0, run[0].start - 30), run[0].start) is not None
+        if any(t.low in self._non_names for t in words) and not titled:
+            return None
+        if titled or strong or (cue and (unknown or strong)):
+            score = STRONG
+        elif len(words) >= 2 and words[0].low in self._first and (
+            unknown or any(t.low in self._names for t in words[1:])
+        ):
+            score = FIRST_PLUS
+        elif len(words) >= 2 and len(unknown) == len(words):
+            score = UNKNOWN_PAIR
+        else:
+            return None
+        return PiiFinding(PERSON, run[0].start, run[-1].end, score)
+
+    def _propagate(
+        self, text: str, toks: list[_Tok], found: list[PiiFinding]
+    ) -> list[PiiFinding]:
+        known = {
+            t.core
+            for t in toks
+            for f in found
+            if f.start <= t.start < f.end and len(t.core) > 2 and not self._is_word(t)
+        }
+        if not known:
+            return []
+        covered = [(f.start, f.end) for f in found]
+        return [
+            PiiFinding(PERSON, t.start, t.end, PROPAGATED)
+            for t in toks
+            if t.core in known and not any(s <= t.start < e for s, e in covered)
+        ]
