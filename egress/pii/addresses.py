@@ -45,9 +45,12 @@ _UNIT = (
 _MILITARY = r"\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b"
 
 _PLAIN = r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\.?"
+# "971 Kesk 53", "0138 Brisas 6802": postcode or number, street name, house number.
+_PLAIN_STREET = re.compile(
+    rf"\b\d{{3,5}}[ \t]+(?P<plain>(?:{_PLAIN}[ \t]+){{1,3}})\d{{1,4}}\b(?![/.,]\d)"
+)
 _STREET = re.compile(
-    rf"(?:\b\d{{3,5}}\s+(?P<plain>(?:{_PLAIN}\s+){{1,3}})\d{{1,4}}\b(?![/.,]\d)"
-    rf"|\b{_NUM},?\s+(?:{_CAP}\s+){{0,4}}{_EN_SUFFIX}(?!\w)"
+    rf"(?:\b{_NUM},?\s+(?:{_CAP}\s+){{0,4}}{_EN_SUFFIX}(?!\w)"
     rf"|\b{_LEAD_WORD}\s+(?:{_CAP}\s+){{0,4}}?{_NUM}\b"
     rf"|\b{_COMPOUND}\s+{_NUM}\b"
     rf"|\b{_UNIT}(?:,?\s+(?:Box|{_NUM})\s*\d*)?"
@@ -79,10 +82,11 @@ class StreetAddressRecogniser:
 
     def find(self, text: str) -> list[PiiFinding]:
         spans: list[tuple[int, int, float]] = []
-        for match in _STREET.finditer(text):
-            plain = match.group("plain")
-            if plain and any(w.rstrip(".").lower() in self._words for w in plain.split()):
-                continue
+        matches = list(_STREET.finditer(text))
+        for match in _PLAIN_STREET.finditer(text):
+            if not any(w.rstrip(".").lower() in self._words for w in match["plain"].split()):
+                matches.append(match)
+        for match in matches:
             start, end = match.span()
             head = _HEAD.search(text, max(0, start - 24), start)
             if head is not None:

@@ -101,9 +101,9 @@ class PhoneRecogniser:
 
     # Seven to fifteen digits with the separators people write; optional extension.
     _SHAPE = re.compile(
-        r"(?<![\w+.-])(?:\+|00)?\(?\d[\d().\- ]{5,18}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w-])"
+        r"(?<![\w+.-])(?:\+|00)?\(?\d[\d().\- ]{5,18}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w:-])"
     )
-    _DATE_LIKE = re.compile(r"^\d{1,4}[-./]\d{1,2}[-./]\d{1,4}$")
+    _DATE_LIKE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})(?:\s|$)")
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:

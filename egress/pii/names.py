@@ -31,13 +31,29 @@ _TITLES = frozenset(
 )
 _PARTICLES = frozenset("de van von der den da dos das del della di du le la ten ter bin al".split())
 _CUE = re.compile(
-    r"(?:name\s+is|name:|named|called|i\s+am|i'm|dear|signed|regards,?|sincerely,?|attn:?"
-    r"|c/o|contact|ask\s+for|spoke\s+(?:to|with))\s*$",
+    r"(?:name\s+is|name\??:?|named|called|call\s+me|i\s+am|i'm|dear|signed|regards,?"
+    r"|sincerely,?|attn:?|c/o|contact|ask\s+for|spoke\s+(?:to|with)|follow\s+up\s+with"
+    r"|by|with|assistant\s+to)\s*$",
     re.IGNORECASE,
+)
+# A run followed by one of these names a place or an organisation, not a person.
+_NOT_PERSON_AFTER = frozenset(
+    """park street st road rd avenue ave lane mall bypass flat gateway inc ltd llc corporation
+    corp company co group orchestra bank university college school hospital hotel house court
+    square bridge station airport river lake mount island city county centre center fort
+    limited plc partners associates foundation trust council department office agency
+    authority institute society club church cathedral drive way place close terrace""".split()
+)
+# English words that are far more often first names when capitalised before a surname.
+_NAME_WORDS = frozenset(
+    "john mark will bill rose grant jack frank ray bob pat sue dawn joy hope faith grace victor"
+    " jean guy dean miles max john paul peter mary june april may".split()
 )
 
 STRONG = 0.85
+CUED = 0.75
 FIRST_PLUS = 0.7
+LOWER_CASE = 0.6
 UNKNOWN_PAIR = 0.55
 PROPAGATED = 0.7
 
@@ -54,12 +70,15 @@ class _Tok:
 class PersonNameRecogniser:
     """Finds person names; see the module docstring for the rules."""
 
-    def __init__(self, lexicon: Lexicon, *, min_score: float = 0.5) -> None:
+    def __init__(
+        self, lexicon: Lexicon, *, min_score: float = 0.5, lower_case: bool = True
+    ) -> None:
         self._first = lexicon.first_names
         self._names = lexicon.first_names | lexicon.surnames
         self._words = lexicon.english_words | lexicon.non_names
         self._non_names = lexicon.non_names
         self._min_score = min_score
+        self._lower_case = lower_case
 
     def find(self, text: str) -> list[PiiFinding]:
         toks = [self._tok(m) for m in _TOKEN.finditer(text)]
@@ -75,10 +94,17 @@ class PersonNameRecogniser:
         raw = match.group()
         period = raw.endswith(".")
         core = raw[:-1] if period else raw
+        if core[-2:].lower() in ("'s", "’s") and len(core) > 3:
+            core = core[:-2]
         return _Tok(match.start(), match.start() + len(core), core, core.lower(), period)
 
     def _namelike(self, tok: _Tok) -> bool:
-        return tok.core[0].isupper() or tok.low in _PARTICLES
+        if tok.core[0].isupper() or tok.low in _PARTICLES:
+            return True
+        # Lower-case names ("patricia desrosiers") only where the whole run is lower case.
+        return self._lower_case and (
+            len(tok.core) == 1 or (tok.low in self._names and tok.low not in self._words)
+        )
 
     def _runs(self, text: str, toks: list[_Tok]) -> list[list[_Tok]]:
         runs: list[list[_Tok]] = []
@@ -103,16 +129,28 @@ class PersonNameRecogniser:
         return tok.low in self._words or (tok.core.isupper() and len(tok.core) > 1)
 
     def _score(self, text: str, run: list[_Tok]) -> PiiFinding | None:
+        lower = all(not t.core[0].isupper() for t in run)
+        if lower and not (len(run) >= 2 or self._cue(text, run[0])):
+            return None
+        if not lower and any(not t.core[0].isupper() and len(t.core) > 1
+                             and t.low not in _PARTICLES for t in run):
+            return None
+        if sum(t.core.isupper() and len(t.core) > 1 for t in run) >= 3:
+            return None  # shouting, a heading or an acronym string
         titled = False
         while run and run[0].low in _TITLES:
             titled, run = True, run[1:]
-        while run and (run[0].low in _PARTICLES or (
-            self._is_word(run[0]) and run[0].low not in self._first
-        )):
+        while run and not titled and (run[0].low in _PARTICLES or run[0].low.startswith("i'")
+                                      or (self._is_word(run[0]) and run[0].low not in self._first)):
             run = run[1:]
-        while run and (run[-1].low in _PARTICLES or (
-            self._is_word(run[-1]) and run[-1].low not in self._names
+        after = _TOKEN.match(text, run[-1].end + 1) if run else None
+        if after is not None and after.group().rstrip(".").lower() in _NOT_PERSON_AFTER:
+            return None
+        while len(run) > 1 and (run[-1].low in _PARTICLES or (
+            self._is_word(run[-1]) and run[-1].low not in self._names and len(run[-2].core) > 1
         )):
+            if run[-1].low in _NOT_PERSON_AFTER:
+                return None
             run = run[:-1]
         if not run:
             return None
@@ -121,13 +159,19 @@ class PersonNameRecogniser:
             return None
         strong = any(t.low in self._names and not self._is_word(t) for t in words)
         unknown = [t for t in words if t.low not in self._names and not self._is_word(t)]
-        cue = _CUE.search(text, max(0, run[0].start - 30), run[0].start) is not None
         if any(t.low in self._non_names for t in words) and not titled:
             return None
-        if titled or strong or (cue and (unknown or strong)):
+        if lower:
+            score = LOWER_CASE
+        elif titled or strong:
             score = STRONG
-        elif len(words) >= 2 and words[0].low in self._first and (
-            unknown or any(t.low in self._names for t in words[1:])
+        elif (unknown or strong) and self._cue(text, run[0]):
+            score = CUED
+        elif len(words) >= 2 and words[0].low in self._first and any(
+            t in unknown or (t.low in self._names and (
+                not self._is_word(t) or not self._is_word(words[0]) or words[0].low in _NAME_WORDS
+            ))
+            for t in words[1:]
         ):
             score = FIRST_PLUS
         elif len(words) >= 2 and len(unknown) == len(words):
@@ -135,6 +179,10 @@ class PersonNameRecogniser:
         else:
             return None
         return PiiFinding(PERSON, run[0].start, run[-1].end, score)
+
+    @staticmethod
+    def _cue(text: str, tok: _Tok) -> bool:
+        return _CUE.search(text, max(0, tok.start - 30), tok.start) is not None
 
     def _propagate(
         self, text: str, toks: list[_Tok], found: list[PiiFinding]

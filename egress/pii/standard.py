@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 import tldextract
-from presidio_analyzer import PatternRecognizer
+from presidio_analyzer import Pattern, PatternRecognizer
 from presidio_analyzer.predefined_recognizers import (
     CreditCardRecognizer,
     EmailRecognizer,
@@ -28,6 +28,8 @@ from egress.pii.findings import CREDIT_CARD, EMAIL_ADDRESS, IP_ADDRESS, US_SSN, 
 
 CONTEXT_WINDOW = 40  # characters before a match searched for context words
 CONTEXT_BOOST = 0.35
+# Presidio's card pattern knows only some issuer prefixes and at most 16 digits; Luhn decides.
+CARD_PATTERN = Pattern("Any card number (Luhn decides)", r"\b\d(?:[ -]?\d){11,18}\b", 0.3)
 
 
 def offline_tld_extractor() -> tldextract.TLDExtract:
@@ -84,7 +86,7 @@ def standard_recognisers() -> list[PresidioPatternRecogniser]:
     return [
         PresidioPatternRecogniser(OfflineEmailRecognizer(offline_tld_extractor()), EMAIL_ADDRESS),
         PresidioPatternRecogniser(
-            CreditCardRecognizer(), CREDIT_CARD, context=("card", "visa", "mastercard", "amex")
+            CreditCardRecognizer(patterns=[CARD_PATTERN]), CREDIT_CARD, context=("card", "visa", "mastercard", "amex")
         ),
         PresidioPatternRecogniser(IpRecognizer(), IP_ADDRESS, context=("ip", "address", "host")),
         PresidioPatternRecogniser(
