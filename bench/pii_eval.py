@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from egress.pii import PiiDetector, PiiFinding, build_pii_detector  # noqa: E402
+from egress.pii import PiiDetector, PiiFinding, build_pii_detector
 
 REDACTED = (
     "PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN",

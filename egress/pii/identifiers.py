@@ -112,10 +112,10 @@ class PhoneRecogniser:
     def find(self, text: str) -> list[PiiFinding]:
         out: list[PiiFinding] = []
         for region in self._regions:
-            for match in phonenumbers.PhoneNumberMatcher(
+            for number in phonenumbers.PhoneNumberMatcher(
                 text, region, leniency=phonenumbers.Leniency.VALID
             ):
-                out.append(PiiFinding(PHONE_NUMBER, match.start, match.end, 0.9))
+                out.append(PiiFinding(PHONE_NUMBER, number.start, number.end, 0.9))
         for match in self._SHAPE.finditer(text):
             value = match.group().strip()
             digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])

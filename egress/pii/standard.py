@@ -37,7 +37,7 @@ def offline_tld_extractor() -> tldextract.TLDExtract:
     return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
 
 
-class OfflineEmailRecognizer(EmailRecognizer):  # type: ignore[misc]
+class OfflineEmailRecognizer(EmailRecognizer):
     """Presidio's email recogniser, validating the domain against the bundled suffix list."""
 
     def __init__(self, extractor: tldextract.TLDExtract) -> None:
@@ -86,7 +86,9 @@ def standard_recognisers() -> list[PresidioPatternRecogniser]:
     return [
         PresidioPatternRecogniser(OfflineEmailRecognizer(offline_tld_extractor()), EMAIL_ADDRESS),
         PresidioPatternRecogniser(
-            CreditCardRecognizer(patterns=[CARD_PATTERN]), CREDIT_CARD, context=("card", "visa", "mastercard", "amex")
+            CreditCardRecognizer(patterns=[CARD_PATTERN]),
+            CREDIT_CARD,
+            context=("card", "visa", "mastercard", "amex"),
         ),
         PresidioPatternRecogniser(IpRecognizer(), IP_ADDRESS, context=("ip", "address", "host")),
         PresidioPatternRecogniser(
