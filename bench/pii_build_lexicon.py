@@ -29,11 +29,19 @@ OUT = Path(__file__).resolve().parent.parent / "egress" / "data"
 LATIN_WORD = re.compile(r"^[A-Za-zÀ-ɏḀ-ỿ][A-Za-zÀ-ɏḀ-ỿ'’-]*$")
 
 FIRST_ATTRS = (
-    "first_names", "first_names_male", "first_names_female", "first_names_nonbinary",
-    "first_romanized_names", "first_romanized_names_male", "first_romanized_names_female",
+    "first_names",
+    "first_names_male",
+    "first_names_female",
+    "first_names_nonbinary",
+    "first_romanized_names",
+    "first_romanized_names_male",
+    "first_romanized_names_female",
 )
 LAST_ATTRS = (
-    "last_names", "last_names_male", "last_names_female", "last_names_nonbinary",
+    "last_names",
+    "last_names_male",
+    "last_names_female",
+    "last_names_nonbinary",
     "last_romanized_names",
 )
 

@@ -36,11 +36,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from egress.pii import PiiDetector, PiiFinding, build_pii_detector
 
 REDACTED = (
-    "PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN",
-    "IP_ADDRESS", "STREET_ADDRESS",
+    "PERSON",
+    "EMAIL_ADDRESS",
+    "PHONE_NUMBER",
+    "CREDIT_CARD",
+    "IBAN_CODE",
+    "US_SSN",
+    "IP_ADDRESS",
+    "STREET_ADDRESS",
 )
-KEPT = ("GPE", "ORGANIZATION", "DATE_TIME", "AGE", "NRP", "TITLE", "ZIP_CODE", "DOMAIN_NAME",
-        "US_DRIVER_LICENSE")
+KEPT = (
+    "GPE",
+    "ORGANIZATION",
+    "DATE_TIME",
+    "AGE",
+    "NRP",
+    "TITLE",
+    "ZIP_CODE",
+    "DOMAIN_NAME",
+    "US_DRIVER_LICENSE",
+)
 WORD = re.compile(r"\w+")
 
 
@@ -64,8 +79,9 @@ def score(samples: list[dict[str, Any]], detector: PiiDetector, errors: str | No
     bin_tp = bin_fp = bin_fn = 0
     for sample in samples:
         text = sample["full_text"]
-        gold_spans = [(s["start_position"], s["end_position"], s["entity_type"])
-                      for s in sample["spans"]]
+        gold_spans = [
+            (s["start_position"], s["end_position"], s["entity_type"]) for s in sample["spans"]
+        ]
         found = detector.detect(text)
         pred_spans = [(f.start, f.end, f.entity_type) for f in found]
         for m in WORD.finditer(text):
@@ -86,7 +102,7 @@ def score(samples: list[dict[str, Any]], detector: PiiDetector, errors: str | No
                 tp[p] += p == g
         if errors:
             shown = [(text[s:e], t) for s, e, t in gold_spans if t == errors]
-            mine = [(text[f.start:f.end], f.entity_type) for f in found]
+            mine = [(text[f.start : f.end], f.entity_type) for f in found]
             if any(x not in mine for x in shown) or any(
                 t == errors and (v, t) not in shown for v, t in mine
             ):
@@ -98,8 +114,10 @@ def score(samples: list[dict[str, Any]], detector: PiiDetector, errors: str | No
         print(f"{t:<16}{gold[t]:>7}{pred[t]:>7}{p:>7.3f}{r:>7.3f}{f_beta(p, r):>7.3f}")
     p = bin_tp / (bin_tp + bin_fp) if bin_tp + bin_fp else 0.0
     r = bin_tp / (bin_tp + bin_fn) if bin_tp + bin_fn else 0.0
-    print(f"{'OVERALL (binary)':<16}{bin_tp + bin_fn:>7}{bin_tp + bin_fp:>7}"
-          f"{p:>7.3f}{r:>7.3f}{f_beta(p, r):>7.3f}")
+    print(
+        f"{'OVERALL (binary)':<16}{bin_tp + bin_fn:>7}{bin_tp + bin_fp:>7}"
+        f"{p:>7.3f}{r:>7.3f}{f_beta(p, r):>7.3f}"
+    )
     if kept_total:
         print("kept types (not redacted on purpose): share of tokens covered anyway")
         for t in sorted(kept_total):
@@ -134,14 +152,20 @@ def check_fixtures(samples: list[dict[str, Any]], detector: PiiDetector) -> bool
         meta = sample["metadata"]
         if meta["expect"] == "found":
             span = sample["spans"][0]
-            if not any(f.entity_type == span["entity_type"] and f.start <= span["start_position"]
-                       and f.end >= span["end_position"] for f in found):
+            if not any(
+                f.entity_type == span["entity_type"]
+                and f.start <= span["start_position"]
+                and f.end >= span["end_position"]
+                for f in found
+            ):
                 missed.append(f"{span['entity_type']}: {sample['full_text']!r} -> {found}")
         elif any(f.entity_type == meta["entity_type"] for f in found):
             false_flags.append(f"{meta['entity_type']}: {sample['full_text']!r}")
     valid = sum(s["metadata"]["expect"] == "found" for s in samples)
-    print(f"IE/UK fixtures: {valid - len(missed)}/{valid} valid identifiers caught; "
-          f"{len(false_flags)} of {len(samples) - valid} checksum-invalid flagged")
+    print(
+        f"IE/UK fixtures: {valid - len(missed)}/{valid} valid identifiers caught; "
+        f"{len(false_flags)} of {len(samples) - valid} checksum-invalid flagged"
+    )
     for line in missed + false_flags:
         print("  ", line)
     return not missed and not false_flags

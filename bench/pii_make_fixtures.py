@@ -31,10 +31,26 @@ IBAN_BANKS = {
     "AT": lambda r: _digits(r, 16),
 }
 PHONE_FORMS = [
-    "+353 87 {a} {b}", "+353 (0)87 {a} {b}", "00353 87 {a} {b}", "087 {a} {b}", "087-{a}-{b}",
-    "(087) {a} {b}", "087{a}{b}", "+353871{a2}{b}", "(01) {a} {b}", "01 {a} {b}", "+353 1 {a} {b}",
-    "+44 7700 900{c}", "07700 900{c}", "+44 (0)20 7946 {b}", "020 7946 {b}",
-    "0044 20 7946 {b}", "+44 161 496 {b}", "0161 496 {b}", "(0161) 496 {b}", "07700-900-{c}",
+    "+353 87 {a} {b}",
+    "+353 (0)87 {a} {b}",
+    "00353 87 {a} {b}",
+    "087 {a} {b}",
+    "087-{a}-{b}",
+    "(087) {a} {b}",
+    "087{a}{b}",
+    "+353871{a2}{b}",
+    "(01) {a} {b}",
+    "01 {a} {b}",
+    "+353 1 {a} {b}",
+    "+44 7700 900{c}",
+    "07700 900{c}",
+    "+44 (0)20 7946 {b}",
+    "020 7946 {b}",
+    "0044 20 7946 {b}",
+    "+44 161 496 {b}",
+    "0161 496 {b}",
+    "(0161) 496 {b}",
+    "07700-900-{c}",
 ]
 TEMPLATES = {
     "PPSN": ["My PPSN is {v}.", "PPS number: {v}", "Client {v} claimed the credit", "ref {v}"],
@@ -76,12 +92,24 @@ def sample(template: str, entity_type: str, value: str, expect: str = "found") -
     text = template.format(v=value)
     start = text.index(value)
     spans = (
-        [{"entity_type": entity_type, "entity_value": value, "start_position": start,
-          "end_position": start + len(value)}]
-        if expect == "found" else []
+        [
+            {
+                "entity_type": entity_type,
+                "entity_value": value,
+                "start_position": start,
+                "end_position": start + len(value),
+            }
+        ]
+        if expect == "found"
+        else []
     )
-    return {"full_text": text, "masked": None, "spans": spans, "template_id": None,
-            "metadata": {"expect": expect, "entity_type": entity_type, "value": value}}
+    return {
+        "full_text": text,
+        "masked": None,
+        "spans": spans,
+        "template_id": None,
+        "metadata": {"expect": expect, "entity_type": entity_type, "value": value},
+    }
 
 
 def main() -> None:
@@ -98,8 +126,11 @@ def main() -> None:
         value = form.format(a=_digits(r, 3), a2=_digits(r, 2), b=_digits(r, 4), c=_digits(r, 3))
         out.append(sample(TEMPLATES["PHONE_NUMBER"][i % 4], "PHONE_NUMBER", value))
     for i in range(20):
-        code = r.choice(ROUTING_KEYS) + r.choice([" ", ""]) + "".join(
-            r.choice(EIRCODE_CHARS) for _ in range(4))
+        code = (
+            r.choice(ROUTING_KEYS)
+            + r.choice([" ", ""])
+            + "".join(r.choice(EIRCODE_CHARS) for _ in range(4))
+        )
         out.append(sample(TEMPLATES["EIRCODE"][i % 3], "EIRCODE", code))
     for i in range(20):
         nino = r.choice(NINO_FIRST) + r.choice(NINO_SECOND) + _digits(r, 6) + r.choice("ABCD")

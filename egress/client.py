@@ -79,17 +79,23 @@ class EgressClient:
         refused.
         """
         record: dict[str, Any] = {
-            "tenant_id": ctx.tenant_id, "user_id": ctx.user_id,
-            "conversation_id": ctx.conversation_id, "task": request.task,
-            "provider": request.provider, "model": request.model,
+            "tenant_id": ctx.tenant_id,
+            "user_id": ctx.user_id,
+            "conversation_id": ctx.conversation_id,
+            "task": request.task,
+            "provider": request.provider,
+            "model": request.model,
             "requested_mode": ctx.override_mode.value if ctx.override_mode else None,
         }
         tenant = await self._policies.tenant_policy(ctx.tenant_id)
         try:
             mode = await self.effective_mode(ctx)
         except EgressBlocked as exc:
-            await self._audit.record(EgressAuditRecord(
-                **record, effective_mode="refused", blocked=True, reason=exc.message))
+            await self._audit.record(
+                EgressAuditRecord(
+                    **record, effective_mode="refused", blocked=True, reason=exc.message
+                )
+            )
             raise
         violations = []
         if not tenant.provider_allowed(request.provider):
@@ -98,11 +104,18 @@ class EgressClient:
             violations.append(f"model_not_allowed:{request.model}")
         if mode is EgressMode.ENFORCE and violations:
             reason = "; ".join(violations)
-            await self._audit.record(EgressAuditRecord(
-                **record, effective_mode=mode.value, violations=violations, blocked=True,
-                reason=reason))
-            raise EgressBlocked(f"egress blocked by tenant policy: {reason}",
-                                details={"violations": violations})
+            await self._audit.record(
+                EgressAuditRecord(
+                    **record,
+                    effective_mode=mode.value,
+                    violations=violations,
+                    blocked=True,
+                    reason=reason,
+                )
+            )
+            raise EgressBlocked(
+                f"egress blocked by tenant policy: {reason}", details={"violations": violations}
+            )
         provider = self._providers.get(request.provider)
         if provider is None:
             raise InvalidInput(f"unknown LLM provider {request.provider!r}")
@@ -111,12 +124,16 @@ class EgressClient:
         outbound = request
         if mode is not EgressMode.OFF:
             outbound, counts = await self._sanitise_request(request, ctx)
-        await self._audit.record(EgressAuditRecord(
-            **record, effective_mode=mode.value, counts=counts, violations=violations))
+        await self._audit.record(
+            EgressAuditRecord(
+                **record, effective_mode=mode.value, counts=counts, violations=violations
+            )
+        )
 
         restorer = PlaceholderRestorer(
             await self._sanitiser.vault.lookup(ctx.tenant_id, ctx.conversation_id)
-            if mode is not EgressMode.OFF else {}
+            if mode is not EgressMode.OFF
+            else {}
         )
         async for chunk in provider.stream(outbound):
             if isinstance(chunk, Text):
@@ -143,7 +160,8 @@ class EgressClient:
                 messages.append(message)
                 continue
             clean = await self._sanitiser.sanitise(
-                ctx.tenant_id, ctx.conversation_id, message.content)
+                ctx.tenant_id, ctx.conversation_id, message.content
+            )
             for entity_type, n in clean.counts.items():
                 counts[entity_type] = counts.get(entity_type, 0) + n
             messages.append(message.model_copy(update={"content": clean.text}))

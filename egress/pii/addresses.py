@@ -33,14 +33,16 @@ _LEAD_WORD = (
     r"|Place|Quai|Route|Ulica|ul\.|Aleja|al\.|Strada|Bulevardul|Odos|Odós|Leoforos)"
 )
 _COMPOUND = (
-    r"(?i:[\w'-]*(?:straße|strasse|str\.|gasse|weg|allee|platz|ring|damm|laan|straat|gracht|plein"
-    r"|kade|dijk|gade|vej|alle|torv|gatan|vägen|gata|gränd|veien|vegen|gate|vei|katu|tie|kuja"
-    r"|polku|braut|vegur|stræti|utca|út|tér|ulice|náměstí|třída|ulica|cesta|stræde|vollen))"
+    r"(?i:[^\W\d_]{2,}(?:straße|strasse|str\.|gasse|allee|platz|laan|straat|gracht|plein|gade"
+    r"|vej|gatan|vägen|gata|veien|vegen|katu|kuja|polku|braut|vegur|stræti|utca|ulice|náměstí"
+    r"|třída|ulica|stræde|vollen))"
+    r"|(?:Straße|Strasse|Gasse|Allee|Platz|Laan|Straat|Gade|Vej|Gatan|Gata|Katu|Utca|Tér|Út"
+    r"|Ulice|tér|út|u\.)"
 )
 _NUM = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?"
 _UNIT = (
     r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|Floor|Fl\.|P\.?\s?O\.?\s+Box|Box|PSC|CMR|Room"
-    r"|No\.)\s*#?\s*\d+\w*"
+    r")\s*#?\s*\d+\w*"
 )
 _MILITARY = r"\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b"
 
@@ -84,7 +86,8 @@ class StreetAddressRecogniser:
         spans: list[tuple[int, int, float]] = []
         matches = list(_STREET.finditer(text))
         for match in _PLAIN_STREET.finditer(text):
-            if not any(w.rstrip(".").lower() in self._words for w in match["plain"].split()):
+            plain = match["plain"].split()
+            if not any(w.rstrip(".").lower() in self._words or w.isupper() for w in plain):
                 matches.append(match)
         for match in matches:
             start, end = match.span()

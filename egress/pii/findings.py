@@ -25,8 +25,19 @@ DATE_OF_BIRTH = "DATE_OF_BIRTH"
 
 ALL_ENTITY_TYPES: frozenset[str] = frozenset(
     {
-        PERSON, STREET_ADDRESS, EMAIL_ADDRESS, PHONE_NUMBER, CREDIT_CARD, IBAN_CODE, US_SSN,
-        IP_ADDRESS, PPSN, EIRCODE, UK_NINO, SECRET, DATE_OF_BIRTH,
+        PERSON,
+        STREET_ADDRESS,
+        EMAIL_ADDRESS,
+        PHONE_NUMBER,
+        CREDIT_CARD,
+        IBAN_CODE,
+        US_SSN,
+        IP_ADDRESS,
+        PPSN,
+        EIRCODE,
+        UK_NINO,
+        SECRET,
+        DATE_OF_BIRTH,
     }
 )
 

@@ -90,9 +90,11 @@ class IbanRecogniser:
                     start = match.start()
                     out.append(PiiFinding(IBAN_CODE, start, start + len(candidate), 1.0))
                     break
-                candidate = candidate[: candidate.rstrip().rfind(" ")].rstrip() if " " in (
-                    candidate
-                ) else ""
+                candidate = (
+                    candidate[: candidate.rstrip().rfind(" ")].rstrip()
+                    if " " in (candidate)
+                    else ""
+                )
         return out
 
 
@@ -104,6 +106,7 @@ class PhoneRecogniser:
         r"(?<![\w+.-])(?:\+|00)?\(?\d[\d().\- ]{5,18}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w:-])"
     )
     _DATE_LIKE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})(?:\s|$)")
+    _IBAN_GROUP_BEFORE = re.compile(r"(?:[A-Z]{4}|[A-Z]{2}\d{2}|[A-Z0-9]{4}) $")
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
@@ -124,6 +127,8 @@ class PhoneRecogniser:
             if " " not in value and "-" not in value and "." not in value and "(" not in value:
                 if not value.startswith("+"):
                     continue  # a bare digit run is more often an amount or a reference
+            if self._IBAN_GROUP_BEFORE.search(text, max(0, match.start() - 6), match.start()):
+                continue  # digit groups of an IBAN or account number, not a phone
             if self._possible(value):
                 out.append(PiiFinding(PHONE_NUMBER, match.start(), match.end(), 0.6))
         return out
@@ -168,9 +173,7 @@ def identifier_recognisers() -> list[RegexRecogniser | IbanRecogniser | PhoneRec
     """PPSN, Eircode, UK NINO, IBAN, phone numbers, secrets and dates of birth in context."""
     recognisers: list[RegexRecogniser | IbanRecogniser | PhoneRecogniser] = [
         RegexRecogniser(PPSN, r"\b\d{7} ?[A-Wa-w][A-IWa-iw]?\b", 0.95, validate=_valid_ppsn),
-        RegexRecogniser(
-            EIRCODE, r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) ?[0-9AC-FHKNPRTV-Y]{4}\b", 0.85
-        ),
+        RegexRecogniser(EIRCODE, r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) ?[0-9AC-FHKNPRTV-Y]{4}\b", 0.85),
         RegexRecogniser(
             UK_NINO,
             r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
@@ -186,8 +189,9 @@ def identifier_recognisers() -> list[RegexRecogniser | IbanRecogniser | PhoneRec
             0.9,
             group="value",
         ),
-        RegexRecogniser(SECRET, r"\bBearer\s+(?P<value>[A-Za-z0-9._~+/=-]{20,})", 0.9,
-                        group="value"),
+        RegexRecogniser(
+            SECRET, r"\bBearer\s+(?P<value>[A-Za-z0-9._~+/=-]{20,})", 0.9, group="value"
+        ),
         RegexRecogniser(
             DATE_OF_BIRTH,
             r"(?i:\b(?:born(?:\s+on)?|date\s+of\s+birth|d\.?o\.?b\.?|birthday)\b)"

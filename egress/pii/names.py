@@ -26,8 +26,7 @@ from egress.pii.lexicon import Lexicon
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
 _TITLES = frozenset(
-    "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady"
-    .split()
+    "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady".split()
 )
 _PARTICLES = frozenset("de van von der den da dos das del della di du le la ten ter bin al".split())
 _CUE = re.compile(
@@ -132,23 +131,32 @@ class PersonNameRecogniser:
         lower = all(not t.core[0].isupper() for t in run)
         if lower and not (len(run) >= 2 or self._cue(text, run[0])):
             return None
-        if not lower and any(not t.core[0].isupper() and len(t.core) > 1
-                             and t.low not in _PARTICLES for t in run):
+        if not lower and any(
+            not t.core[0].isupper() and len(t.core) > 1 and t.low not in _PARTICLES for t in run
+        ):
             return None
         if sum(t.core.isupper() and len(t.core) > 1 for t in run) >= 3:
             return None  # shouting, a heading or an acronym string
         titled = False
         while run and run[0].low in _TITLES:
             titled, run = True, run[1:]
-        while run and not titled and (run[0].low in _PARTICLES or run[0].low.startswith("i'")
-                                      or (self._is_word(run[0]) and run[0].low not in self._first)):
+        while (
+            run
+            and not titled
+            and (
+                run[0].low in _PARTICLES
+                or run[0].low.startswith("i'")
+                or (self._is_word(run[0]) and run[0].low not in self._first)
+            )
+        ):
             run = run[1:]
         after = _TOKEN.match(text, run[-1].end + 1) if run else None
         if after is not None and after.group().rstrip(".").lower() in _NOT_PERSON_AFTER:
             return None
-        while len(run) > 1 and (run[-1].low in _PARTICLES or (
-            self._is_word(run[-1]) and run[-1].low not in self._names and len(run[-2].core) > 1
-        )):
+        while len(run) > 1 and (
+            run[-1].low in _PARTICLES
+            or (self._is_word(run[-1]) and run[-1].low not in self._names and len(run[-2].core) > 1)
+        ):
             if run[-1].low in _NOT_PERSON_AFTER:
                 return None
             run = run[:-1]
@@ -167,11 +175,21 @@ class PersonNameRecogniser:
             score = STRONG
         elif (unknown or strong) and self._cue(text, run[0]):
             score = CUED
-        elif len(words) >= 2 and words[0].low in self._first and any(
-            t in unknown or (t.low in self._names and (
-                not self._is_word(t) or not self._is_word(words[0]) or words[0].low in _NAME_WORDS
-            ))
-            for t in words[1:]
+        elif (
+            len(words) >= 2
+            and words[0].low in self._first
+            and any(
+                t in unknown
+                or (
+                    t.low in self._names
+                    and (
+                        not self._is_word(t)
+                        or not self._is_word(words[0])
+                        or words[0].low in _NAME_WORDS
+                    )
+                )
+                for t in words[1:]
+            )
         ):
             score = FIRST_PLUS
         elif len(words) >= 2 and len(unknown) == len(words):
@@ -184,9 +202,7 @@ class PersonNameRecogniser:
     def _cue(text: str, tok: _Tok) -> bool:
         return _CUE.search(text, max(0, tok.start - 30), tok.start) is not None
 
-    def _propagate(
-        self, text: str, toks: list[_Tok], found: list[PiiFinding]
-    ) -> list[PiiFinding]:
+    def _propagate(self, text: str, toks: list[_Tok], found: list[PiiFinding]) -> list[PiiFinding]:
         known = {
             t.core
             for t in toks
