@@ -26,7 +26,9 @@ from egress.pii.lexicon import Lexicon
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
 _TITLES = frozenset(
-    "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady".split()
+    (
+        "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady"
+    ).split()
 )
 _PARTICLES = frozenset("de van von der den da dos das del della di du le la ten ter bin al".split())
 _CUE = re.compile(

@@ -56,7 +56,11 @@ def test_ingress_detector_passes_legal_text(text: str) -> None:
         ("NI number AB123456C", "AB123456C", "UK_NINO"),
         ("card 4111 1111 1111 1111", "4111 1111 1111 1111", "CREDIT_CARD"),
         ("from 192.168.10.20 today", "192.168.10.20", "IP_ADDRESS"),
-        ("key sk-proj-abcdefghijklmnopqrstuvwx123", "sk-proj-abcdefghijklmnopqrstuvwx123", "SECRET"),
+        (
+            "key sk-proj-abcdefghijklmnopqrstuvwx123",
+            "sk-proj-abcdefghijklmnopqrstuvwx123",
+            "SECRET",
+        ),
         ("AWS AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "SECRET"),
         ("password=hunter2!x", "hunter2!x", "SECRET"),
         ("I was born on 3 May 1980.", "3 May 1980", "DATE_OF_BIRTH"),
