@@ -142,17 +142,13 @@ def normalise_label(text: str) -> str:
 def kind_from_label(label: str) -> str:
     """UPPER_SNAKE ``kind`` from a label: "value added tax" -> "VALUE_ADDED_TAX".
 
-    Apostrophes are dropped ("survivor's benefit" -> "SURVIVORS_BENEFIT"), accents folded,
-    every other run of non-alphanumerics becomes "_"; at most 64 characters of ``[A-Z0-9_]``,
-    cut at a word boundary when possible. Raises ``ValueError`` if nothing is left.
+    The tokens of :func:`normalise_label`, upper-cased and joined with "_", keeping only
+    ``[A-Z0-9_]``, cut to 64 characters (trailing "_" removed): "survivor's benefit" ->
+    "SURVIVOR_S_BENEFIT", "taxe à l'importation" -> "TAXE_A_L_IMPORTATION". For Latin-script
+    labels this equals ``engine.concepts.upper_snake``. Raises ``ValueError`` if nothing is left.
     """
-    text = re.sub(r"['’ʼ`´]", "", label)
-    kind = "_".join(normalise_label(text).split()).upper()
-    kind = re.sub(r"[^A-Z0-9_]", "", kind)  # e.g. a folded "ss" stays; anything exotic goes
-    if len(kind) > _KIND_MAX_LEN:
-        cut = kind[:_KIND_MAX_LEN]
-        kind = cut.rsplit("_", 1)[0] if "_" in cut else cut
-    kind = kind.strip("_")
+    kind = re.sub(r"[^A-Z0-9_]", "", "_".join(normalise_label(label).split()).upper())
+    kind = re.sub(r"_+", "_", kind)[:_KIND_MAX_LEN].strip("_")
     if not kind:
         raise ValueError(f"cannot derive a kind from label {label!r}")
     return kind

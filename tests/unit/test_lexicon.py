@@ -142,8 +142,8 @@ def test_normalise_label(raw: str, expected: str) -> None:
     [
         ("value added tax", "VALUE_ADDED_TAX"),
         ("VAT", "VAT"),
-        ("survivor's benefit", "SURVIVORS_BENEFIT"),
-        ("taxe à l'importation", "TAXE_A_LIMPORTATION"),
+        ("survivor's benefit", "SURVIVOR_S_BENEFIT"),
+        ("taxe à l'importation", "TAXE_A_L_IMPORTATION"),
         ("tax-free allowance", "TAX_FREE_ALLOWANCE"),
     ],
 )
