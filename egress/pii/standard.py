@@ -69,6 +69,9 @@ class PresidioPatternRecogniser:
         )
 
     def find(self, text: str) -> list[PiiFinding]:
+        return self._find(text, 0)
+
+    def _find(self, text: str, offset: int) -> list[PiiFinding]:
         out: list[PiiFinding] = []
         for result in self._recognizer.analyze(text, [self._recognizer.supported_entities[0]]):
             score = float(result.score)
@@ -77,14 +80,59 @@ class PresidioPatternRecogniser:
             ):
                 score = min(1.0, score + CONTEXT_BOOST)
             if score >= self._min_score:
-                out.append(PiiFinding(self._entity_type, result.start, result.end, score))
+                start, end = result.start + offset, result.end + offset
+                out.append(PiiFinding(self._entity_type, start, end, score))
+        return out
+
+
+class WindowedPatternRecogniser(PresidioPatternRecogniser):
+    """Runs the recogniser only on windows around an anchor character (``@`` for email).
+
+    Presidio's email pattern is the slowest regex we run (~1.4 ms per 2,000 characters); most
+    text has no ``@`` at all, and an address is never far from its ``@``.
+    """
+
+    def __init__(
+        self,
+        recognizer: PatternRecognizer,
+        entity_type: str,
+        anchor: str,
+        *,
+        before: int = 100,
+        after: int = 160,
+    ) -> None:
+        super().__init__(recognizer, entity_type)
+        self._anchor = anchor
+        self._before = before
+        self._after = after
+
+    def find(self, text: str) -> list[PiiFinding]:
+        windows: list[list[int]] = []
+        at = text.find(self._anchor)
+        while at != -1:
+            start, end = max(0, at - self._before), min(len(text), at + self._after)
+            if windows and start <= windows[-1][1]:
+                windows[-1][1] = end
+            else:
+                windows.append([start, end])
+            at = text.find(self._anchor, at + 1)
+        out: list[PiiFinding] = []
+        for start, end in windows:
+            # widen to whitespace so a window never cuts an address in two
+            while start > 0 and not text[start - 1].isspace():
+                start -= 1
+            while end < len(text) and not text[end].isspace():
+                end += 1
+            out.extend(self._find(text[start:end], start))
         return out
 
 
 def standard_recognisers() -> list[PresidioPatternRecogniser]:
     """Email, payment card (Luhn), IPv4/IPv6 and US SSN recognisers from Presidio."""
     return [
-        PresidioPatternRecogniser(OfflineEmailRecognizer(offline_tld_extractor()), EMAIL_ADDRESS),
+        WindowedPatternRecogniser(
+            OfflineEmailRecognizer(offline_tld_extractor()), EMAIL_ADDRESS, "@"
+        ),
         PresidioPatternRecogniser(
             CreditCardRecognizer(patterns=[CARD_PATTERN]),
             CREDIT_CARD,
