@@ -190,6 +190,11 @@ class LadybugGraphStore:
             )
             params: dict[str, Any] = {"id": node.id, "now": now, **props}
             if not rows:
+                taken = _rows(
+                    conn.execute("MATCH (n) WHERE n.id = $id RETURN label(n)", {"id": node.id})
+                )
+                if taken:
+                    raise SchemaViolation(f"node {node.id!r} exists as {taken[0][0]}")
                 assigns = "".join(f", `{p}`: ${p}" for p in names)
                 conn.execute(
                     f"CREATE (n:`{node.label}` {{id: $id{assigns}, created_at: $now, "
