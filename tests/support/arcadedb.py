@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -90,6 +91,16 @@ def _log_tail(log: Path, lines: int = 30) -> str:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(no log)"
+
+
+def _keep_logs(root: Path) -> None:
+    """Copy the server's logs to ``$REGINTEL_ARCADEDB_KEEP_LOGS`` (if set) before the temporary
+    directory goes: the only way to see a server-side stack trace after a failed run."""
+    target = os.environ.get("REGINTEL_ARCADEDB_KEEP_LOGS")
+    if target:
+        destination = Path(target) / root.name
+        shutil.copytree(root / "server" / "log", destination / "log", dirs_exist_ok=True)
+        shutil.copy2(root / "server.log", destination / "server.log")
 
 
 def _command(package: Path, root: Path, password: str, http: int, bolt: int) -> list[str]:
@@ -175,3 +186,4 @@ def running_arcadedb(timeout_s: float = START_TIMEOUT_S) -> Iterator[ArcadeDBSer
                 )
             finally:
                 _stop(proc)
+                _keep_logs(root)
