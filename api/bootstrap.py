@@ -11,16 +11,20 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from engine.lexicon import ConceptLexicon, LexiconEntry
 
 from api.settings import Settings
-from conversations.port import ConversationStore
 from conversations.sqlite import SqliteConversationStore
+from conversations.sqlite_egress import SqliteAuditSink, SqlitePolicyStore, SqlitePseudonymVault
+from egress.client import EgressClient
+from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
+from egress.policy import EgressMode
+from egress.sanitiser import Sanitiser
 from egress.wire import LlmProvider
 from engine.chat import ChatEngine, ChatLimits, EgressGateway
 from engine.evidence import EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
+from engine.lexicon import ConceptLexicon, LexiconEntry
 from engine.providers.extractive import ExtractiveProvider
 from engine.router import LlmRouter, Route
 from engine.self_population import SelfPopulation
@@ -40,7 +44,7 @@ class Container:
     graph: GraphStore
     guard: IngressGuard
     writer: GraphWriteService
-    conversations: ConversationStore
+    conversations: SqliteConversationStore
     evidence: EvidenceIndex
     lexicon: ConceptLexicon
     ingestion: IngestionQueue
@@ -76,9 +80,8 @@ def build_graph_store(settings: Settings, schema: GraphSchema) -> GraphStore:
 
 
 def build_pii_scanner() -> PiiScanner:
-    from egress.pii import build_pii_detector
-
-    return build_pii_detector()  # type: ignore[no-any-return]
+    """The ingress guard's detector: egress's recognisers, confident names only."""
+    return build_ingress_detector()
 
 
 def concept_entry(node_id: str, props: dict[str, Any], labels: list[str]) -> LexiconEntry:
@@ -122,7 +125,7 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
     guard = IngressGuard(schema, pii)
     writer = GraphWriteService(graph, guard)
 
-    conversations: ConversationStore = overrides.get("conversations") or SqliteConversationStore(
+    conversations = overrides.get("conversations") or SqliteConversationStore(
         Path(settings.resolved_sqlite_path)
     )
     await conversations.init()
@@ -146,7 +149,9 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
     providers: dict[str, LlmProvider] = overrides.get("providers") or build_providers(
         settings, lexicon
     )
-    egress: EgressGateway = overrides.get("egress") or build_egress(settings, providers, pii)
+    egress: EgressGateway = overrides.get("egress") or build_egress(
+        settings, providers, conversations, overrides.get("egress_detector")
+    )
     router = LlmRouter(Route(settings.llm_provider, settings.llm_model))
     engine = ChatEngine(
         store=conversations,
@@ -176,6 +181,16 @@ def build_providers(settings: Settings, lexicon: ConceptLexicon) -> dict[str, Ll
 
 
 def build_egress(
-    settings: Settings, providers: dict[str, LlmProvider], pii: PiiScanner
-) -> EgressGateway:
-    raise NotImplementedError("egress wiring lands with the egress package")
+    settings: Settings,
+    providers: dict[str, LlmProvider],
+    store: SqliteConversationStore,
+    detector: PiiDetector | None = None,
+) -> EgressClient:
+    """Egress over the conversation store's policies, pseudonym vault and audit table."""
+    return EgressClient(
+        providers,
+        Sanitiser(detector or build_pii_detector(), SqlitePseudonymVault(store)),
+        SqlitePolicyStore(store),
+        SqliteAuditSink(store),
+        default_mode=EgressMode(settings.egress_default_mode),
+    )

@@ -25,6 +25,9 @@ import structlog
 
 from conversations.models import ConversationContext, NewMessage
 from conversations.port import ConversationStore
+from egress.client import EgressContext
+from egress.policy import EgressMode
+from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text, Tool
 from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME, parse_capture_payload
 from engine.events import (
@@ -49,15 +52,13 @@ _CITATION = re.compile(r"\[([A-Za-z0-9_:.\-#/]+)\]")
 
 
 class EgressGateway(Protocol):
-    """What the engine needs of ``egress.client.EgressClient``."""
+    """What the engine needs of :class:`egress.client.EgressClient`."""
 
-    def stream(self, request: LlmRequest, ctx: Any) -> AsyncIterator[StreamChunk]: ...
+    def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]: ...
 
-    async def sanitise_message(self, ctx: Any, text: str) -> str: ...
+    async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText: ...
 
-    def context(
-        self, tenant_id: str, user_id: str, conversation_id: str, override_mode: str | None
-    ) -> Any: ...
+    async def effective_mode(self, ctx: EgressContext) -> EgressMode: ...
 
 
 @dataclass(frozen=True)
@@ -128,18 +129,31 @@ class ChatEngine:
         history = await store.recent_messages(
             tenant, conversation.id, self._limits.history_messages
         )
-        ctx = self._egress.context(tenant, request.user_id, conversation.id, request.egress_mode)
-        question = await self._egress.sanitise_message(ctx, message)
-
+        ctx = EgressContext(
+            tenant_id=tenant,
+            user_id=request.user_id,
+            conversation_id=conversation.id,
+            override_mode=EgressMode(request.egress_mode) if request.egress_mode else None,
+            presanitised=frozenset(range(1, len(history) + 2)),  # stored history + question
+        )
+        mode = await self._egress.effective_mode(ctx)  # a refused "off" ends here, as a 403
+        question = (await self._egress.sanitise_message(ctx, message)).text
+        # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
+        unsanitised = mode is EgressMode.OFF
         jurisdictions = detect_jurisdictions(message)
         evidence = self._evidence.search(question, self._limits.evidence_k, jurisdictions)
         prompt = build_messages(
             PromptInputs(
-                question=question,
+                question=message if unsanitised else question,
                 jurisdictions=jurisdictions,
                 active=self._evidence.descriptions(context.active_node_ids),
                 evidence=evidence,
-                history=[ChatMessage(role=m.role, content=m.content_sanitised) for m in history],
+                history=[
+                    ChatMessage(
+                        role=m.role, content=m.content if unsanitised else m.content_sanitised
+                    )
+                    for m in history
+                ],
             )
         )
         route = self._router.route("main_chat")
@@ -179,7 +193,7 @@ class ChatEngine:
                 )  # fmt: skip
 
     async def _stream(
-        self, llm_request: LlmRequest, ctx: Any, state: _TurnState
+        self, llm_request: LlmRequest, ctx: EgressContext, state: _TurnState
     ) -> AsyncIterator[TurnEvent]:
         try:
             async for chunk in self._egress.stream(llm_request, ctx):
@@ -245,9 +259,9 @@ class ChatEngine:
         status: str,
         referenced: Sequence[str],
         context: ConversationContext,
-        ctx: Any,
+        ctx: EgressContext,
     ) -> None:
-        answer_sanitised = await self._egress.sanitise_message(ctx, answer) if answer else ""
+        answer_sanitised = (await self._egress.sanitise_message(ctx, answer)).text if answer else ""
         await self._store.save_turn(
             request.tenant_id,
             conversation_id,

@@ -2,7 +2,8 @@
 
 The model never chooses node ids. A concept's id is derived from its canonical key
 ``(domain, jurisdiction, kind)`` as ``DOMAIN:JURISDICTION:KIND`` in upper snake case
-(``TAX:IE:VAT``); a label's id from its normalised text (``LABEL:value_added_tax``).
+(``TAX:IE:VAT``); a label's id from its normalised text (``LABEL:value_added_tax``). Labels
+are normalised by :func:`engine.lexicon.normalise_label`, the one normalisation of the project.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from egress.wire import ToolSpec
+from engine.lexicon import normalise_label
 from errors import MalformedToolPayload
 
 CAPTURE_TOOL_NAME = "capture_concepts"
 _NON_KEY = re.compile(r"[^A-Z0-9]+")
+_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")  # an egress pseudonym, e.g. [PERSON_1]
 _MAX_CONCEPTS = 10
 
 
@@ -25,16 +28,6 @@ def upper_snake(text: str, limit: int = 64) -> str:
     """``"value added tax"`` -> ``"VALUE_ADDED_TAX"`` (accents folded, at most ``limit``)."""
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return _NON_KEY.sub("_", folded.upper()).strip("_")[:limit].strip("_")
-
-
-def normalise_label(text: str) -> str:
-    """Lowercase, accents folded, punctuation dropped, whitespace collapsed.
-
-    The one normalisation of labels: the resolver, ``Label.normalised`` and the lexicon all
-    use it, so a label typed by a user meets the same label written by a seed.
-    """
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", folded).split())
 
 
 def concept_id(domain: str, jurisdiction: str, kind: str) -> str:
@@ -66,10 +59,22 @@ class CapturedConcept(BaseModel):
             raise ValueError("must contain letters or digits")
         return key
 
+    @field_validator("prefLabel", "definition")
+    @classmethod
+    def _no_placeholder(cls, value: str | None) -> str | None:
+        if value and _PLACEHOLDER.search(value):
+            raise ValueError("must not carry a pseudonymised value")
+        return value
+
     @field_validator("altLabels")
     @classmethod
     def _labels(cls, value: list[str]) -> list[str]:
-        return [label.strip()[:200] for label in value if label.strip()]
+        # Alternative labels echo the user's phrasing; one carrying a pseudonym is dropped.
+        return [
+            label.strip()[:200]
+            for label in value
+            if label.strip() and not _PLACEHOLDER.search(label)
+        ]
 
     @field_validator("sourceUrls")
     @classmethod

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import bm25s
 import structlog
 
-from engine.concepts import normalise_label
+from engine.lexicon import normalise_label
 from graph.models import GraphNode
 from graph.port import GraphReader
 

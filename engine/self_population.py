@@ -21,9 +21,10 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.concepts import CapturedConcept, label_id, normalise_label
+from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
+from engine.lexicon import normalise_label
 from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue, WriteOutcome
 from graph.port import GraphReader
 from graph.write_service import GraphWriteService

@@ -67,7 +67,8 @@ class ExtractiveProvider:
 
     def _concepts(self, question: str, jurisdictions: list[str]) -> list[dict[str, Any]]:
         concepts: dict[str, dict[str, Any]] = {}
-        for hit in self._lexicon.match(question, limit=MAX_CONCEPTS):
+        primary = jurisdictions[0] if jurisdictions else None
+        for hit in self._lexicon.match(question, limit=MAX_CONCEPTS, jurisdiction=primary):
             entry = hit.entry
             if entry.jurisdiction and (not jurisdictions or entry.jurisdiction in jurisdictions):
                 where = entry.jurisdiction

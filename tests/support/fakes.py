@@ -7,6 +7,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from egress.client import EgressContext
+from egress.policy import EgressMode
+from egress.sanitiser import SanitisedText
 from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Tool, Usage
 
 
@@ -59,12 +62,12 @@ class PassThroughEgress:
 
     providers: dict[str, Any]
 
-    def context(self, tenant_id: str, user_id: str, conversation_id: str, override: Any) -> Any:
-        return (tenant_id, user_id, conversation_id)
+    async def effective_mode(self, ctx: EgressContext) -> EgressMode:
+        return EgressMode.ENFORCE
 
-    async def sanitise_message(self, ctx: Any, text: str) -> str:
-        return text
+    async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
+        return SanitisedText(text=text)
 
-    async def stream(self, request: LlmRequest, ctx: Any) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
         async for chunk in self.providers[request.provider].stream(request):
             yield chunk
