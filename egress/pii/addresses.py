@@ -36,8 +36,8 @@ _COMPOUND = (
     r"(?i:[^\W\d_]{2,}(?:straße|strasse|str\.|gasse|allee|platz|laan|straat|gracht|plein|gade"
     r"|vej|gatan|vägen|gata|veien|vegen|katu|kuja|polku|braut|vegur|stræti|utca|ulice|náměstí"
     r"|třída|ulica|stræde|vollen))"
-    r"|(?:Straße|Strasse|Gasse|Allee|Platz|Laan|Straat|Gade|Vej|Gatan|Gata|Katu|Utca|Tér|Út"
-    r"|Ulice|tér|út|u\.)"
+    r"|(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\s+)?(?i:straße|strasse|gasse|allee|platz|laan|straat|gade"
+    r"|vej|gatan|gata|gate|katu|utca|tér|út|ulice|terrasse|vei|veien|vegen|u\.)"
 )
 _NUM = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?"
 _UNIT = (
@@ -59,14 +59,19 @@ _STREET = re.compile(
     rf"|{_MILITARY})"
 )
 _CUE = re.compile(
-    r"(?:\baddress(?:\s+is)?\s*[:\-]?|\blives?\s+at|\bliving\s+at|\blocated\s+at|\bmoved\s+to"
+    r"(?:\baddress(?:\s+is|\s*:|(?=\s+of\s))|\blives?\s+at|\bliving\s+at|\blocated\s+at|\bmoved\s+to"
     r"|\bresides?\s+at|\bship\s+to|\bdeliver\s+to)\s*",
     re.IGNORECASE,
 )
 _CUE_TAIL = re.compile(r"[^\n.!?;]*\d[^\n!?;]*?(?=[.!?;]?\s*(?:\n\s*\n|$)|\.\s|[!?;])")
 # A following line that reads like the rest of an address: town, region, country, postcode.
-_NEXT_LINE = re.compile(r"\n[ \t]*\n?[ \t]*,?[ \t]*[^\W_][^\n:@]{0,40}(?=\n|$|[.?!]\s|[.?!]$)")
-_LINE_TAIL = re.compile(r"(?:,[ \t]*[^\W_][\w .'’()-]{0,30}?)+(?=[.?!]\s|[.?!]?$|\n)")
+_NEXT_LINE = re.compile(
+    r"\n[ \t]*\n?[ \t]*,?[ \t]*(?:[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][^\s,:@]*[ \t]*,?[ \t]*){1,6}"
+    r"(?=\n|$|[.?!]|[ \t]+[a-z])"
+)
+_LINE_TAIL = re.compile(
+    r"(?:,[ \t]*[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*){0,3})+"
+)
 # Continuation on the same line: numbers, units, "Co. Cork", a capitalised word before a number.
 _TAIL = re.compile(rf"(?:,?[ \t]+(?:{_UNIT}|{_NUM}\b|Co\.\s+[A-Z]\w+|{_CAP}[ \t]+\d{{1,5}}\b))+")
 _HEAD = re.compile(rf"(?:\b(?:{_NUM}|{_UNIT})[ \t]*,?[ \t]*)$")
@@ -121,6 +126,9 @@ class StreetAddressRecogniser:
         return end
 
 
+_CAPITAL_GAP = re.compile(r"[ \t]+(?:(?:[A-ZÀ-ÞĀ-Ž][\w'’-]*|du|de|la|le|del|da|do)[ \t]+){1,4}")
+
+
 def _merge(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, int, float]]:
     """Join findings separated only by spaces, commas or a line break: one address, one span."""
     merged: list[tuple[int, int, float]] = []
@@ -128,7 +136,11 @@ def _merge(text: str, spans: list[tuple[int, int, float]]) -> list[tuple[int, in
         if merged:
             p_start, p_end, p_score = merged[-1]
             gap = text[p_end:start] if start > p_end else ""
-            if start <= p_end or (gap.strip(" \t,") == "" and gap.count("\n") <= 1):
+            if (
+                start <= p_end
+                or (gap.strip(" \t,") == "" and gap.count("\n") <= 1)
+                or (_CAPITAL_GAP.fullmatch(gap) is not None)
+            ):
                 merged[-1] = (p_start, max(p_end, end), max(p_score, score))
                 continue
         merged.append((start, end, score))
