@@ -8,3 +8,20 @@ import pytest
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def seeded_template(tmp_path_factory):
+    """The seed graph in a data folder, built once; copy it with ``seeded_data_dir``."""
+    from tests.support.seeded import seed_data_dir
+
+    folder = tmp_path_factory.mktemp("seeded") / "data"
+    seed_data_dir(folder)
+    return folder
+
+
+@pytest.fixture
+def seeded_data_dir(seeded_template, tmp_path):
+    from tests.support.seeded import copy_data_dir
+
+    return copy_data_dir(seeded_template, tmp_path / "data")

@@ -1,0 +1,220 @@
+"""End to end over real HTTP: a uvicorn server, the real stores, egress and extractive provider."""
+
+import asyncio
+from dataclasses import dataclass, field
+
+import anyio
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from engine.lexicon import ConceptLexicon
+from engine.providers.extractive import ExtractiveProvider
+from tests.support.server import running_server, sse_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+ALICE = {"Authorization": "Bearer dev-acme-alice"}
+CAROL = {"Authorization": "Bearer dev-globex-carol"}
+
+
+@dataclass
+class RecordingProvider:
+    """The real extractive provider, recording what egress let through to it."""
+
+    inner: ExtractiveProvider
+    delay: float = 0.0
+    name: str = "extractive"
+    requests: list = field(default_factory=list)
+
+    async def stream(self, request):
+        self.requests.append(request)
+        async for chunk in self.inner.stream(request):
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            yield chunk
+
+    async def aclose(self):
+        return None
+
+
+@pytest.fixture
+def app_parts(seeded_data_dir):
+    lexicon = ConceptLexicon.from_eurovoc()
+    provider = RecordingProvider(ExtractiveProvider(lexicon))
+    settings = Settings(data_dir=seeded_data_dir, log_json=False, heartbeat_seconds=0.05)
+    app = create_app(settings, lexicon=lexicon, providers={"extractive": provider})
+    with running_server(app) as base:
+        yield base, provider, app
+
+
+async def chat(client, body, headers=ALICE):
+    events = []
+    async with client.stream("POST", "/api/chat", json=body, headers=headers) as response:
+        assert response.status_code == 200, await response.aread()
+        async for event in sse_events(response):
+            if event.event:
+                events.append(event)
+    return events
+
+
+async def test_two_turns_in_one_conversation(app_parts):
+    base, provider, _ = app_parts
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        first = await chat(client, {"message": "What is the standard rate of VAT in Ireland?"})
+        kinds = [e.event for e in first]
+        assert kinds[0] == "metadata" and kinds[-1] == "done" and "text" in kinds
+        done = first[-1].data
+        conversation_id = done["conversationId"]
+        answer = "".join(e.data["delta"] for e in first if e.event == "text")
+        cited = [i for i in first[0].data["evidenceNodeIds"] if f"[{i}]" in answer]
+        assert cited, answer
+        assert "not legal, tax or financial advice" in answer
+        concepts = [c["id"] for e in first if e.event == "concepts" for c in e.data["concepts"]]
+        assert "TAX:IE:VAT" in concepts
+        assert done["referencedNodes"] == list(dict.fromkeys([*cited, *concepts]))
+
+        second = await chat(
+            client,
+            {"message": "And what about the reduced rate?", "conversationId": conversation_id},
+        )
+        assert second[-1].data["conversationId"] == conversation_id
+        system = provider.requests[-1].messages[0].content
+        active = system.split("ACTIVE CONCEPTS", 1)[1].split("\n\n", 1)[0]
+        assert "[TAX:IE:VAT]" in active
+        for node_id in done["referencedNodes"]:
+            assert f"[{node_id}]" in active
+
+        response = await client.get(f"/api/conversations/{conversation_id}", headers=ALICE)
+        assert response.status_code == 200
+        body = response.json()
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant"] * 2
+        assert body["messages"][0]["content"] == "What is the standard rate of VAT in Ireland?"
+        assert body["messages"][1]["content"] == answer
+        assert "TAX:IE:VAT" in body["context"]["activeNodeIds"]
+
+
+async def test_a_new_concept_is_created_provisional_once_across_ten_conversations(app_parts):
+    base, _, app = app_parts
+    question = {"message": "How is the tax on tobacco products charged in Ireland?"}
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        turns = await asyncio.gather(*[chat(client, question) for _ in range(10)])
+    resolved = [c for t in turns for e in t if e.event == "concepts" for c in e.data["concepts"]]
+    created = [c for c in resolved if c["created"]]
+    assert len(created) == 1, resolved
+    concept_id = created[0]["id"]
+    assert sum(c["id"] == concept_id for c in resolved) == 10
+    graph = app.state.container.graph
+    [node] = await graph.get_nodes([concept_id])
+    assert node.properties["status"] == "provisional"
+    labels = await graph.neighbourhood([concept_id])
+    assert any(e.type == "HAS_ALT_LABEL" for e in labels.edges)
+
+
+async def test_bad_input_gets_a_clear_error(app_parts):
+    base, _, _ = app_parts
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        cases = [
+            ({"message": ""}, ALICE, 422, "invalid_input"),
+            ({"message": "   "}, ALICE, 422, "invalid_input"),
+            ({"message": "x" * 8001}, ALICE, 422, "invalid_input"),
+            ({"message": "x" * 70_000}, ALICE, 413, "payload_too_large"),
+            ({"message": "hi", "conversationId": "no-such-id"}, ALICE, 404, "not_found"),
+            ({"message": "hi", "extra": 1}, ALICE, 422, "invalid_input"),
+            ({"message": "hi", "egressMode": "loose"}, ALICE, 422, "invalid_input"),
+            ({"message": "hi", "egressMode": "off"}, ALICE, 403, "egress_blocked"),
+            ({"message": "hi"}, {}, 401, "unauthenticated"),
+            ({"message": "hi"}, {"Authorization": "Bearer wrong"}, 401, "unauthenticated"),
+        ]
+        for body, headers, status, code in cases:
+            response = await client.post("/api/chat", json=body, headers=headers)
+            assert (response.status_code, response.json()["error"]["code"]) == (status, code), body
+        response = await client.post(
+            "/api/chat", content=b"{not json", headers={**ALICE, "Content-Type": "application/json"}
+        )
+        assert response.status_code == 422
+        assert response.json()["error"]["code"] == "invalid_input"
+
+
+async def test_another_tenants_conversation_is_a_404(app_parts):
+    base, _, _ = app_parts
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        events = await chat(client, {"message": "What is USC?"})
+        conversation_id = events[-1].data["conversationId"]
+        response = await client.get(f"/api/conversations/{conversation_id}", headers=CAROL)
+        assert response.status_code == 404
+        assert response.json() == {
+            "error": {"code": "not_found", "message": f"conversation {conversation_id} not found"}
+        }
+        response = await client.post(
+            "/api/chat", headers=CAROL, json={"message": "hi", "conversationId": conversation_id}
+        )
+        assert response.status_code == 404
+
+
+async def test_pii_is_pseudonymised_upstream_and_restored_for_the_user(app_parts):
+    base, provider, app = app_parts
+    message = "My PPSN is 1234567TW and my email is mary.murphy@example.ie. What is PRSI?"
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        events = await chat(client, {"message": message})
+    sent = provider.requests[-1].messages[-1].content
+    assert "1234567TW" not in sent and "mary.murphy@example.ie" not in sent
+    assert "[PPSN_1]" in sent and "[EMAIL_ADDRESS_1]" in sent
+    records = await app.state.container.egress._audit.recent("acme")
+    assert records[0].counts.get("PPSN") == 1 and records[0].effective_mode == "enforce"
+    conversation_id = events[-1].data["conversationId"]
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        stored = (await client.get(f"/api/conversations/{conversation_id}", headers=ALICE)).json()
+    assert stored["messages"][0]["content"] == message
+
+
+async def test_heartbeats_are_sent_while_the_stream_waits(app_parts):
+    base, provider, _ = app_parts
+    provider.delay = 0.03
+    comments = []
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        async with client.stream(
+            "POST", "/api/chat", headers=ALICE, json={"message": "What are the USC rates?"}
+        ) as response:
+            async for event in sse_events(response):
+                if event.comment is not None:
+                    comments.append(event.comment)
+    assert "heartbeat" in comments
+
+
+async def test_a_client_that_disconnects_mid_stream_loses_no_message(app_parts):
+    base, provider, app = app_parts
+    provider.delay = 0.05
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        async with client.stream(
+            "POST", "/api/chat", headers=ALICE, json={"message": "What is the VAT rate in Ireland?"}
+        ) as response:
+            async for event in sse_events(response):
+                if event.event == "metadata":
+                    conversation_id = event.data["conversationId"]
+                if event.event == "text":
+                    break  # hang up after the first words
+    store = app.state.container.conversations
+    with anyio.fail_after(10):
+        while len(await store.recent_messages("acme", conversation_id, 10)) < 2:  # noqa: ASYNC110 - the save is another task's; polling a store is the test
+            await asyncio.sleep(0.05)
+    user, assistant = await store.recent_messages("acme", conversation_id, 10)
+    assert user.content == "What is the VAT rate in Ireland?"
+    assert assistant.status == "partial" and assistant.content
+
+
+async def test_health_and_openapi(app_parts):
+    base, _, _ = app_parts
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        health = await client.get("/health")
+        assert health.status_code == 200
+        assert health.json()["checks"] == {
+            "graph": {"status": "ok"},
+            "conversations": {"status": "ok"},
+        }
+        schema = (await client.get("/openapi.json")).json()
+        assert (
+            "text/event-stream"
+            in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
+        )
