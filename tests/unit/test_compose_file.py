@@ -1,0 +1,95 @@
+"""``docker-compose.yml`` is valid and production-like, checked without a Docker engine.
+
+The file is validated against the Compose Specification's JSON schema (``check-jsonschema``
+ships it) and then read for what the stack promises: every service has a health check, the API
+waits for the stores to be healthy and gets the environment it reads.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = ROOT / "docker-compose.yml"
+STORES = {"memgraph", "postgres", "redis"}
+API_ENV = {
+    "REGINTEL_GRAPH_BACKEND",
+    "REGINTEL_BOLT_URI",
+    "REGINTEL_BOLT_DIALECT",
+    "REGINTEL_BOLT_USER",
+    "REGINTEL_BOLT_PASSWORD",
+    "REGINTEL_BOLT_DATABASE",
+    "REGINTEL_DATABASE_URL",
+    "REGINTEL_REDIS_URL",
+}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_compose_file_matches_the_compose_spec() -> None:
+    checker = Path(sys.executable).parent / "check-jsonschema"
+    if not checker.exists():
+        pytest.fail(f"{checker} missing: `uv sync` installs check-jsonschema (dev group)")
+    run = subprocess.run(
+        [str(checker), "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_stack_has_the_production_services(compose: dict[str, Any]) -> None:
+    services = compose["services"]
+    assert set(services) == {"memgraph", "memgraph-lab", "postgres", "redis", "api"}
+    assert services["memgraph"]["image"].startswith("memgraph/memgraph-mage:")
+    assert services["memgraph-lab"]["image"].startswith("memgraph/lab:")
+    assert services["postgres"]["image"].startswith("supabase/postgres:")
+    assert services["redis"]["image"].startswith("redis:")
+    assert services["api"]["build"]["dockerfile"] == "Dockerfile"
+    assert (ROOT / "Dockerfile").exists()
+
+
+def test_every_service_has_a_healthcheck(compose: dict[str, Any]) -> None:
+    for name, service in compose["services"].items():
+        check = service.get("healthcheck")
+        assert check and check.get("test") and not check.get("disable"), name
+
+
+def test_api_waits_for_every_store_to_be_healthy(compose: dict[str, Any]) -> None:
+    depends = compose["services"]["api"]["depends_on"]
+    # Memgraph Lab is a UI for people; the API neither needs it nor waits for it.
+    assert set(depends) == STORES
+    assert all(depends[name]["condition"] == "service_healthy" for name in STORES)
+
+
+def test_api_gets_the_environment_it_needs(compose: dict[str, Any]) -> None:
+    env = compose["services"]["api"]["environment"]
+    assert API_ENV <= set(env)
+    assert env["REGINTEL_GRAPH_BACKEND"] == "bolt"
+    assert env["REGINTEL_BOLT_URI"] == "bolt://memgraph:7687"
+    assert env["REGINTEL_BOLT_DIALECT"] == "memgraph"
+    assert env["REGINTEL_DATABASE_URL"].startswith("postgresql://")
+    assert "@postgres:5432/" in env["REGINTEL_DATABASE_URL"]
+    assert env["REGINTEL_REDIS_URL"].startswith("redis://redis:6379")
+
+
+def test_dockerfile_installs_from_the_lock_and_serves_the_factory() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "FROM python:3.11-slim" in dockerfile
+    assert "uv sync --frozen --no-dev" in dockerfile
+    assert '"uvicorn", "api.app:create_app", "--factory"' in dockerfile
