@@ -45,5 +45,12 @@ async def test_the_seed_graph_is_big_enough_and_sourced(seeded_data_dir):
         if node.label not in {"ProfileTag", "Concept", "Label"}:
             assert node.properties.get("source_urls"), node.id
     concepts = [n for n in rules.nodes if n.label == "Concept"]
-    assert {"TAX:IE:VAT", "TAX:IE:VRT", "TAX:IE:USC", "TAX:IE:CGT"} <= {c.id for c in concepts}
+    expected = {
+        "TAX:IE:VAT",
+        "VEHICLE_REG:IE:VRT",
+        "TAX:IE:USC",
+        "TAX:IE:CGT",
+        "SOCIAL_INSURANCE:IE:PRSI",
+    }
+    assert expected <= {c.id for c in concepts}
     assert {c.properties["status"] for c in concepts} == {"confirmed"}
