@@ -185,9 +185,12 @@ class BoltGraphStore:
         if node.label not in self._schema.labels:
             raise SchemaViolation(f"unknown node label {node.label!r}")
         allowed = self._schema.allowed_properties(node.label)
-        bad = [p for p in node.properties if p not in allowed or not IDENTIFIER.match(p)]
-        if bad or "id" in node.properties:
-            raise SchemaViolation(f"properties {bad or ['id']} not allowed on {node.label}")
+        # ``id`` is the key, not a property: it is written from ``NodeWrite.id`` only.
+        bad = [
+            p for p in node.properties if p == "id" or p not in allowed or not IDENTIFIER.match(p)
+        ]
+        if bad:
+            raise SchemaViolation(f"properties {bad} not allowed on {node.label}")
 
     def _check_edge(self, edge: EdgeWrite) -> None:
         rel = self._schema.relationships.get(edge.type)
