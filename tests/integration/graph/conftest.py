@@ -8,7 +8,6 @@ Bolt database never see each other's nodes. Ladybug gets a fresh database folder
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -17,21 +16,9 @@ import pytest
 from graph.factory import build_graph_store
 from graph.port import GraphStore
 from graph.schema import GraphSchema, load_schema
-
-# ``tests`` is not an installed package and pytest's default "prepend" import mode only puts
-# this folder on sys.path; the repository root is needed for ``tests.support``.
-_ROOT = str(Path(__file__).resolve().parents[3])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from tests.support.arcadedb import ArcadeDBServer, running_arcadedb  # noqa: E402
+from tests.support.arcadedb import ArcadeDBServer, running_arcadedb
 
 BACKENDS = ["ladybug", "bolt"]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="session")
