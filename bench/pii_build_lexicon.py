@@ -87,11 +87,26 @@ july august september october november december
 """.split()
 
 
+# Irish-language words in the names of Irish state bodies, offices and institutions ("An Garda
+# Síochána", "Údarás na Gaeltachta", "Dáil Éireann"). Some are in Faker's name lists ("Garda" is
+# a Scandinavian first name), but in Irish tax and welfare text they name an institution.
+IRISH_TERMS = """
+garda gardaí gardai síochána siochana oireachtas dáil dail seanad éireann eireann taoiseach
+tánaiste tanaiste uachtarán uachtaran údarás udaras gaeltachta gaeltacht gaeilge bord pleanála
+pleanala comhairle contae cathrach oifig coimisiún coimisiun meán mean foras teagasc coillte
+tusla fáilte failte raidió raidio teilifís teilifis gáis gais rialtas cáin
+ioncaim státseirbhís statseirbhis ard aighne stiúrthóir stiurthoir ionchúiseamh ionchuiseamh
+cúirt cuirt breithiúnas seirbhís seirbhis sláinte slainte feidhmeannacht pobal náisiúnta
+naisiunta ollscoil coláiste colaiste roinn aire ceann oideachais airgeadais cosanta
+""".split()
+
+
 def non_names() -> set[str]:
-    """Words Faker lists as names that are far more often countries, days or nationalities."""
+    """Words Faker lists as names that are far more often countries, days, nationalities or
+    Irish-language institution words."""
     from faker.providers.address.en_US import Provider as Address
 
-    words = set(NATIONALITIES)
+    words = set(NATIONALITIES) | set(IRISH_TERMS)
     for country in Address.countries:
         words |= {w.lower() for w in re.findall(r"[A-Za-z]+", country) if len(w) > 2}
     return words - {"and", "the", "of"}

@@ -63,6 +63,17 @@ _CUE = re.compile(
     r"|\bresides?\s+at|\bship\s+to|\bdeliver\s+to)\s*",
     re.IGNORECASE,
 )
+# What follows a cue but is a quantity or a date, not a place: "moved to 9%", "to €2,000",
+# "extended to 30 April 2025", "moved to 2025.". Percentages and dates are not house numbers.
+_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\b"
+)
+_QUANTITY_START = re.compile(
+    rf"(?:[€£$¥]|\d[\d,.]*[ \t]?(?:%|(?i:per[ \t]?cent|percent)\b|[kKmM]\b|bn\b)"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTHS}|{_MONTHS}"
+    rf"|(?:19|20)\d{{2}}(?![ \t]*[A-ZÀ-ÞĀ-Ž0-9]))"
+)
 _CUE_TAIL = re.compile(r"[^\n.!?;]*\d[^\n!?;]*?(?=[.!?;]?\s*(?:\n\s*\n|$)|\.\s|[!?;])")
 # A following line that reads like the rest of an address: town, region, country, postcode.
 _NEXT_LINE = re.compile(
@@ -104,6 +115,8 @@ class StreetAddressRecogniser:
                 end = tail.end()
             spans.append((start, end, 0.9))
         for cue in _CUE.finditer(text):
+            if _QUANTITY_START.match(text, cue.end()):
+                continue
             tail = _CUE_TAIL.match(text, cue.end())
             if tail is not None and tail.end() - cue.end() <= 160:
                 spans.append((cue.end(), tail.end(), 0.7))

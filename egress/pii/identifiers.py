@@ -107,6 +107,8 @@ class PhoneRecogniser:
     )
     _DATE_LIKE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})(?:\s|$)")
     _IBAN_GROUP_BEFORE = re.compile(r"(?:[A-Z]{4}|[A-Z]{2}\d{2}|[A-Z0-9]{4}) $")
+    # A quantity, not a number to dial: "11.05%", "13.8 per cent", "2024 (11.05% before)".
+    _QUANTITY_AFTER = re.compile(r"\d*(?:[.,]\d+)?\s?(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
@@ -129,11 +131,15 @@ class PhoneRecogniser:
                 for number in phonenumbers.PhoneNumberMatcher(
                     text[start:end], region, leniency=phonenumbers.Leniency.VALID
                 ):
+                    if self._quantity(text, start + number.end):
+                        continue
                     out.append(
                         PiiFinding(PHONE_NUMBER, start + number.start, start + number.end, 0.9)
                     )
         for match in shapes:
             value = match.group().strip()
+            if not self._balanced(value) or self._quantity(text, match.end()):
+                continue  # "from 1 October 2024 (11.05% before)": a year, then a rate
             digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
             if not 7 <= len(digits) <= 15 or self._DATE_LIKE.match(value):
                 continue
@@ -145,6 +151,20 @@ class PhoneRecogniser:
             if self._possible(value):
                 out.append(PiiFinding(PHONE_NUMBER, match.start(), match.end(), 0.6))
         return out
+
+    def _quantity(self, text: str, end: int) -> bool:
+        """The digits run on into a percentage: a rate, not a phone number."""
+        return self._QUANTITY_AFTER.match(text, end) is not None
+
+    @staticmethod
+    def _balanced(value: str) -> bool:
+        """Parentheses in a phone number close around an area code or trunk prefix."""
+        depth = 0
+        for char in value:
+            depth += (char == "(") - (char == ")")
+            if depth < 0 or depth > 1:
+                return False
+        return depth == 0
 
     def _possible(self, value: str) -> bool:
         number = re.split(r"\s?(?:x|ext\.?)\s?\d", value)[0]
