@@ -8,6 +8,7 @@ concept entries of ``concepts.yaml``.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -237,3 +238,25 @@ def test_concepts_are_complete_and_aligned(
     duplicates = [key for key, n in keys.items() if n > 1]
     assert not duplicates, f"duplicate concept keys: {duplicates}"
     assert not problems, "\n".join(problems)
+
+
+def _label_key(text: str) -> str:
+    # Close to engine.lexicon.normalise_label: case, accents and punctuation do not count.
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", folded.casefold()).split())
+
+
+def test_concept_labels_are_not_shared(seeds: dict[str, dict[str, Any]]) -> None:
+    """A shared Label node would flip between two spellings on every seed run."""
+    owners: dict[str, set[str]] = {}
+    repeated: list[str] = []
+    for concept in seeds.get("concepts.yaml", {}).get("concepts") or []:
+        key = f"{concept['domain']}:{concept['jurisdiction']}:{concept['kind']}"
+        labels = [concept["pref_label"], *(concept.get("alt_labels") or [])]
+        normalised = [_label_key(label) for label in labels]
+        repeated += [f"{key}: {n!r}" for n, c in Counter(normalised).items() if c > 1]
+        for label in set(normalised):
+            owners.setdefault(label, set()).add(key)
+    shared = {label: sorted(keys) for label, keys in owners.items() if len(keys) > 1}
+    assert not repeated, f"labels repeated within a concept: {repeated}"
+    assert not shared, f"labels shared between concepts: {shared}"
