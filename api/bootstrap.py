@@ -26,8 +26,10 @@ from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon, LexiconEntry
 from engine.providers.extractive import ExtractiveProvider
+from engine.providers.openai_responses import OpenAIResponsesProvider
 from engine.router import LlmRouter, Route
 from engine.self_population import SelfPopulation
+from errors import InvalidInput
 from graph.ingress_guard import IngressGuard, PiiScanner
 from graph.models import WriteResult
 from graph.port import GraphStore
@@ -177,7 +179,15 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
 
 
 def build_providers(settings: Settings, lexicon: ConceptLexicon) -> dict[str, LlmProvider]:
-    return {"extractive": ExtractiveProvider(lexicon)}
+    """The offline extractive provider always; OpenAI's Responses API when it is configured."""
+    providers: dict[str, LlmProvider] = {"extractive": ExtractiveProvider(lexicon)}
+    if settings.llm_provider == "openai":
+        if not settings.openai_api_key:
+            raise InvalidInput("REGINTEL_OPENAI_API_KEY is required when LLM_PROVIDER=openai")
+        providers["openai"] = OpenAIResponsesProvider(
+            api_key=settings.openai_api_key, base_url=settings.openai_base_url
+        )
+    return providers
 
 
 def build_egress(

@@ -53,7 +53,7 @@ async def _seed(settings: Settings, folder: Path) -> dict[str, object]:
     try:
         await store.init_schema()
         writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
-        report = await seed_graph(writer, folder)
+        report = await seed_graph(store, writer, folder)
         counts = await store.counts()
         return {**report.summary(), "graph": {"nodes": counts.nodes, "edges": counts.edges}}
     finally:

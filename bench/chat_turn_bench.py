@@ -105,7 +105,7 @@ async def direct_provider(settings: Settings, turns: int) -> tuple[list[float], 
 async def seed(settings: Settings) -> None:
     container = await bootstrap(settings)
     try:
-        await seed_graph(container.writer)
+        await seed_graph(container.graph, container.writer)
     finally:
         await container.aclose()
 

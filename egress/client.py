@@ -27,7 +27,7 @@ from typing import Any
 from egress.audit import AuditSink, EgressAuditRecord
 from egress.policy import EgressMode, PolicyStore, resolve_mode
 from egress.restorer import PlaceholderRestorer
-from egress.sanitiser import SanitisedText, Sanitiser
+from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
 from egress.wire import ChatMessage, Done, LlmProvider, LlmRequest, StreamChunk, Text
 from errors import EgressBlocked, InvalidInput
 
@@ -157,6 +157,9 @@ class EgressClient:
         messages: list[ChatMessage] = []
         for index, message in enumerate(request.messages):
             if index in ctx.presanitised:
+                # Scanned when it was stored; its placeholders still count in the audit.
+                for entity_type, _ in PLACEHOLDER.findall(message.content):
+                    counts[entity_type] = counts.get(entity_type, 0) + 1
                 messages.append(message)
                 continue
             clean = await self._sanitiser.sanitise(

@@ -18,6 +18,7 @@ import yaml
 from engine.concepts import CapturedConcept
 from engine.self_population import ConceptWrite, ConceptWriter
 from graph.models import EdgeWrite, NodeWrite, WriteOutcome
+from graph.port import GraphReader
 from graph.write_service import GraphWriteService
 
 DEFAULT_SEEDS = Path(__file__).resolve().parents[1] / "seeds" / "rules"
@@ -50,7 +51,9 @@ def read_seed_files(folder: Path = DEFAULT_SEEDS) -> dict[str, list[dict[str, An
     return merged
 
 
-async def seed_graph(writer: GraphWriteService, folder: Path = DEFAULT_SEEDS) -> SeedReport:
+async def seed_graph(
+    reader: GraphReader, writer: GraphWriteService, folder: Path = DEFAULT_SEEDS
+) -> SeedReport:
     data = read_seed_files(folder)
     report = SeedReport()
     nodes = [
@@ -76,7 +79,7 @@ async def seed_graph(writer: GraphWriteService, folder: Path = DEFAULT_SEEDS) ->
     for result in await writer.upsert_edges(edges):
         report.edges[result.outcome.value] += 1
 
-    concepts = ConceptWriter(writer)
+    concepts = ConceptWriter(reader, writer)
     for raw in data["concepts"]:
         aligns = raw.get("aligns_with") or []
         if missing := [a for a in aligns if a not in labels]:

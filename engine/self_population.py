@@ -51,9 +51,15 @@ class ConceptWrite:
 
 
 class ConceptWriter:
-    """Writes a concept, its labels and alignments. Shared by self-population and seeding."""
+    """Writes a concept, its labels and alignments. Shared by self-population and seeding.
 
-    def __init__(self, writer: GraphWriteService) -> None:
+    A ``Label`` node is shared by every concept with that normalised label; it is written only
+    when missing, so its ``text`` keeps the first spelling instead of flipping between
+    "Entrepreneur's Relief" and "entrepreneurs relief" (and ``updated_at`` with it).
+    """
+
+    def __init__(self, reader: GraphReader, writer: GraphWriteService) -> None:
+        self._reader = reader
         self._writer = writer
 
     async def write(self, item: ConceptWrite, *, labels_only: bool = False) -> WriteOutcome:
@@ -80,7 +86,9 @@ class ConceptWriter:
             if norm
         ]
         node = NodeWrite(id=concept.id, label="Concept", properties=props)
-        results = await self._writer.upsert_nodes(labels if labels_only else [node, *labels])
+        known = {n.id for n in await self._reader.get_nodes([label.id for label in labels])}
+        missing = [label for label in labels if label.id not in known]
+        results = await self._writer.upsert_nodes(missing if labels_only else [node, *missing])
         edges = [
             EdgeWrite(
                 type="HAS_ALT_LABEL", source_id=concept.id, source_label="Concept",
@@ -107,7 +115,7 @@ class SelfPopulation:
         ingestion: IngestionQueue,
     ) -> None:
         self._reader = reader
-        self._concepts = ConceptWriter(writer)
+        self._concepts = ConceptWriter(reader, writer)
         self._evidence = evidence
         self._ingestion = ingestion
         self._inflight: dict[str, asyncio.Lock] = {}

@@ -2,10 +2,14 @@
 
 Deliberate deviations from the obvious, and why:
 
-- Ladybug has a strict schema, so ``init_schema`` derives one ``NODE TABLE`` per label and one
-  ``REL TABLE`` per relationship type (with every allowed ``FROM ... TO ...`` pair) from
-  ``schema/graph.yaml``. A property has one type across all tables, which is what makes the
-  label-less ``MATCH (n) WHERE n.updated_at > $ts`` of ``changes_since`` legal.
+- Ladybug has a strict schema. All nodes live in ONE node table, ``RgNode``, whose columns are
+  every property of ``schema/graph.yaml`` plus ``label``; each relationship type is one
+  ``REL TABLE ... (FROM RgNode TO RgNode)``. This works because a property has one type across
+  the whole graph, and it matters: with a table per label and a rel table per allowed
+  ``(from, to)`` pair (187 pairs), Ladybug allocated ~750 MB of buffer pool to write the
+  1,400 seed edges; with one node table it is a few MB. The ingress guard and the write
+  checks below enforce per-label properties and allowed endpoints; ids are unique across
+  labels for free (the primary key), as on the Bolt backends.
 - Ladybug runs one write transaction at a time. Writes go through a single connection in a
   worker thread under an ``asyncio.Lock``: the read-compare-write of an upsert is then atomic,
   so concurrent creation of one id yields one node and an honest CREATED/UNCHANGED outcome.
@@ -18,6 +22,7 @@ Deliberate deviations from the obvious, and why:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,28 +50,35 @@ _DDL_TYPES = {
     "bool": "BOOLEAN",
     "string[]": "STRING[]",
 }
-_INTERNAL_KEYS = ("_ID", "_LABEL", "_SRC", "_DST")
+_INTERNAL_KEYS = ("_ID", "_LABEL", "_SRC", "_DST", "label")
+
+
+NODE_TABLE = "RgNode"
 
 
 def schema_ddl(schema: GraphSchema) -> list[str]:
-    """The ``CREATE ... TABLE IF NOT EXISTS`` statements for a schema (node tables first)."""
-    statements = []
-    for label, props in schema.node_properties.items():
-        columns = ", ".join(f"`{p}` {_DDL_TYPES[schema.property_types[p]]}" for p in props)
-        statements.append(f"CREATE NODE TABLE IF NOT EXISTS `{label}`({columns}, PRIMARY KEY(id))")
+    """The ``CREATE ... TABLE IF NOT EXISTS`` statements for a schema (node table first)."""
+    columns = ", ".join(
+        f"`{name}` {_DDL_TYPES[kind]}" for name, kind in schema.property_types.items()
+    )
+    statements = [
+        f"CREATE NODE TABLE IF NOT EXISTS {NODE_TABLE}({columns}, label STRING, PRIMARY KEY(id))"
+    ]
     rel_columns = ", ".join(
         f"`{p}` {_DDL_TYPES[schema.property_types[p]]}" for p in schema.relationship_properties
     )
     for rel in schema.relationships.values():
-        pairs = ", ".join(f"FROM `{a}` TO `{b}`" for a, b in rel.pairs)
-        statements.append(f"CREATE REL TABLE IF NOT EXISTS `{rel.name}`({pairs}, {rel_columns})")
+        statements.append(
+            f"CREATE REL TABLE IF NOT EXISTS `{rel.name}`"
+            f"(FROM {NODE_TABLE} TO {NODE_TABLE}, {rel_columns})"
+        )
     return statements
 
 
 def _node_from_row(value: dict[str, Any]) -> GraphNode:
     props = {k: v for k, v in value.items() if k not in _INTERNAL_KEYS and v is not None}
     node_id = str(props.pop("id"))
-    return GraphNode(id=node_id, label=str(value["_LABEL"]), properties=props)
+    return GraphNode(id=node_id, label=str(value["label"]), properties=props)
 
 
 def _clean(props: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +182,8 @@ class LadybugGraphStore:
         try:
             result = body(writer, items, now)
         except BaseException:
-            writer.execute("ROLLBACK")
+            with contextlib.suppress(RuntimeError):  # a failed statement may have ended it
+                writer.execute("ROLLBACK")
             raise
         writer.execute("COMMIT")
         return result
@@ -182,30 +195,29 @@ class LadybugGraphStore:
         for node in nodes:
             props = dict(node.properties)
             names = list(props)
-            returns = ", ".join(f"n.`{p}`" for p in names) or "n.id"
+            returns = "".join(f", n.`{p}`" for p in names)
             rows = _rows(
                 conn.execute(
-                    f"MATCH (n:`{node.label}`) WHERE n.id = $id RETURN {returns}", {"id": node.id}
+                    f"MATCH (n:{NODE_TABLE}) WHERE n.id = $id RETURN n.label{returns}",
+                    {"id": node.id},
                 )
             )
-            params: dict[str, Any] = {"id": node.id, "now": now, **props}
+            params: dict[str, Any] = {"id": node.id, "now": now, "label": node.label, **props}
+            if rows and rows[0][0] != node.label:
+                raise SchemaViolation(f"node {node.id!r} exists as {rows[0][0]}")
             if not rows:
-                taken = _rows(
-                    conn.execute("MATCH (n) WHERE n.id = $id RETURN label(n)", {"id": node.id})
-                )
-                if taken:
-                    raise SchemaViolation(f"node {node.id!r} exists as {taken[0][0]}")
                 assigns = "".join(f", `{p}`: ${p}" for p in names)
                 conn.execute(
-                    f"CREATE (n:`{node.label}` {{id: $id{assigns}, created_at: $now, "
-                    "updated_at: $now})",
+                    f"CREATE (n:{NODE_TABLE} {{id: $id, label: $label{assigns}, "
+                    "created_at: $now, updated_at: $now})",
                     params,
                 )
                 outcome = WriteOutcome.CREATED
-            elif names and any(rows[0][i] != props[p] for i, p in enumerate(names)):
+            elif names and any(rows[0][i + 1] != props[p] for i, p in enumerate(names)):
                 assigns = "".join(f"n.`{p}` = ${p}, " for p in names)
+                del params["label"]
                 conn.execute(
-                    f"MATCH (n:`{node.label}`) WHERE n.id = $id SET {assigns}n.updated_at = $now",
+                    f"MATCH (n:{NODE_TABLE}) WHERE n.id = $id SET {assigns}n.updated_at = $now",
                     params,
                 )
                 outcome = WriteOutcome.UPDATED
@@ -221,16 +233,15 @@ class LadybugGraphStore:
         for edge in edges:
             props = dict(edge.properties)
             names = list(props)
-            ends = f"(a:`{edge.source_label}` {{id: $s}}), (b:`{edge.target_label}` {{id: $t}})"
+            ends = f"(a:{NODE_TABLE} {{id: $s}}), (b:{NODE_TABLE} {{id: $t}})"
             ids = {"s": edge.source_id, "t": edge.target_id}
-            if not _rows(conn.execute(f"MATCH {ends} RETURN a.id", ids)):
+            found = _rows(conn.execute(f"MATCH {ends} RETURN a.label, b.label", ids))
+            if found != [[edge.source_label, edge.target_label]]:
                 raise SchemaViolation(
-                    f"edge {edge.type}: endpoint {edge.source_id!r} or {edge.target_id!r} missing"
+                    f"edge {edge.type}: endpoint {edge.source_label} {edge.source_id!r} or "
+                    f"{edge.target_label} {edge.target_id!r} missing"
                 )
-            pattern = (
-                f"(a:`{edge.source_label}` {{id: $s}})-[r:`{edge.type}`]->"
-                f"(b:`{edge.target_label}` {{id: $t}})"
-            )
+            pattern = f"(a:{NODE_TABLE} {{id: $s}})-[r:`{edge.type}`]->(b:{NODE_TABLE} {{id: $t}})"
             returns = ", ".join(f"r.`{p}`" for p in names) or "r.created_at"
             rows = _rows(conn.execute(f"MATCH {pattern} RETURN {returns}", ids))
             params: dict[str, Any] = {**ids, "now": now, **props}
@@ -270,7 +281,8 @@ class LadybugGraphStore:
 
     async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
         rows = await self._read(
-            "MATCH (c:Concept)-[:HAS_ALT_LABEL]->(l:Label) WHERE l.normalised = $x "
+            "MATCH (c:RgNode)-[:HAS_ALT_LABEL]->(l:RgNode) "
+            "WHERE l.normalised = $x AND l.label = 'Label' AND c.label = 'Concept' "
             "RETURN DISTINCT c ORDER BY c.id",
             {"x": normalised},
         )
@@ -301,7 +313,7 @@ class LadybugGraphStore:
             for label in labels:
                 self._label(label)
             rows = await self._read(
-                "MATCH (n) WHERE label(n) IN $labels RETURN n ORDER BY n.id LIMIT $limit",
+                "MATCH (n:RgNode) WHERE n.label IN $labels RETURN n ORDER BY n.id LIMIT $limit",
                 {"labels": list(labels), "limit": limit},
             )
         else:
@@ -324,7 +336,7 @@ class LadybugGraphStore:
     async def counts(self) -> GraphCounts:
         by_label = {
             str(row[0]): int(row[1])
-            for row in await self._read("MATCH (n) RETURN label(n), count(*)")
+            for row in await self._read("MATCH (n:RgNode) RETURN n.label, count(*)")
         }
         edges = await self._read("MATCH ()-[r]->() RETURN count(r)")
         return GraphCounts(

@@ -14,7 +14,7 @@ async def test_seeding_twice_changes_nothing(seeded_data_dir):
     try:
         before = await container.graph.counts()
         snapshot = await container.graph.snapshot(limit=10_000)
-        report = await seed_graph(container.writer)
+        report = await seed_graph(container.graph, container.writer)
         after = await container.graph.counts()
         again = await container.graph.snapshot(limit=10_000)
     finally:

@@ -15,7 +15,7 @@ def seed_data_dir(folder: Path) -> None:
     async def run() -> None:
         container = await bootstrap(Settings(data_dir=folder, log_json=False))
         try:
-            await seed_graph(container.writer)
+            await seed_graph(container.graph, container.writer)
         finally:
             await container.aclose()
 
