@@ -32,35 +32,72 @@ _LEAD_WORD = (
     r"|Camino|Paseo|Plaza|Travessa|Praça|Estrada|Rue|Avenue|Allée|Chemin|Boulevard|Impasse"
     r"|Place|Quai|Route|Ulica|ul\.|Aleja|al\.|Strada|Bulevardul|Odos|Odós|Leoforos)"
 )
-_COMPOUND = (
+_COMPOUND_SUFFIXED = (
     r"(?i:[^\W\d_]{2,}(?:straße|strasse|str\.|gasse|allee|platz|laan|straat|gracht|plein|gade"
     r"|vej|gatan|vägen|gata|veien|vegen|katu|kuja|polku|braut|vegur|stræti|utca|ulice|náměstí"
     r"|třída|ulica|stræde|vollen))"
-    r"|(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\s+)?(?i:straße|strasse|gasse|allee|platz|laan|straat|gade"
-    r"|vej|gatan|gata|gate|katu|utca|tér|út|ulice|terrasse|vei|veien|vegen|u\.)"
 )
+_SEPARATE_SUFFIX = (
+    r"(?i:straße|strasse|gasse|allee|platz|laan|straat|gade|vej|gatan|gata|gate|katu|utca|tér"
+    r"|út|ulice|terrasse|vei|veien|vegen|u\.)"
+)
+_COMPOUND = rf"{_COMPOUND_SUFFIXED}|(?:[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\s+)?{_SEPARATE_SUFFIX}"
 _NUM = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?"
 _UNIT = (
-    r"(?:Apt\.?|Apartment|Suite|Ste\.?|Unit|Flat|Floor|Fl\.|P\.?\s?O\.?\s+Box|Box|PSC|CMR|Room"
-    r")\s*#?\s*\d+\w*"
+    r"(?:(?i:apt\.?|apartment|suite|ste\.|p\.?\s?o\.?\s+box|postbox|postfach|psc|cmr)"
+    r"|Unit|Flat|Floor|Fl\.|Box|Room|(?i:unit)(?=\s*#?\s*\d+,?\s+(?i:box)))\s*#?\s*\d+\w*"
 )
-_MILITARY = r"\b(?:APO|FPO|DPO)\s+(?:AA|AE|AP)\s+\d{5}\b"
+_MILITARY = r"\b(?i:APO|FPO|DPO)\s+(?i:AA|AE|AP)\s+\d{5}\b"
+# A ship's line above a military postcode: "USNS Møller\nFPO AA 85844".
+_SHIP = r"\b(?:USNS|USS|USNV|USCGC)\s+[^\W\d_][\w'’-]*(?=[ \t]*\n[ \t]*(?:FPO|APO|DPO)\b)"
+# Lower-case text ("2613 avenida praia 1"): only the unambiguous foreign street words.
+_LOWER_LEAD = r"(?i:rue|rua|rúa|calle|avenida|avda\.|ul\.)"
 
 _PLAIN = r"[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\.?"
-# "971 Kesk 53", "0138 Brisas 6802": postcode or number, street name, house number.
-_PLAIN_STREET = re.compile(
-    rf"\b\d{{3,5}}[ \t]+(?P<plain>(?:{_PLAIN}[ \t]+){{1,3}})\d{{1,4}}\b(?![/.,]\d)"
+# "971 Kesk 53", "0138 Brisas 6802": postcode or number, street name, house number;
+# "9816 214 Pavlou Drandaki": postcode, house number, street name; "2505 Heatherleigh Suite 620":
+# number, street name, unit. None of the plain words may be an English word.
+_PLAIN_STREETS = (
+    re.compile(rf"\b\d{{3,5}}[ \t]+(?P<plain>(?:{_PLAIN}[ \t]+){{1,3}})\d{{1,4}}\b(?![/.,]\d)"),
+    re.compile(
+        rf"\b\d{{3,5}}[ \t]+\d{{1,4}}[A-Za-z]?[ \t]+(?P<plain>{_PLAIN}(?:[ \t]+{_PLAIN}){{0,2}})"
+        r"(?=[ \t]*(?:[,;\n]|$))"
+    ),
+    re.compile(rf"\b{_NUM}[ \t]+(?P<plain>(?:{_PLAIN}[ \t]+){{1,3}})(?={_UNIT})"),
 )
-_STREET = re.compile(
-    rf"(?:\b{_NUM},?\s+(?:{_CAP}\s+){{0,4}}{_EN_SUFFIX}(?!\w)"
-    rf"|\b{_LEAD_WORD}\s+(?:{_CAP}\s+){{0,4}}?{_NUM}\b"
-    rf"|\b{_COMPOUND}\s+{_NUM}\b"
-    rf"|\b{_UNIT}(?:,?\s+(?:Box|{_NUM})\s*\d*)?"
-    rf"|{_MILITARY})"
+# Each alternative runs on its own so that overlapping evidence ("08428 Rue" by suffix, "Rue de
+# Piétrain 371" by lead word) merges into one span instead of the first match hiding the second.
+_STREETS = (
+    re.compile(rf"\b{_NUM},?\s+(?:{_CAP}\s+){{0,4}}{_EN_SUFFIX}(?!\w)"),
+    re.compile(rf"\b{_LEAD_WORD}\s+(?:{_CAP}\s+){{0,4}}?{_NUM}\b"),
+    # "1812 Rue De La Gare", "69 Av Sidi Lakhmi": number, street word, name, no second number.
+    re.compile(rf"\b{_NUM}[ \t]+(?:{_LEAD_WORD}|{_LOWER_LEAD})(?:[ \t]+{_CAP}){{1,4}}"),
+    re.compile(rf"\b{_LOWER_LEAD}\s+(?:[^\W\d_]+\.?\s+){{0,4}}?{_NUM}\b"),
+    re.compile(rf"\b{_UNIT}(?:,?\s+(?:(?i:box)|{_NUM})\s*\d*)?"),
+    re.compile(_MILITARY),
+    re.compile(_SHIP),
+)
+# "the corner of Grafton Street and Nassau Street": the second street needs no number.
+_CORNER = re.compile(
+    r"\b(?i:the\s+)?(?i:corner)\s+of\s+(?P<a>[^\n,;?!]{2,60}?)\s+(?:and|&)\s+"
+    r"(?P<b>[^\W\d_][\w'’-]*(?:[ \t]+[^\W\d_][\w'’-]*){0,3}?)"
+    r"(?=[ \t]*(?:[,;?!\n]|\.(?:\s|$)|$|[ \t]+(?:in|at|on|and|for|to|near|is|was|st\.?)\b))"
+)
+# Compound street names ("Søndergade 52", "Bundesstr. 3", "Trenerys gate 232"): a word before a
+# house number, checked against the compound pattern. Scanning for the few words that precede a
+# number is ~10x cheaper than trying every suffix at every word.
+_BEFORE_NUMBER = re.compile(rf"(?<![\w'’-])[^\W\d_][\w'’-]*\.?(?=\s+{_NUM}\b)")
+_COMPOUND_WORD = re.compile(_COMPOUND_SUFFIXED)
+_SEPARATE_WORD = re.compile(_SEPARATE_SUFFIX)
+_CAPITAL_BEFORE = re.compile(r"(?<![\w'’-])[A-ZÀ-ÖØ-ÞĀ-Ž][^\W\d_]+\s+$")
+_NUMBER_AFTER = re.compile(rf"\s+{_NUM}\b")
+_STREET_WORD = re.compile(
+    rf"{_EN_SUFFIX}|{_LEAD_WORD}|{_COMPOUND}|\d|(?i:street|road|avenue|lane|court|square)",
 )
 _CUE = re.compile(
-    r"(?:\baddress(?:\s+is|\s*:|(?=\s+of\s))|\blives?\s+at|\bliving\s+at|\blocated\s+at|\bmoved\s+to"
-    r"|\bresides?\s+at|\bship\s+to|\bdeliver\s+to)\s*",
+    r"(?:\baddress\s+of\s+[^\n.?!]{1,60}?\s+(?:is|was)\s+"
+    r"|\baddress(?:\s+is|\s*:)|\blives?\s+(?:at|on)|\bliving\s+(?:at|on)|\blocated\s+at"
+    r"|\bmoved\s+to|\bresides?\s+at|\bship\s+to|\bdeliver\s+to)\s*",
     re.IGNORECASE,
 )
 # What follows a cue but is a quantity or a date, not a place: "moved to 9%", "to €2,000",
@@ -74,17 +111,36 @@ _QUANTITY_START = re.compile(
     rf"|\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTHS}|{_MONTHS}"
     rf"|(?:19|20)\d{{2}}(?![ \t]*[A-ZÀ-ÞĀ-Ž0-9]))"
 )
+# After a cue, an address starts with a house number or with a street name and its number;
+# "moved to Ireland in 2024" and "moved to section 12" do not.
+_CUE_START = re.compile(
+    r"(?!(?i:section|s\.|part|article|chapter|schedule|regulation|paragraph|class|band|table"
+    r"|page|step|level|tier|line|item|rule|note)\s+\d)"
+    rf"(?:\d|(?:{_CAP}[ \t]+){{1,4}}{_NUM}\b)"
+)
 _CUE_TAIL = re.compile(r"[^\n.!?;]*\d[^\n!?;]*?(?=[.!?;]?\s*(?:\n\s*\n|$)|\.\s|[!?;])")
 # A following line that reads like the rest of an address: town, region, country, postcode.
+# Lines may carry a quoting prefix ("> "); a word ends before sentence punctuation, except a
+# short abbreviation ("St. Felicien").
+_WORD = r"(?:[A-Z][a-z]{0,2}\.(?=[ \t]+[A-Z0-9])|[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(](?:[^\s,:@?!.]|\.(?=\S))*)"
 _NEXT_LINE = re.compile(
-    r"\n[ \t]*\n?[ \t]*,?[ \t]*(?:[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][^\s,:@]*[ \t]*,?[ \t]*){1,6}"
-    r"(?=\n|$|[.?!]|[ \t]+[a-z])"
+    rf"\.?[ \t]*\n[ \t>]*\n?[ \t>]*,?[ \t]*(?:{_WORD}[ \t]*,?[ \t]*){{1,6}}"
+    r"(?<![ \t,])(?=[ \t]*(?:\n|$|[.?!,]|[ \t]+[a-z]))"
 )
+# A line with seven or more digits is a phone or account number, not a town or a postcode.
+_PHONE_LIKE = re.compile(r"(?:\d[^\n\d]{0,3}){7}")
 _LINE_TAIL = re.compile(
     r"(?:,[ \t]*[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*){0,3})+"
 )
 # Continuation on the same line: numbers, units, "Co. Cork", a capitalised word before a number.
 _TAIL = re.compile(rf"(?:,?[ \t]+(?:{_UNIT}|{_NUM}\b|Co\.\s+[A-Z]\w+|{_CAP}[ \t]+\d{{1,5}}\b))+")
+# After a street name, more capitalised words up to the line end ("14 Crown Street Kishiev
+# Squares\n"); after a flat or suite number, the town on the same line ("Suite 215 NUNGATTA
+# Australia last night").
+_CAPS = r"(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω][\w'’-]*){1,3}"
+_STREET_TAIL = re.compile(rf"{_CAPS}(?=[ \t]*(?:[,;\n]|$|{_UNIT}))")
+_UNIT_TAIL = re.compile(rf"{_CAPS}(?=[ \t]*(?:[,;.?!\n]|$|[ \t]+[a-z]))")
+_ENDS_WITH_UNIT = re.compile(rf"{_UNIT}$")
 _HEAD = re.compile(rf"(?:\b(?:{_NUM}|{_UNIT})[ \t]*,?[ \t]*)$")
 
 
@@ -100,30 +156,66 @@ class StreetAddressRecogniser:
 
     def find(self, text: str) -> list[PiiFinding]:
         spans: list[tuple[int, int, float]] = []
-        matches = list(_STREET.finditer(text))
-        for match in _PLAIN_STREET.finditer(text):
-            plain = match["plain"].split()
-            if not any(w.rstrip(".").lower() in self._words or w.isupper() for w in plain):
-                matches.append(match)
-        for match in matches:
-            start, end = match.span()
+        matches = [m.span() for pattern in _STREETS for m in pattern.finditer(text)]
+        for word in _BEFORE_NUMBER.finditer(text):
+            span = self._compound(text, word.start(), word.end())
+            if span is not None:
+                matches.append(span)
+        for pattern in _PLAIN_STREETS:
+            for match in pattern.finditer(text):
+                plain = match["plain"].split()
+                if not any(w.rstrip(".").lower() in self._words or w.isupper() for w in plain):
+                    matches.append(match.span())
+        for start, end in matches:
             head = _HEAD.search(text, max(0, start - 24), start)
             if head is not None:
                 start = head.start()
             tail = _TAIL.match(text, end)
             if tail is not None:
                 end = tail.end()
+            more = (_UNIT_TAIL if _ENDS_WITH_UNIT.search(text, start, end) else _STREET_TAIL).match(
+                text, end
+            )
+            if more is not None:
+                end = more.end()
             spans.append((start, end, 0.9))
+        for corner in _CORNER.finditer(text):
+            if self._corner(corner["a"], corner["b"]):
+                spans.append((corner.start(), corner.end(), 0.85))
+        found = list(spans)
         for cue in _CUE.finditer(text):
-            if _QUANTITY_START.match(text, cue.end()):
+            if _QUANTITY_START.match(text, cue.end()) or not _CUE_START.match(text, cue.end()):
                 continue
             tail = _CUE_TAIL.match(text, cue.end())
-            if tail is not None and tail.end() - cue.end() <= 160:
-                spans.append((cue.end(), tail.end(), 0.7))
-        return [
-            PiiFinding(STREET_ADDRESS, s, self._extend(text, e), score)
-            for s, e, score in _merge(text, spans)
-        ]
+            if tail is None or tail.end() - cue.end() > 160:
+                continue
+            if not any(cue.end() <= s < tail.end() for s, _, _ in found):
+                spans.append((cue.end(), tail.end(), 0.7))  # nothing better: the whole line
+        spans = [(s, self._extend(text, e), score) for s, e, score in spans]
+        return [PiiFinding(STREET_ADDRESS, s, e, score) for s, e, score in _merge(text, spans)]
+
+    @staticmethod
+    def _compound(text: str, start: int, end: int) -> tuple[int, int] | None:
+        """A compound street name (``text[start:end]``, the word before a number) and its number:
+        "Søndergade 52", or a separate suffix with the capitalised word before it ("Trenerys gate
+        232", "Piroska u. 97")."""
+        if _COMPOUND_WORD.fullmatch(text, start, end) is None:
+            if _SEPARATE_WORD.fullmatch(text, start, end) is None:
+                return None
+            before = _CAPITAL_BEFORE.search(text, max(0, start - 40), start)
+            if before is not None:
+                start = before.start()
+        number = _NUMBER_AFTER.match(text, end)
+        return None if number is None else (start, number.end())
+
+    def _corner(self, first: str, second: str) -> bool:
+        """Two streets: a number or street word in either, or both written as names."""
+        if _STREET_WORD.search(first) or _STREET_WORD.search(second):
+            return True
+        return all(
+            w[0].isupper() and w.lower() not in self._words
+            for w in (first.split()[0], second.split()[0])
+        )
 
     @staticmethod
     def _extend(text: str, end: int) -> int:
@@ -133,7 +225,7 @@ class StreetAddressRecogniser:
             end = tail.end()
         for _ in range(4):
             line = _NEXT_LINE.match(text, end)
-            if line is None:
+            if line is None or _PHONE_LIKE.search(line.group()):
                 break
             end = line.end()
         return end

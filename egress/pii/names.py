@@ -127,7 +127,11 @@ class PersonNameRecogniser:
         return runs
 
     def _is_word(self, tok: _Tok) -> bool:
-        return tok.low in self._words or (tok.core.isupper() and len(tok.core) > 1)
+        if tok.low in self._words or (tok.core.isupper() and len(tok.core) > 1):
+            return True
+        # "Irish-established", "Non-resident": a compound of words is a word, not a name
+        parts = re.split(r"[-’']", tok.low)
+        return len(parts) > 1 and all(p in self._words for p in parts if len(p) > 1)
 
     def _score(self, text: str, run: list[_Tok]) -> PiiFinding | None:
         lower = all(not t.core[0].isupper() for t in run)

@@ -123,6 +123,8 @@ REGULATORY_TEXT = [
     "VAT on newspapers is 0% from 1 January 2023, under section 46(1)(c) VATCA 2010.",
     "Paragraph 4.3 of Revenue's guidance (Tax and Duty Manual Part 42-04-65, updated 3 July"
     " 2024) explains the rule.",
+    "An Irish-established business must register for VAT once turnover exceeds €85,000.",
+    "Non-resident landlords pay income tax at 20% on Irish rental profits.",
     "The Local Property Tax rate is 0.1029% on the first €1,050,000 of value in 2025"
     " (0.18% in 2022).",
 ]
