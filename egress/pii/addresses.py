@@ -140,6 +140,10 @@ _TAIL = re.compile(rf"(?:,?[ \t]+(?:{_UNIT}|{_NUM}\b|Co\.\s+[A-Z]\w+|{_CAP}[ \t]
 _CAPS = r"(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω][\w'’-]*){1,3}"
 _STREET_TAIL = re.compile(rf"{_CAPS}(?=[ \t]*(?:[,;\n]|$|{_UNIT}))")
 _UNIT_TAIL = re.compile(rf"{_CAPS}(?=[ \t]*(?:[,;.?!\n]|$|[ \t]+[a-z]))")
+# "Box 12 of the P60", "Room 2", "Unit 4": alone these are form boxes and rooms; they count
+# only when they join other address evidence (merged spans keep the higher score).
+_WEAK_UNIT = re.compile(r"(?:Unit|Flat|Floor|Fl\.|Box|Room)\s*#?\s*\d+\w*")
+WEAK_UNIT = 0.45
 _ENDS_WITH_UNIT = re.compile(rf"{_UNIT}$")
 _HEAD = re.compile(rf"(?:\b(?:{_NUM}|{_UNIT})[ \t]*,?[ \t]*)$")
 
@@ -178,7 +182,8 @@ class StreetAddressRecogniser:
             )
             if more is not None:
                 end = more.end()
-            spans.append((start, end, 0.9))
+            weak = _WEAK_UNIT.fullmatch(text, start, end) is not None
+            spans.append((start, end, WEAK_UNIT if weak else 0.9))
         for corner in _CORNER.finditer(text):
             if self._corner(corner["a"], corner["b"]):
                 spans.append((corner.start(), corner.end(), 0.85))

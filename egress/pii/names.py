@@ -45,6 +45,10 @@ _NOT_PERSON_AFTER = frozenset(
     limited plc partners associates foundation trust council department office agency
     authority institute society club church cathedral drive way place close terrace""".split()
 )
+# Words that end a street name and are (almost) never a surname.
+_STREET_END = frozenset(
+    "street st road rd avenue ave blvd boulevard terrace tce crescent quay".split()
+)
 # English words that are far more often first names when capitalised before a surname.
 _NAME_WORDS = frozenset(
     "john mark will bill rose grant jack frank ray bob pat sue dawn joy hope faith grace victor"
@@ -166,8 +170,8 @@ class PersonNameRecogniser:
             if run[-1].low in _NOT_PERSON_AFTER:
                 return None
             run = run[:-1]
-        if not run:
-            return None
+        if not run or (run[-1].low in _STREET_END and (titled or len(run) > 1)):
+            return None  # "Dame Street", "Herceg Gateway St": a street, not a person
         words = [t for t in run if len(t.core) > 1 and t.low not in _PARTICLES]
         if not words:
             return None

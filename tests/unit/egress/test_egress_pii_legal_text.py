@@ -125,6 +125,8 @@ REGULATORY_TEXT = [
     " 2024) explains the rule.",
     "An Irish-established business must register for VAT once turnover exceeds €85,000.",
     "Non-resident landlords pay income tax at 20% on Irish rental profits.",
+    "Box 12 of the P60 shows gross pay and Room 2 of the tax office handles appeals.",
+    "The Office of the Revenue Commissioners is at Dublin Castle, Dame Street, Dublin 2.",
     "The Local Property Tax rate is 0.1029% on the first €1,050,000 of value in 2025"
     " (0.18% in 2022).",
 ]
