@@ -12,23 +12,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.app import create_app
 from api.bootstrap import bootstrap
 from api.settings import Settings
 from egress.wire import LlmRequest
 from engine.concepts import CAPTURE_TOOL
 from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
 from engine.seeding import seed_graph
-from tests.support.server import running_server, sse_events
+from tests.support.server import sse_events
 
 QUESTIONS = [
     "What is the standard rate of VAT in Ireland?",
@@ -110,6 +114,30 @@ async def seed(settings: Settings) -> None:
         await container.aclose()
 
 
+@contextmanager
+def served(settings: Settings) -> Iterator[str]:
+    """The API as its own process (as in production), so the client does not share its GIL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "REGINTEL_DATA_DIR": str(settings.data_dir),
+           "REGINTEL_LOG_LEVEL": "WARNING"}  # fmt: skip
+    cli = Path(sys.executable).with_name("regintel")
+    server = subprocess.Popen([cli, "serve", "--port", str(port)], env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def row(name: str, first: list[float], done: list[float]) -> str:
     return (
         f"{name:<34} {len(done):>5} {pct(first, 0.5):>9.1f} {pct(first, 0.99):>9.1f}"
@@ -128,7 +156,7 @@ def main() -> None:
         rows = []
         first, done = asyncio.run(direct_provider(settings, args.turns))
         rows.append(row("provider called directly", first, done))
-        with running_server(create_app(settings)) as base:
+        with served(settings) as base:
             for concurrency in args.concurrency:
                 first, done = asyncio.run(
                     http_turns(base, concurrency, max(1, args.turns // concurrency))

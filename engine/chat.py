@@ -134,7 +134,9 @@ class ChatEngine:
             user_id=request.user_id,
             conversation_id=conversation.id,
             override_mode=EgressMode(request.egress_mode) if request.egress_mode else None,
-            presanitised=frozenset(range(1, len(history) + 2)),  # stored history + question
+            # Nothing in the prompt needs a scan at send time: the system prompt is built from
+            # the PII-free graph, history was sanitised when stored, the question just now.
+            presanitised=frozenset(range(len(history) + 2)),
         )
         mode = await self._egress.effective_mode(ctx)  # a refused "off" ends here, as a 403
         question = (await self._egress.sanitise_message(ctx, message)).text

@@ -62,8 +62,17 @@ class ConceptWriter:
         self._reader = reader
         self._writer = writer
 
-    async def write(self, item: ConceptWrite, *, labels_only: bool = False) -> WriteOutcome:
-        """Upsert the concept node (unless ``labels_only``), its labels and alignments."""
+    async def write(
+        self,
+        item: ConceptWrite,
+        *,
+        labels_only: bool = False,
+        linked: frozenset[str] = frozenset(),
+    ) -> WriteOutcome:
+        """Upsert the concept node (unless ``labels_only``), its labels and alignments.
+
+        ``linked``: label ids already attached to the concept; they are not written again.
+        """
         concept = item.concept
         props: dict[str, PropertyValue] = {
             "domain": concept.domain,
@@ -86,8 +95,11 @@ class ConceptWriter:
             if norm
         ]
         node = NodeWrite(id=concept.id, label="Concept", properties=props)
+        labels = [label for label in labels if label.id not in linked]
         known = {n.id for n in await self._reader.get_nodes([label.id for label in labels])}
         missing = [label for label in labels if label.id not in known]
+        if labels_only and not labels:
+            return WriteOutcome.UNCHANGED  # nothing new: a known concept, known labels
         results = await self._writer.upsert_nodes(missing if labels_only else [node, *missing])
         edges = [
             EdgeWrite(
@@ -141,11 +153,18 @@ class SelfPopulation:
         if existing is not None:
             # Enrich with the labels this mention brought; properties of a known concept
             # (status included) are never overwritten by a chat capture.
+            around = await self._reader.neighbourhood([existing.id], limit=200)
+            mine = [e for e in around.edges if e.source == existing.id]
             await self._concepts.write(
                 ConceptWrite(concept=_as_known(concept, existing), status=_status(existing)),
                 labels_only=True,
+                linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
             )
-            await self._gate(existing.id, sparse=await self._is_sparse(existing))
+            # The auto-ingestion gate: clearly sparse = no definition and no rule alignment.
+            if not existing.properties.get("definition") and not any(
+                e.type == "ALIGNS_WITH" for e in mine
+            ):
+                await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
             return ResolvedConcept(
                 id=existing.id, pref_label=str(existing.properties.get("pref_label", existing.id)),
                 status=_status(existing), created=False, matched_by=matched_by,
@@ -176,16 +195,6 @@ class SelfPopulation:
                 if candidate.properties.get("jurisdiction") == concept.jurisdiction:
                     return candidate, "alias"
         return None, ""
-
-    async def _is_sparse(self, node: GraphNode) -> bool:
-        if node.properties.get("definition"):
-            return False
-        around = await self._reader.neighbourhood([node.id], limit=50)
-        return not any(e.type == "ALIGNS_WITH" and e.source == node.id for e in around.edges)
-
-    async def _gate(self, concept_id: str, *, sparse: bool) -> None:
-        if sparse:
-            await self._ingestion.enqueue(IngestionJob(concept_id, "sparse"))
 
 
 def _status(node: GraphNode) -> str:
