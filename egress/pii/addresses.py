@@ -130,7 +130,8 @@ _NEXT_LINE = re.compile(
 # A line with seven or more digits is a phone or account number, not a town or a postcode.
 _PHONE_LIKE = re.compile(r"(?:\d[^\n\d]{0,3}){7}")
 _LINE_TAIL = re.compile(
-    r"(?:,[ \t]*[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*){0,3})+"
+    r"(?:,[ \t]*(?:Co\.[ \t]+)?[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*"
+    r"(?:[ \t]+[A-ZÀ-ÞĀ-ŽΑ-Ω0-9(][\w'’()-]*){0,3})+"
 )
 # Continuation on the same line: numbers, units, "Co. Cork", a capitalised word before a number.
 _TAIL = re.compile(rf"(?:,?[ \t]+(?:{_UNIT}|{_NUM}\b|Co\.\s+[A-Z]\w+|{_CAP}[ \t]+\d{{1,5}}\b))+")

@@ -37,6 +37,10 @@ def _addresses(detector: PiiDetector, text: str) -> list[str]:
             "It went to 14 Crown Street Kishiev Squares\n Suite 321\n LONDON",
             "14 Crown Street Kishiev Squares\n Suite 321\n LONDON",
         ),
+        (
+            "I live at 14 Main Street, Ballincollig, Co. Cork and work in Cork city.",
+            "14 Main Street, Ballincollig, Co. Cork",
+        ),
         ("Write to Flat 3, 12 Harcourt Road", "Flat 3, 12 Harcourt Road"),
         ("Unit 7194 Box 5854\nDPO AE 12345", "Unit 7194 Box 5854\nDPO AE 12345"),
         ("He lives at Søndergade 52, Brønderslev.", "Søndergade 52, Brønderslev"),
