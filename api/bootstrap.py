@@ -32,6 +32,7 @@ from engine.self_population import SelfPopulation
 from errors import InvalidInput
 from graph.ingress_guard import IngressGuard, PiiScanner
 from graph.models import WriteResult
+from graph.patches import PatchFeed
 from graph.port import GraphStore
 from graph.schema import GraphSchema, load_schema
 from graph.write_service import GraphWriteService
@@ -55,6 +56,7 @@ class Container:
     egress: EgressGateway
     providers: dict[str, LlmProvider]
     engine: ChatEngine
+    patches: PatchFeed
     extras: dict[str, Any] = field(default_factory=dict)
 
     async def aclose(self) -> None:
@@ -144,6 +146,8 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
                 lexicon.add(concept_entry(node.id, dict(node.properties), []))
 
     writer.subscribe(on_graph_change)  # type: ignore[arg-type]
+    patches = PatchFeed(graph)
+    writer.subscribe(patches.on_change)
 
     ingestion: IngestionQueue = overrides.get("ingestion") or InMemoryIngestionQueue()
     population = SelfPopulation(graph, writer, evidence, ingestion)
@@ -175,6 +179,7 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
         settings=settings, schema=schema, graph=graph, guard=guard, writer=writer,
         conversations=conversations, evidence=evidence, lexicon=lexicon, ingestion=ingestion,
         population=population, retry=retry, egress=egress, providers=providers, engine=engine,
+        patches=patches,
     )  # fmt: skip
 
 

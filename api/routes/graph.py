@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.auth import Principal, authenticate
+from api.sse import heartbeat
 from graph.models import GraphSnapshot
 
 router = APIRouter(tags=["graph"])
@@ -43,3 +46,41 @@ async def changes(
 ) -> GraphSnapshot:
     graph = request.app.state.container.graph
     return await graph.changes_since(since, limit=limit)  # type: ignore[no-any-return]
+
+
+@router.get(
+    "/api/graph/patches",
+    summary="Live graph change patches (SSE)",
+    response_class=EventSourceResponse,
+    responses={
+        200: {
+            "description": "`graph_patch` events `{type, seq, timestamp, nodes: {added, updated, "
+            "removed}, edges: {added, updated, removed}, meta}`. With `since`, the first patch "
+            "catches up (`meta.catchUp`). A patch with `meta.resync` ends the stream: the "
+            "client fell behind and should reload a snapshot.",
+            "content": {"text/event-stream": {}},
+        }
+    },
+)
+async def patches(
+    request: Request,
+    _: Annotated[Principal, Depends(authenticate)],
+    since: Annotated[str | None, Query(max_length=40, description="ISO-8601 UTC")] = None,
+) -> EventSourceResponse:
+    container = request.app.state.container
+    feed = container.patches
+    first = await feed.catch_up(since) if since else None
+    live = feed.subscribe()
+
+    async def frames() -> AsyncIterator[ServerSentEvent]:
+        if first is not None:
+            yield ServerSentEvent(event="graph_patch", data=first.model_dump_json())
+        try:
+            async for patch in live:
+                yield ServerSentEvent(event="graph_patch", data=patch.model_dump_json())
+        finally:
+            await live.aclose()  # unsubscribes at once when the client goes away
+
+    return EventSourceResponse(
+        frames(), ping=container.settings.heartbeat_seconds, ping_message_factory=heartbeat
+    )

@@ -218,3 +218,21 @@ async def test_health_and_openapi(app_parts):
             "text/event-stream"
             in schema["paths"]["/api/chat"]["post"]["responses"]["200"]["content"]
         )
+
+
+async def test_graph_uis_get_a_patch_when_a_turn_creates_a_concept(app_parts):
+    base, _, _ = app_parts
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        async with client.stream("GET", "/api/graph/patches", headers=CAROL) as patches:
+            assert patches.status_code == 200
+            await chat(client, {"message": "Is there a wealth tax in Ireland?"})
+            with anyio.fail_after(10):
+                async for event in sse_events(patches):
+                    if event.event == "graph_patch":
+                        added = {n["id"] for n in event.data["nodes"]["added"]}
+                        if "TAX:IE:WEALTH_TAX" in added:
+                            break
+        snapshot = await client.get(
+            "/api/graph/snapshot", params={"labels": "Concept"}, headers=ALICE
+        )
+        assert "TAX:IE:WEALTH_TAX" in {n["id"] for n in snapshot.json()["nodes"]}
