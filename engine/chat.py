@@ -179,9 +179,12 @@ class ChatEngine:
             referenced = list(dict.fromkeys([*cited, *(r.id for r in resolved)]))
             new_context = context.with_nodes(referenced, self._limits.max_active_nodes)
             saved = True
+            save = self._spawn(
+                self._save(request, conversation.id, message, question, answer,
+                           state.status, referenced, new_context, ctx)
+            )  # fmt: skip
             try:
-                await self._save(request, conversation.id, message, question, answer,
-                                 state.status, referenced, new_context, ctx)  # fmt: skip
+                await asyncio.shield(save)  # a client leaving now cannot interrupt the save
             except StoreUnavailable as exc:
                 yield ErrorEvent(exc.code, "the conversation could not be saved; try again")
                 state.status = "error"
@@ -277,11 +280,12 @@ class ChatEngine:
             context,
         )  # fmt: skip
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         task.add_done_callback(_log_failure)
+        return task
 
 
 def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:

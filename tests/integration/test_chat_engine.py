@@ -12,7 +12,7 @@ from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import InMemoryIngestionQueue
 from engine.router import LlmRouter, Route
 from engine.self_population import SelfPopulation
-from errors import GraphUnavailable, InvalidInput, NotFound
+from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard
 from graph.models import EdgeWrite, NodeWrite
@@ -273,3 +273,31 @@ async def test_a_graph_outage_degrades_to_a_warning_and_the_write_is_retried(h):
         await asyncio.sleep(0.01)
     assert h.retry.completed == 1
     assert [n.id for n in await h.graph.get_nodes(["TAX:IE:CARBON_TAX"])] == ["TAX:IE:CARBON_TAX"]
+
+
+class SaveFails:
+    """The real store, except that saving a turn finds the store down."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def save_turn(self, *args, **kwargs):
+        raise ConversationStoreUnavailable("conversation store: disk I/O error")
+
+
+async def test_a_store_that_is_down_at_save_time_ends_the_turn_with_an_error(h):
+    engine = ChatEngine(
+        store=SaveFails(h.store),
+        egress=PassThroughEgress({"scripted": h.provider}),
+        router=LlmRouter(Route("scripted", "m")),
+        evidence=h.evidence,
+        population=h.population,
+        retry=h.retry,
+    )  # type: ignore[arg-type]
+    events = await h.turn(engine=engine)
+    assert [e.type for e in events][-3:] == ["text", "error", "done"]
+    assert events[-2].code == "conversation_store_unavailable"
+    assert events[-1].status == "error"
