@@ -166,6 +166,7 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
         evidence=evidence,
         population=population,
         retry=retry,
+        lexicon=lexicon,
         limits=ChatLimits(
             max_message_chars=settings.max_message_chars,
             history_messages=settings.history_messages,

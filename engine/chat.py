@@ -42,6 +42,7 @@ from engine.events import (
 )
 from engine.evidence import EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
+from engine.lexicon import ConceptLexicon
 from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter
 from engine.self_population import ResolvedConcept, SelfPopulation
@@ -98,6 +99,7 @@ class ChatEngine:
         evidence: EvidenceIndex,
         population: SelfPopulation,
         retry: GraphWriteRetry,
+        lexicon: ConceptLexicon | None = None,
         limits: ChatLimits | None = None,
     ) -> None:
         self._store = store
@@ -106,6 +108,7 @@ class ChatEngine:
         self._evidence = evidence
         self._population = population
         self._retry = retry
+        self._lexicon = lexicon
         self._limits = limits or ChatLimits()
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -143,7 +146,12 @@ class ChatEngine:
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
         jurisdictions = detect_jurisdictions(message)
-        evidence = self._evidence.search(question, self._limits.evidence_k, jurisdictions)
+        evidence = self._evidence.search(
+            question,
+            self._limits.evidence_k,
+            jurisdictions,
+            self._named_concepts(question, jurisdictions),
+        )
         prompt = build_messages(
             PromptInputs(
                 question=message if unsanitised else question,
@@ -196,6 +204,14 @@ class ChatEngine:
                     self._save(request, conversation.id, message, question,
                                "".join(state.answer), state.status, [], context, ctx)
                 )  # fmt: skip
+
+    def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
+        """Graph concepts the question names (they focus the evidence search)."""
+        if self._lexicon is None:
+            return []
+        primary = jurisdictions[0] if jurisdictions else None
+        hits = self._lexicon.match(question, jurisdiction=primary)
+        return [hit.entry.key for hit in hits if hit.entry.scheme == "graph"]
 
     async def _stream(
         self, llm_request: LlmRequest, ctx: EgressContext, state: _TurnState

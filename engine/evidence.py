@@ -18,7 +18,7 @@ import bm25s
 import structlog
 
 from engine.lexicon import normalise_label
-from graph.models import GraphNode
+from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
 
 log = structlog.get_logger(__name__)
@@ -77,6 +77,7 @@ class EvidenceIndex:
         self._nodes: dict[str, GraphNode] = {}
         self._searchable: list[GraphNode] = []
         self._names: dict[str, list[GraphNode]] = {}
+        self._adjacent: dict[str, set[str]] = {}
         self._tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=None)
         self._bm25: bm25s.BM25 | None = None
         self._refresh_lock = asyncio.Lock()
@@ -89,7 +90,7 @@ class EvidenceIndex:
         """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock."""
         async with self._refresh_lock:
             snapshot = await self._reader.snapshot(limit=MAX_NODES)
-            self._build(snapshot.nodes)
+            self._build(snapshot.nodes, snapshot.edges)
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
@@ -102,8 +103,13 @@ class EvidenceIndex:
         except Exception:  # the index stays as it was; the next write retries
             log.exception("evidence_refresh_failed")
 
-    def _build(self, nodes: Iterable[GraphNode]) -> None:
+    def _build(self, nodes: Iterable[GraphNode], edges: Iterable[GraphEdge] = ()) -> None:
         by_id = {node.id: node for node in nodes}
+        adjacent: dict[str, set[str]] = {}
+        for edge in edges:
+            if edge.type != "HAS_ALT_LABEL":
+                adjacent.setdefault(edge.source, set()).add(edge.target)
+                adjacent.setdefault(edge.target, set()).add(edge.source)
         searchable = [
             node
             for node in by_id.values()
@@ -122,10 +128,22 @@ class EvidenceIndex:
             bm25.index(ids, show_progress=False)
             self._tokenizer = tokenizer
         self._nodes, self._searchable, self._names, self._bm25 = by_id, searchable, names, bm25
+        self._adjacent = adjacent
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(searchable))
 
-    def search(self, query: str, k: int, jurisdictions: Sequence[str] = ()) -> list[EvidenceHit]:
-        """Top ``k`` nodes for the query; nodes of the given jurisdictions get a boost."""
+    def search(
+        self,
+        query: str,
+        k: int,
+        jurisdictions: Sequence[str] = (),
+        focus: Sequence[str] = (),
+    ) -> list[EvidenceHit]:
+        """Top ``k`` nodes for the query (BM25), re-ranked.
+
+        Nodes of the question's ``jurisdictions`` get x1.5, others x0.5; nodes within two hops
+        of a ``focus`` concept (one the question names) get x2, so "the standard rate of VAT"
+        prefers the VAT regime's rates over income tax's "standard rate".
+        """
         if self._bm25 is None or not query.strip():
             return []
         tokens = self._tokenizer.tokenize(
@@ -134,7 +152,8 @@ class EvidenceIndex:
         if not tokens or not tokens[0]:
             return []
         wanted = set(jurisdictions)
-        pool = min(len(self._searchable), max(k * 5, 20))
+        near = self._within_two_hops(focus)
+        pool = min(len(self._searchable), max(k * 8, 40))
         docs, scores = self._bm25.retrieve(tokens, k=pool, show_progress=False)
         hits = []
         for doc, score in zip(docs[0], scores[0], strict=True):
@@ -145,9 +164,15 @@ class EvidenceIndex:
             boosted = float(score) * (1.5 if wanted and where in wanted else 1.0)
             if wanted and where and where not in wanted:
                 boosted *= 0.5
+            if node.id in near:
+                boosted *= 2.0
             hits.append(EvidenceHit(node=node, text=describe(node), score=boosted))
         hits.sort(key=lambda hit: (-hit.score, hit.node.id))
         return hits[:k]
+
+    def _within_two_hops(self, ids: Sequence[str]) -> set[str]:
+        first = {n for i in ids for n in self._adjacent.get(i, ())}
+        return first | {n for i in first for n in self._adjacent.get(i, ())}
 
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
