@@ -80,6 +80,8 @@ def build_graph_store(settings: Settings, schema: GraphSchema) -> GraphStore:
         bolt_password=settings.bolt_password,
         bolt_database=settings.bolt_database,
         bolt_dialect=settings.bolt_dialect,
+        bolt_max_pool_size=settings.bolt_max_pool_size,
+        bolt_timeout_s=settings.bolt_timeout_seconds,
     )
 
 

@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     bolt_password: str = ""
     bolt_database: str | None = None
     bolt_dialect: Literal["memgraph", "neo4j"] = "memgraph"
+    bolt_max_pool_size: int = 20
+    bolt_timeout_seconds: float = 15.0
 
     conversation_store: Literal["sqlite"] = "sqlite"
     sqlite_path: Path | None = Field(
