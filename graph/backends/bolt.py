@@ -41,6 +41,7 @@ from tenacity import (
 
 from errors import GraphUnavailable, RegintelError, SchemaViolation
 from graph.backends.bolt_dialects import NODE_LABEL, Dialect, get_dialect
+from graph.backends.write_checks import check_edge_write, check_node_write
 from graph.models import (
     EdgeWrite,
     GraphCounts,
@@ -52,7 +53,7 @@ from graph.models import (
     WriteResult,
     edge_key,
 )
-from graph.schema import IDENTIFIER, GraphSchema
+from graph.schema import GraphSchema
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -181,27 +182,6 @@ class BoltGraphStore:
 
     # -- identifier checks -----------------------------------------------------------------
 
-    def _check_node(self, node: NodeWrite) -> None:
-        if node.label not in self._schema.labels:
-            raise SchemaViolation(f"unknown node label {node.label!r}")
-        allowed = self._schema.allowed_properties(node.label)
-        # ``id`` is the key, not a property: it is written from ``NodeWrite.id`` only.
-        bad = [
-            p for p in node.properties if p == "id" or p not in allowed or not IDENTIFIER.match(p)
-        ]
-        if bad:
-            raise SchemaViolation(f"properties {bad} not allowed on {node.label}")
-
-    def _check_edge(self, edge: EdgeWrite) -> None:
-        rel = self._schema.relationships.get(edge.type)
-        if rel is None or not rel.allows(edge.source_label, edge.target_label):
-            raise SchemaViolation(
-                f"relationship {edge.source_label}-[{edge.type}]->{edge.target_label} not allowed"
-            )
-        bad = [p for p in edge.properties if p not in self._schema.relationship_properties]
-        if bad:
-            raise SchemaViolation(f"properties {bad} not allowed on relationships")
-
     def _coerce(self, props: dict[str, Any]) -> dict[str, Any]:
         """Store values with the schema's type (an int given for a float stays a float), so a
         re-upsert compares equal and Cypher sees one type per property."""
@@ -229,7 +209,7 @@ class BoltGraphStore:
 
     async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
         for node in nodes:
-            self._check_node(node)
+            check_node_write(self._schema, node)
         if not nodes:
             return []
         writes = [(n.id, n.label, self._coerce(dict(n.properties))) for n in nodes]
@@ -304,7 +284,7 @@ class BoltGraphStore:
 
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
         for edge in edges:
-            self._check_edge(edge)
+            check_edge_write(self._schema, edge)
         if not edges:
             return []
 

@@ -30,6 +30,7 @@ from typing import Any
 import ladybug
 
 from errors import GraphUnavailable, SchemaViolation
+from graph.backends.write_checks import check_edge_write, check_node_write
 from graph.models import (
     EdgeWrite,
     GraphCounts,
@@ -41,7 +42,7 @@ from graph.models import (
     WriteResult,
     edge_key,
 )
-from graph.schema import IDENTIFIER, GraphSchema
+from graph.schema import GraphSchema
 
 _DDL_TYPES = {
     "string": "STRING",
@@ -136,42 +137,18 @@ class LadybugGraphStore:
 
     # -- identifier checks -----------------------------------------------------------------
 
-    def _label(self, label: str) -> str:
-        if label not in self._schema.labels:
-            raise SchemaViolation(f"unknown node label {label!r}")
-        return label
-
-    def _node_props(self, label: str, props: Sequence[str]) -> list[str]:
-        allowed = self._schema.allowed_properties(label)
-        bad = [p for p in props if p not in allowed or not IDENTIFIER.match(p)]
-        if bad:
-            raise SchemaViolation(f"properties {bad} not allowed on {label}")
-        return list(props)
-
-    def _rel(self, edge: EdgeWrite) -> str:
-        rel = self._schema.relationships.get(edge.type)
-        if rel is None or not rel.allows(edge.source_label, edge.target_label):
-            raise SchemaViolation(
-                f"relationship {edge.source_label}-[{edge.type}]->{edge.target_label} not allowed"
-            )
-        bad = [p for p in edge.properties if p not in self._schema.relationship_properties]
-        if bad:
-            raise SchemaViolation(f"properties {bad} not allowed on relationships")
-        return rel.name
-
     # -- writes ----------------------------------------------------------------------------
 
     async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
         for node in nodes:
-            self._label(node.label)
-            self._node_props(node.label, list(node.properties))
+            check_node_write(self._schema, node)
         _, writer, _ = self._open()
         async with self._write_lock:
             return await asyncio.to_thread(self._transaction, writer, self._nodes_tx, nodes, now)
 
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
         for edge in edges:
-            self._rel(edge)
+            check_edge_write(self._schema, edge)
         _, writer, _ = self._open()
         async with self._write_lock:
             return await asyncio.to_thread(self._transaction, writer, self._edges_tx, edges, now)
@@ -311,7 +288,8 @@ class LadybugGraphStore:
     ) -> GraphSnapshot:
         if labels:
             for label in labels:
-                self._label(label)
+                if label not in self._schema.labels:
+                    raise SchemaViolation(f"unknown node label {label!r}")
             rows = await self._read(
                 "MATCH (n:RgNode) WHERE n.label IN $labels RETURN n ORDER BY n.id LIMIT $limit",
                 {"labels": list(labels), "limit": limit},

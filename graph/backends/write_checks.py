@@ -1,0 +1,33 @@
+"""The backends' own last check before identifiers go into query text.
+
+The ingress guard has already validated every write; backends check again that labels,
+relationship types and property names are schema members, because those are the only parts
+of a query that are interpolated rather than passed as parameters (defence in depth).
+"""
+
+from __future__ import annotations
+
+from errors import SchemaViolation
+from graph.models import EdgeWrite, NodeWrite
+from graph.schema import IDENTIFIER, GraphSchema
+
+
+def check_node_write(schema: GraphSchema, node: NodeWrite) -> None:
+    if node.label not in schema.labels:
+        raise SchemaViolation(f"unknown node label {node.label!r}")
+    allowed = schema.allowed_properties(node.label)
+    # ``id`` is the key, not a property: it is written from ``NodeWrite.id`` only.
+    bad = [p for p in node.properties if p == "id" or p not in allowed or not IDENTIFIER.match(p)]
+    if bad:
+        raise SchemaViolation(f"properties {bad} not allowed on {node.label}")
+
+
+def check_edge_write(schema: GraphSchema, edge: EdgeWrite) -> None:
+    rel = schema.relationships.get(edge.type)
+    if rel is None or not rel.allows(edge.source_label, edge.target_label):
+        raise SchemaViolation(
+            f"relationship {edge.source_label}-[{edge.type}]->{edge.target_label} not allowed"
+        )
+    bad = [p for p in edge.properties if p not in schema.relationship_properties]
+    if bad:
+        raise SchemaViolation(f"properties {bad} not allowed on relationships")
