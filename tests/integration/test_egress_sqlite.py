@@ -1,11 +1,10 @@
-"""Egress over the real conversation store: policies, pseudonym vault and audit in SQLite."""
+"""Egress over the real conversation store: policies, pseudonym vault and audit, in SQLite and
+in PostgreSQL (the ``conversation_backend`` fixture runs every test against both)."""
 
 import asyncio
 
 import pytest
 
-from conversations.sqlite import SqliteConversationStore
-from conversations.sqlite_egress import SqliteAuditSink, SqlitePolicyStore, SqlitePseudonymVault
 from egress.client import EgressClient, EgressContext
 from egress.pii import build_pii_detector
 from egress.policy import EgressMode, TenantPolicy, UserPolicy
@@ -38,15 +37,15 @@ class EchoProvider:
 
 
 @pytest.fixture
-async def parts(tmp_path):
-    store = SqliteConversationStore(tmp_path / "c.db")
+async def parts(conversation_backend):
+    store = conversation_backend.open()
     await store.init()
-    policies = SqlitePolicyStore(store)
-    audit = SqliteAuditSink(store)
+    policies = conversation_backend.policies(store)
+    audit = conversation_backend.audit(store)
     provider = EchoProvider()
     client = EgressClient(
         {"echo": provider},
-        Sanitiser(build_pii_detector(), SqlitePseudonymVault(store)),
+        Sanitiser(build_pii_detector(), conversation_backend.vault(store)),
         policies,
         audit,
     )
@@ -79,23 +78,24 @@ async def test_upstream_gets_pseudonyms_and_the_user_gets_the_values_back(parts,
     assert "1234567TW" not in record.model_dump_json()
 
 
-async def test_pseudonyms_are_stable_per_conversation_and_persisted(parts, tmp_path):
+async def test_pseudonyms_are_stable_per_conversation_and_persisted(parts, conversation_backend):
     _, _, _, provider, client = parts
     ctx = EgressContext("acme", "alice", "conv-1")
     await run(client, request(), ctx)
     await run(client, request(), ctx)
     first, second = (r.messages[-1].content for r in provider.requests)
     assert first == second
-    reopened = SqliteConversationStore(tmp_path / "c.db")
-    vault = SqlitePseudonymVault(reopened)
+    reopened = conversation_backend.open()
+    await reopened.init()
+    vault = conversation_backend.vault(reopened)
     assert (await vault.lookup("acme", "conv-1"))["[PPSN_1]"] == "1234567TW"
     assert await vault.lookup("globex", "conv-1") == {}  # never across tenants
     await reopened.aclose()
 
 
-async def test_concurrent_assignment_gives_one_placeholder_per_value(parts):
+async def test_concurrent_assignment_gives_one_placeholder_per_value(parts, conversation_backend):
     store, *_ = parts
-    vault = SqlitePseudonymVault(store)
+    vault = conversation_backend.vault(store)
     got = await asyncio.gather(
         *[
             vault.get_or_assign("acme", "c", "PERSON", "Mary Murphy" if i % 2 else "John Kelly")
@@ -103,6 +103,24 @@ async def test_concurrent_assignment_gives_one_placeholder_per_value(parts):
         ]
     )
     assert set(got) == {"[PERSON_1]", "[PERSON_2]"}
+
+
+async def test_concurrent_assignment_numbers_distinct_values_without_gaps(
+    parts, conversation_backend
+):
+    store, *_ = parts
+    vault = conversation_backend.vault(store)
+    values = [f"Person {i % 7}" for i in range(28)]
+    got = await asyncio.gather(*[vault.get_or_assign("acme", "c", "PERSON", v) for v in values])
+    by_value = {}
+    for value, placeholder in zip(values, got, strict=True):
+        assert by_value.setdefault(value, placeholder) == placeholder  # one per value
+    assert sorted(by_value.values()) == sorted(f"[PERSON_{n}]" for n in range(1, 8))
+    assert await vault.get_or_assign("acme", "c", "PPSN", "1234567TW") == "[PPSN_1]"
+    assert await vault.get_or_assign("acme", "other", "PERSON", "Person 9") == "[PERSON_1]"
+    assert await vault.lookup("acme", "c") == {p: v for v, p in by_value.items()} | {
+        "[PPSN_1]": "1234567TW"
+    }
 
 
 async def test_enforce_blocks_a_provider_outside_the_allow_list_and_sends_nothing(parts):

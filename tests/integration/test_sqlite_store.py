@@ -10,8 +10,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 
 @pytest.fixture
-async def store(tmp_path):
-    store = SqliteConversationStore(tmp_path / "c.db")
+async def store(conversation_backend):
+    """One suite, both adapters: SQLite and PostgreSQL (``tests/integration/conftest.py``)."""
+    store = conversation_backend.open()
     await store.init()
     await store.init()  # migrations are idempotent
     yield store
