@@ -13,12 +13,19 @@ from typing import Any
 import structlog
 
 from api.settings import Settings
+from conversations.postgres import PostgresConversationStore
+from conversations.postgres_egress import (
+    PostgresAuditSink,
+    PostgresPolicyStore,
+    PostgresPseudonymVault,
+)
 from conversations.sqlite import SqliteConversationStore
 from conversations.sqlite_egress import SqliteAuditSink, SqlitePolicyStore, SqlitePseudonymVault
+from egress.audit import AuditSink
 from egress.client import EgressClient
 from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
-from egress.policy import EgressMode
-from egress.sanitiser import Sanitiser
+from egress.policy import EgressMode, PolicyStore
+from egress.sanitiser import PseudonymVault, Sanitiser
 from egress.wire import LlmProvider
 from engine.chat import ChatEngine, ChatLimits, EgressGateway
 from engine.evidence import EvidenceIndex
@@ -47,7 +54,7 @@ class Container:
     graph: GraphStore
     guard: IngressGuard
     writer: GraphWriteService
-    conversations: SqliteConversationStore
+    conversations: SqliteConversationStore | PostgresConversationStore
     evidence: EvidenceIndex
     lexicon: ConceptLexicon
     ingestion: IngestionQueue
@@ -131,9 +138,7 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
     guard = IngressGuard(schema, pii)
     writer = GraphWriteService(graph, guard)
 
-    conversations = overrides.get("conversations") or SqliteConversationStore(
-        Path(settings.resolved_sqlite_path)
-    )
+    conversations = overrides.get("conversations") or build_conversation_store(settings)
     await conversations.init()
 
     evidence = EvidenceIndex(graph)
@@ -198,17 +203,50 @@ def build_providers(settings: Settings, lexicon: ConceptLexicon) -> dict[str, Ll
     return providers
 
 
+def build_conversation_store(
+    settings: Settings,
+) -> SqliteConversationStore | PostgresConversationStore:
+    """SQLite by default; PostgreSQL (Supabase) with row-level security when configured."""
+    if settings.conversation_store == "postgres":
+        if not settings.postgres_dsn:
+            raise InvalidInput("REGINTEL_POSTGRES_DSN is required when CONVERSATION_STORE=postgres")
+        return PostgresConversationStore(
+            settings.postgres_dsn,
+            min_size=settings.postgres_pool_min,
+            max_size=settings.postgres_pool_max,
+            app_role=settings.postgres_app_role or None,
+            timeout=settings.postgres_timeout_seconds,
+            prepare_threshold=settings.postgres_prepare_threshold,
+        )
+    return SqliteConversationStore(Path(settings.resolved_sqlite_path))
+
+
 def build_egress(
     settings: Settings,
     providers: dict[str, LlmProvider],
-    store: SqliteConversationStore,
+    store: SqliteConversationStore | PostgresConversationStore,
     detector: PiiDetector | None = None,
 ) -> EgressClient:
     """Egress over the conversation store's policies, pseudonym vault and audit table."""
+    vault: PseudonymVault
+    policies: PolicyStore
+    audit: AuditSink
+    if isinstance(store, PostgresConversationStore):
+        vault, policies, audit = (
+            PostgresPseudonymVault(store),
+            PostgresPolicyStore(store),
+            PostgresAuditSink(store),
+        )
+    else:
+        vault, policies, audit = (
+            SqlitePseudonymVault(store),
+            SqlitePolicyStore(store),
+            SqliteAuditSink(store),
+        )
     return EgressClient(
         providers,
-        Sanitiser(detector or build_pii_detector(), SqlitePseudonymVault(store)),
-        SqlitePolicyStore(store),
-        SqliteAuditSink(store),
+        Sanitiser(detector or build_pii_detector(), vault),
+        policies,
+        audit,
         default_mode=EgressMode(settings.egress_default_mode),
     )

@@ -34,9 +34,23 @@ class Settings(BaseSettings):
     bolt_max_pool_size: int = 20
     bolt_timeout_seconds: float = 15.0
 
-    conversation_store: Literal["sqlite"] = "sqlite"
+    conversation_store: Literal["sqlite", "postgres"] = "sqlite"
     sqlite_path: Path | None = Field(
         default=None, description="Defaults to DATA_DIR/conversations.db."
+    )
+    postgres_dsn: str = Field(
+        default="", description="libpq DSN or URL of the conversation store (sslmode=require)."
+    )
+    postgres_app_role: str | None = Field(
+        default="regintel_app",
+        description="Role every transaction runs as (SET LOCAL ROLE; no BYPASSRLS). Empty when "
+        "the DSN logs in as that role already.",
+    )
+    postgres_pool_min: int = 1
+    postgres_pool_max: int = 10
+    postgres_timeout_seconds: float = 10.0
+    postgres_prepare_threshold: int | None = Field(
+        default=5, description="None behind a transaction-mode pooler (Supavisor port 6543)."
     )
 
     api_keys: dict[str, str] = Field(

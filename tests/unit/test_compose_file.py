@@ -27,7 +27,8 @@ API_ENV = {
     "REGINTEL_BOLT_USER",
     "REGINTEL_BOLT_PASSWORD",
     "REGINTEL_BOLT_DATABASE",
-    "REGINTEL_DATABASE_URL",
+    "REGINTEL_CONVERSATION_STORE",
+    "REGINTEL_POSTGRES_DSN",
     "REGINTEL_REDIS_URL",
 }
 
@@ -83,8 +84,9 @@ def test_api_gets_the_environment_it_needs(compose: dict[str, Any]) -> None:
     assert env["REGINTEL_GRAPH_BACKEND"] == "bolt"
     assert env["REGINTEL_BOLT_URI"] == "bolt://memgraph:7687"
     assert env["REGINTEL_BOLT_DIALECT"] == "memgraph"
-    assert env["REGINTEL_DATABASE_URL"].startswith("postgresql://")
-    assert "@postgres:5432/" in env["REGINTEL_DATABASE_URL"]
+    assert env["REGINTEL_CONVERSATION_STORE"] == "postgres"
+    assert env["REGINTEL_POSTGRES_DSN"].startswith("postgresql://")
+    assert "@postgres:5432/" in env["REGINTEL_POSTGRES_DSN"]
     assert env["REGINTEL_REDIS_URL"].startswith("redis://redis:6379")
 
 
