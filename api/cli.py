@@ -15,12 +15,15 @@ from api.logging import configure_logging
 from api.settings import Settings
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from graph.ingress_guard import IngressGuard
+from graph.models import NodeWrite
 from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 
 app = typer.Typer(help="Regintel operator commands.", no_args_is_help=True)
 graph_app = typer.Typer(help="Rules-graph commands.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
+concept_app = typer.Typer(help="Captured concepts: review and confirm.", no_args_is_help=True)
+app.add_typer(concept_app, name="concept")
 console = Console()
 
 
@@ -88,3 +91,52 @@ def graph_counts() -> None:
             await store.aclose()
 
     console.print_json(json.dumps(asyncio.run(run())))
+
+
+@concept_app.command("list")
+def concept_list(
+    status: Annotated[str | None, typer.Option(help="provisional or confirmed")] = None,
+) -> None:
+    """List concepts (id, status, preferred label)."""
+
+    async def run() -> list[dict[str, object]]:
+        store = build_graph_store(Settings(), load_schema())
+        try:
+            await store.init_schema()
+            nodes = (await store.snapshot(labels=["Concept"], limit=100_000)).nodes
+        finally:
+            await store.aclose()
+        return [
+            {
+                "id": n.id,
+                "status": n.properties.get("status"),
+                "prefLabel": n.properties.get("pref_label"),
+            }
+            for n in nodes
+            if status is None or n.properties.get("status") == status
+        ]
+
+    console.print_json(json.dumps(asyncio.run(run())))
+
+
+@concept_app.command("confirm")
+def concept_confirm(concept_id: str) -> None:
+    """Confirm a provisional concept: from now on it is evidence for every tenant."""
+
+    async def run() -> str:
+        settings, schema = Settings(), load_schema()
+        store = build_graph_store(settings, schema)
+        try:
+            await store.init_schema()
+            found = [n for n in await store.get_nodes([concept_id]) if n.label == "Concept"]
+            if not found:
+                raise typer.BadParameter(f"no concept {concept_id!r}")
+            writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
+            [result] = await writer.upsert_nodes(
+                [NodeWrite(id=concept_id, label="Concept", properties={"status": "confirmed"})]
+            )
+            return result.outcome.value
+        finally:
+            await store.aclose()
+
+    console.print(f"{concept_id}: {asyncio.run(run())}")
