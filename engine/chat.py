@@ -235,6 +235,10 @@ class ChatEngine:
         except RegintelError as exc:  # e.g. EgressBlocked: nothing was sent
             state.status = "error"
             yield ErrorEvent(exc.code, exc.message)
+        except Exception:  # a provider bug must still end the turn cleanly, with what we have
+            log.exception("provider_stream_crashed", provider=llm_request.provider)
+            state.status = "error"
+            yield ErrorEvent("internal_error", "the answer stopped unexpectedly")
 
     def _on_tool(self, chunk: Tool, state: _TurnState) -> None:
         if chunk.name != CAPTURE_TOOL_NAME:

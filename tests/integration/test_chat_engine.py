@@ -301,3 +301,19 @@ async def test_a_store_that_is_down_at_save_time_ends_the_turn_with_an_error(h):
     assert [e.type for e in events][-3:] == ["text", "error", "done"]
     assert events[-2].code == "conversation_store_unavailable"
     assert events[-1].status == "error"
+
+
+class CrashingProvider(ScriptedProvider):
+    async def stream(self, request):
+        yield Text("half an ans")
+        raise RuntimeError("bug in a provider")
+
+
+async def test_a_provider_that_crashes_mid_stream_ends_the_turn_cleanly(h):
+    crashing = CrashingProvider()
+    engine = h.build_engine(PassThroughEgress({"scripted": crashing}))
+    events = await h.turn(engine=engine)
+    assert [e.type for e in events] == ["metadata", "text", "error", "done"]
+    assert events[-2].code == "internal_error" and events[-1].status == "error"
+    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
+    assert [(m.content, m.status) for m in stored][-1] == ("half an ans", "error")
