@@ -183,7 +183,13 @@ class ChatEngine:
             for warning in state.warnings:
                 yield WarningEvent(warning)
             answer = "".join(state.answer)
-            cited = [i for i in dict.fromkeys(_CITATION.findall(answer)) if self._evidence.get(i)]
+            candidates = list(dict.fromkeys(_CITATION.findall(answer)))
+            cited = [i for i in candidates if self._evidence.get(i)]
+            if unknown := [i for i in candidates if ":" in i and not self._evidence.get(i)]:
+                # A model citing ids the graph does not have: say so, never pass them on.
+                warning = TurnWarning("unknown_citation", f"cited ids not in the graph: {unknown}")
+                state.warnings.append(warning)
+                yield WarningEvent(warning)
             referenced = list(dict.fromkeys([*cited, *(r.id for r in resolved)]))
             new_context = context.with_nodes(referenced, self._limits.max_active_nodes)
             saved = True

@@ -126,7 +126,10 @@ async def test_a_turn_streams_text_and_references_cited_and_resolved_nodes(h):
         Done(Usage(5, 6)),
     ]
     events = await h.turn()
-    assert [e.type for e in events] == ["metadata", "text", "text", "concepts", "done"]
+    assert [e.type for e in events] == ["metadata", "text", "text", "concepts", "warning", "done"]
+    assert (
+        events[-2].warning.code == "unknown_citation" and "NOT:A:NODE" in events[-2].warning.message
+    )
     done = events[-1]
     assert done.referenced_nodes == ["IE:RATE:VAT_STANDARD", "TAX:IE:VAT"]
     assert done.usage == {"inputTokens": 5, "outputTokens": 6}

@@ -1,0 +1,29 @@
+"""`regintel seed`'s path (write service, real ingress guard) on every backend: twice = once."""
+
+import pytest
+
+from api.bootstrap import build_pii_scanner
+from engine.seeding import read_seed_files, seed_graph
+from graph.ingress_guard import IngressGuard
+from graph.write_service import GraphWriteService
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+
+async def test_seeding_twice_changes_nothing(store, graph_schema):
+    writer = GraphWriteService(store, IngressGuard(graph_schema, build_pii_scanner()))
+    seeds = read_seed_files()
+    before = await store.counts()
+    first = await seed_graph(store, writer)
+    middle = await store.counts()
+    stamps = {n.id: n.properties["created_at"] for n in (await store.snapshot(limit=50_000)).nodes}
+    second = await seed_graph(store, writer)
+    after = await store.counts()
+    assert first.nodes["created"] == len(seeds["nodes"])
+    assert first.edges["created"] == len(seeds["edges"])
+    assert dict(second.nodes) == {"unchanged": len(seeds["nodes"])}
+    assert dict(second.edges) == {"unchanged": len(seeds["edges"])}
+    assert dict(second.concepts) == {"unchanged": len(seeds["concepts"])}
+    assert after == middle and middle.nodes > before.nodes
+    again = {n.id: n.properties["created_at"] for n in (await store.snapshot(limit=50_000)).nodes}
+    assert again == stamps
