@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install demo seed serve test lint typecheck unit integration e2e bench clean
+.PHONY: install system-deps demo seed serve test lint typecheck unit integration e2e bench clean
 
 install: $(VENV)/.installed
 
@@ -34,6 +34,15 @@ demo: seed
 serve: install
 	$(BIN)/regintel serve --host $(HOST) --port $(PORT)
 
+# The integration suite starts its own throwaway PostgreSQL cluster from the machine's server
+# binaries (Debian layout); install them when they are missing (root: apt-get).
+system-deps:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  echo "installing PostgreSQL server binaries for the test suite"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; \
+	fi
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -41,13 +50,13 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-test: lint typecheck
+test: system-deps lint typecheck
 	$(BIN)/pytest
 
 unit: install
 	$(BIN)/pytest -m unit
 
-integration: install
+integration: install system-deps
 	$(BIN)/pytest -m integration
 
 e2e: install
