@@ -29,6 +29,7 @@ from egress.sanitiser import PseudonymVault, Sanitiser
 from egress.wire import LlmProvider
 from engine.chat import ChatEngine, ChatLimits, EgressGateway
 from engine.evidence import EvidenceIndex
+from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon, LexiconEntry
@@ -158,7 +159,9 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
 
     ingestion: IngestionQueue = overrides.get("ingestion") or InMemoryIngestionQueue()
     population = SelfPopulation(graph, writer, evidence, ingestion)
-    retry = GraphWriteRetry(population)
+    retry = GraphWriteRetry(population, GraphOutbox(settings.data_dir / "graph_outbox.jsonl"))
+    if resumed := retry.resume():
+        log.info("graph_writes_resumed", captures=resumed)
     providers: dict[str, LlmProvider] = overrides.get("providers") or build_providers(
         settings, lexicon
     )

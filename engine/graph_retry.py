@@ -3,8 +3,9 @@
 A chat turn never fails because the graph is slow or down: it finishes with a warning and the
 captured concepts are handed here, to be written again with exponential back-off (tenacity).
 Writes are idempotent upserts, so retrying is always safe. Rejections by the ingress guard
-are final and are not retried. Pending retries live in memory (this process); a restart drops
-them, which is logged — a Redis Streams queue is the production answer (DESIGN.md).
+are final and are not retried. Deferred captures are kept in a :class:`GraphOutbox` until they
+land, so neither giving up after the last attempt nor a restart loses them: ``resume`` retries
+what the outbox still holds (at start-up).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import structlog
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from engine.concepts import CapturedConcept
+from engine.graph_outbox import GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
 from errors import StoreUnavailable
 
@@ -26,12 +28,14 @@ class GraphWriteRetry:
     def __init__(
         self,
         population: SelfPopulation,
+        outbox: GraphOutbox | None = None,
         *,
         attempts: int = 6,
         first_delay: float = 1.0,
         max_delay: float = 60.0,
     ) -> None:
         self._population = population
+        self._outbox = outbox if outbox is not None else GraphOutbox()
         self._attempts = attempts
         self._first_delay = first_delay
         self._max_delay = max_delay
@@ -49,11 +53,21 @@ class GraphWriteRetry:
         if task.cancelled() or not isinstance(task.exception(), StoreUnavailable):
             return
         log.warning("graph_write_deferred", concepts=[c.id for c in concepts])
-        retry = asyncio.get_running_loop().create_task(self._retry(list(concepts)))
+        self._schedule(self._outbox.add(list(concepts)), list(concepts))
+
+    def resume(self) -> int:
+        """Retry every capture the outbox still holds (call once at start-up)."""
+        pending = self._outbox.pending()
+        for entry_id, concepts in pending:
+            self._schedule(entry_id, concepts)
+        return len(pending)
+
+    def _schedule(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
+        retry = asyncio.get_running_loop().create_task(self._retry(entry_id, concepts))
         self._tasks.add(retry)
         retry.add_done_callback(self._tasks.discard)
 
-    async def _retry(self, concepts: list[CapturedConcept]) -> None:
+    async def _retry(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
         try:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception_type(StoreUnavailable),
@@ -63,11 +77,12 @@ class GraphWriteRetry:
             ):
                 with attempt:
                     await self._population.resolve_all(concepts)
+            self._outbox.done(entry_id)
             self.completed += 1
             log.info("graph_write_recovered", concepts=[c.id for c in concepts])
         except Exception:
-            self.abandoned += 1
-            log.exception("graph_write_abandoned", concepts=[c.id for c in concepts])
+            self.abandoned += 1  # still in the outbox: the next start-up tries again
+            log.exception("graph_write_postponed", concepts=[c.id for c in concepts])
 
     async def aclose(self) -> None:
         for task in self._tasks:

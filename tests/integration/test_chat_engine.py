@@ -2,12 +2,14 @@
 
 import asyncio
 
+import anyio
 import pytest
 
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, Text, Usage
 from engine.chat import ChatEngine, ChatLimits, TurnRequest
 from engine.evidence import EvidenceIndex
+from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import InMemoryIngestionQueue
 from engine.router import LlmRouter, Route
@@ -320,3 +322,31 @@ async def test_a_provider_that_crashes_mid_stream_ends_the_turn_cleanly(h):
     assert events[-2].code == "internal_error" and events[-1].status == "error"
     stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
     assert [(m.content, m.status) for m in stored][-1] == ("half an ans", "error")
+
+
+async def test_a_capture_that_outlasts_its_retries_is_written_after_a_restart(h, tmp_path):
+    flaky = FlakyGraphPopulation(h.population, failures=100)
+    outbox_path = tmp_path / "outbox.jsonl"
+    h.retry = GraphWriteRetry(flaky, GraphOutbox(outbox_path), attempts=2, first_delay=0.01)
+    engine = ChatEngine(
+        store=h.store,
+        egress=PassThroughEgress({"scripted": h.provider}),
+        router=LlmRouter(Route("scripted", "m")),
+        evidence=h.evidence,
+        population=flaky,  # type: ignore[arg-type]
+        retry=h.retry,
+    )
+    h.provider.script = [Text("answer"), tool({"concepts": [NEW]}), Done()]
+    await h.turn(engine=engine)
+    with anyio.fail_after(10):
+        while not h.retry.abandoned:  # noqa: ASYNC110 - the retry runs in its own task
+            await asyncio.sleep(0.01)
+    assert await h.graph.get_nodes(["TAX:IE:CARBON_TAX"]) == []
+
+    restarted = GraphWriteRetry(h.population, GraphOutbox(outbox_path), first_delay=0.01)
+    assert restarted.resume() == 1
+    with anyio.fail_after(10):
+        while not restarted.completed:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    assert [n.id for n in await h.graph.get_nodes(["TAX:IE:CARBON_TAX"])] == ["TAX:IE:CARBON_TAX"]
+    assert GraphOutbox(outbox_path).pending() == []
