@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 
+from api.body_limit import BodySizeLimit
 from api.bootstrap import bootstrap
-from api.errors import error_body, install_error_handlers
+from api.errors import install_error_handlers
 from api.logging import configure_logging
 from api.routes import chat, conversations, graph, health
 from api.settings import Settings
@@ -35,20 +35,15 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
         finally:
             await container.aclose()
 
-    app = FastAPI(title="Regintel", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app = FastAPI(
+        title="Regintel",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
     install_error_handlers(app)
 
-    @app.middleware("http")
-    async def limit_body(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
-            return JSONResponse(
-                error_body("payload_too_large", f"body over {settings.max_body_bytes} bytes"),
-                status_code=413,
-            )
-        return await call_next(request)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
 
     for module in (chat, conversations, graph, health):
         app.include_router(module.router)

@@ -20,7 +20,9 @@ DEV_API_KEYS = {
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="REGINTEL_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="REGINTEL_", env_file=".env", extra="ignore", env_parse_none_str=""
+    )
 
     data_dir: Path = Field(default=Path("var"), description="Folder for the embedded stores.")
 

@@ -34,8 +34,15 @@ class ConversationStore(Protocol):
         conversation_id: str,
         messages: list[NewMessage],
         context: ConversationContext,
+        *,
+        max_active_nodes: int = 40,
     ) -> list[StoredMessage]:
-        """Save the messages of a turn and the updated context together, or nothing."""
+        """Save the messages of a turn and the context update together, or nothing.
+
+        ``context`` holds the node ids this turn made active; inside the same transaction they
+        are merged in front of the stored ids (so concurrent turns of one conversation never
+        drop each other's), bounded to ``max_active_nodes``.
+        """
         ...
 
     async def ping(self) -> None: ...

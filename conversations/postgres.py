@@ -256,6 +256,8 @@ class PostgresConversationStore:
         conversation_id: str,
         messages: list[NewMessage],
         context: ConversationContext,
+        *,
+        max_active_nodes: int = 40,
     ) -> list[StoredMessage]:
         now = _now()
         saved: list[StoredMessage] = []
@@ -291,10 +293,19 @@ class PostgresConversationStore:
                 row = await cur.fetchone()
                 assert row is not None
                 saved.append(_message(row))
+            cur = await conn.execute(
+                "SELECT active_node_ids FROM regintel.contexts"
+                " WHERE tenant_id = %s AND conversation_id = %s FOR UPDATE",
+                (tenant_id, conversation_id),
+            )
+            stored = await cur.fetchone()
+            merged = ConversationContext(
+                active_node_ids=list(stored["active_node_ids"]) if stored else []
+            ).with_nodes(context.active_node_ids, max_active_nodes)
             await conn.execute(
                 "UPDATE regintel.contexts SET active_node_ids = %s, updated_at = %s"
                 " WHERE tenant_id = %s AND conversation_id = %s",
-                (list(context.active_node_ids), now, tenant_id, conversation_id),
+                (list(merged.active_node_ids), now, tenant_id, conversation_id),
             )
         return saved
 

@@ -175,6 +175,8 @@ class SqliteConversationStore:
         conversation_id: str,
         messages: list[NewMessage],
         context: ConversationContext,
+        *,
+        max_active_nodes: int = 40,
     ) -> list[StoredMessage]:
         now = _now()
         ids = [str(uuid.uuid4()) for _ in messages]
@@ -202,10 +204,18 @@ class SqliteConversationStore:
                             message.status, json.dumps(message.referenced_nodes), now,
                         ),
                     )  # fmt: skip
+                (stored,) = conn.execute(
+                    "SELECT active_node_ids FROM contexts"
+                    " WHERE tenant_id = ? AND conversation_id = ?",
+                    (tenant_id, conversation_id),
+                ).fetchone()
+                merged = ConversationContext(active_node_ids=json.loads(stored)).with_nodes(
+                    context.active_node_ids, max_active_nodes
+                )
                 conn.execute(
                     "UPDATE contexts SET active_node_ids = ?, updated_at = ? "
                     "WHERE tenant_id = ? AND conversation_id = ?",
-                    (json.dumps(context.active_node_ids), now, tenant_id, conversation_id),
+                    (json.dumps(merged.active_node_ids), now, tenant_id, conversation_id),
                 )
                 placeholders = ",".join("?" * len(ids))
                 return conn.execute(

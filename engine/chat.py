@@ -46,7 +46,7 @@ from engine.lexicon import ConceptLexicon
 from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter
 from engine.self_population import ResolvedConcept, SelfPopulation
-from errors import InvalidInput, RegintelError, StoreUnavailable
+from errors import InvalidInput, RegintelError
 
 log = structlog.get_logger(__name__)
 _CITATION = re.compile(r"\[([A-Za-z0-9_:.\-#/]+)\]")
@@ -124,24 +124,28 @@ class ChatEngine:
         if len(message) > self._limits.max_message_chars:
             raise InvalidInput(f"message is longer than {self._limits.max_message_chars} chars")
         store, tenant = self._store, request.tenant_id
+        override = EgressMode(request.egress_mode) if request.egress_mode else None
+        # The mode first: a refused "off" is a 403 that must not leave an empty conversation.
+        mode = await self._egress.effective_mode(
+            EgressContext(tenant, request.user_id, request.conversation_id or "", override)
+        )
         if request.conversation_id:
             conversation = await store.get_conversation(tenant, request.conversation_id)
         else:
             conversation = await store.create_conversation(tenant, request.user_id)
-        context = await store.load_context(tenant, conversation.id)
         history = await store.recent_messages(
             tenant, conversation.id, self._limits.history_messages
         )
+        context = await store.load_context(tenant, conversation.id)
         ctx = EgressContext(
             tenant_id=tenant,
             user_id=request.user_id,
             conversation_id=conversation.id,
-            override_mode=EgressMode(request.egress_mode) if request.egress_mode else None,
+            override_mode=override,
             # Nothing in the prompt needs a scan at send time: the system prompt is built from
             # the PII-free graph, history was sanitised when stored, the question just now.
             presanitised=frozenset(range(len(history) + 2)),
         )
-        mode = await self._egress.effective_mode(ctx)  # a refused "off" ends here, as a 403
         question = (await self._egress.sanitise_message(ctx, message)).text
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
@@ -170,11 +174,10 @@ class ChatEngine:
         llm_request = LlmRequest(
             provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
         )
-        yield MetadataEvent(conversation.id, jurisdictions, [hit.node.id for hit in evidence])
-
         state = _TurnState()
         saved = False
-        try:
+        try:  # from here on, the turn is saved whatever happens (even a client gone now)
+            yield MetadataEvent(conversation.id, jurisdictions, [hit.node.id for hit in evidence])
             async for event in self._stream(llm_request, ctx, state):
                 yield event
             resolved = await self._await_population(state)
@@ -191,16 +194,19 @@ class ChatEngine:
                 state.warnings.append(warning)
                 yield WarningEvent(warning)
             referenced = list(dict.fromkeys([*cited, *(r.id for r in resolved)]))
-            new_context = context.with_nodes(referenced, self._limits.max_active_nodes)
             saved = True
             save = self._spawn(
                 self._save(request, conversation.id, message, question, answer,
-                           state.status, referenced, new_context, ctx)
+                           state.status, referenced, ctx)
             )  # fmt: skip
             try:
                 await asyncio.shield(save)  # a client leaving now cannot interrupt the save
-            except StoreUnavailable as exc:
-                yield ErrorEvent(exc.code, "the conversation could not be saved; try again")
+            except RegintelError as exc:
+                yield ErrorEvent(exc.code, f"the conversation could not be saved: {exc.message}")
+                state.status = "error"
+            except Exception:
+                log.exception("turn_save_failed")
+                yield ErrorEvent("internal_error", "the conversation could not be saved")
                 state.status = "error"
             yield DoneEvent(conversation.id, referenced, state.usage, state.warnings, state.status)
         finally:
@@ -208,7 +214,7 @@ class ChatEngine:
                 state.status = "partial" if state.status == "complete" else state.status
                 self._spawn(
                     self._save(request, conversation.id, message, question,
-                               "".join(state.answer), state.status, [], context, ctx)
+                               "".join(state.answer), state.status, [], ctx)
                 )  # fmt: skip
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
@@ -289,7 +295,6 @@ class ChatEngine:
         answer: str,
         status: str,
         referenced: Sequence[str],
-        context: ConversationContext,
         ctx: EgressContext,
     ) -> None:
         answer_sanitised = (await self._egress.sanitise_message(ctx, answer)).text if answer else ""
@@ -303,7 +308,8 @@ class ChatEngine:
                     status=status, referenced_nodes=list(referenced),
                 ),
             ],
-            context,
+            ConversationContext(active_node_ids=list(referenced)),
+            max_active_nodes=self._limits.max_active_nodes,
         )  # fmt: skip
 
     def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:

@@ -34,7 +34,10 @@ starts (bad input, unknown conversation) are ordinary JSON error responses."""
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(min_length=1, max_length=8000, description="The user's question.")
+    message: str = Field(
+        min_length=1,
+        description="The user's question (at most REGINTEL_MAX_MESSAGE_CHARS characters).",
+    )
     conversationId: str | None = Field(
         default=None,
         max_length=64,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 
 from api.auth import Principal, authenticate
 
@@ -20,12 +20,12 @@ async def get_conversation(
     conversation_id: str,
     request: Request,
     principal: Annotated[Principal, Depends(authenticate)],
-    limit: int = 200,
+    limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
 ) -> dict[str, Any]:
     store = request.app.state.container.conversations
     conversation = await store.get_conversation(principal.tenant_id, conversation_id)
     context = await store.load_context(principal.tenant_id, conversation_id)
-    messages = await store.recent_messages(principal.tenant_id, conversation_id, min(limit, 1000))
+    messages = await store.recent_messages(principal.tenant_id, conversation_id, limit)
     return {
         "id": conversation.id,
         "createdAt": conversation.created_at.isoformat(),

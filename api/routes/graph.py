@@ -69,8 +69,8 @@ async def patches(
 ) -> EventSourceResponse:
     container = request.app.state.container
     feed = container.patches
+    live = feed.subscribe()  # before catching up, so nothing written in between is missed
     first = await feed.catch_up(since) if since else None
-    live = feed.subscribe()
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         if first is not None:

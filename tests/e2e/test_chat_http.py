@@ -1,6 +1,7 @@
 """End to end over real HTTP: a uvicorn server, the real stores, egress and extractive provider."""
 
 import asyncio
+import sqlite3
 from dataclasses import dataclass, field
 
 import anyio
@@ -112,8 +113,15 @@ async def test_a_new_concept_is_created_provisional_once_across_ten_conversation
     assert any(e.type == "HAS_ALT_LABEL" for e in labels.edges)
 
 
+def conversation_count(app) -> int:
+    path = app.state.container.settings.resolved_sqlite_path
+    with sqlite3.connect(path) as db:
+        return int(db.execute("SELECT COUNT(*) FROM conversations").fetchone()[0])
+
+
 async def test_bad_input_gets_a_clear_error(app_parts):
-    base, _, _ = app_parts
+    base, _, app = app_parts
+    before = conversation_count(app)
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         cases = [
             ({"message": ""}, ALICE, 422, "invalid_input"),
@@ -135,6 +143,27 @@ async def test_bad_input_gets_a_clear_error(app_parts):
         )
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "invalid_input"
+
+        async def chunks():  # no Content-Length: the limit must count what arrives
+            for _ in range(20):
+                yield b"x" * 10_000
+
+        response = await client.post(
+            "/api/chat", content=chunks(), headers={**ALICE, "Content-Type": "application/json"}
+        )
+        assert (response.status_code, response.json()["error"]["code"]) == (
+            413,
+            "payload_too_large",
+        )
+        for limit in ("-1", "0", "100000", "x"):
+            response = await client.get(
+                "/api/conversations/whatever", headers=ALICE, params={"limit": limit}
+            )
+            assert (response.status_code, response.json()["error"]["code"]) == (
+                422,
+                "invalid_input",
+            )
+    assert conversation_count(app) == before  # refused turns leave nothing behind
 
 
 async def test_another_tenants_conversation_is_a_404(app_parts):

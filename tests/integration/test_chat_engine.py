@@ -350,3 +350,29 @@ async def test_a_capture_that_outlasts_its_retries_is_written_after_a_restart(h,
             await asyncio.sleep(0.01)
     assert [n.id for n in await h.graph.get_nodes(["TAX:IE:CARBON_TAX"])] == ["TAX:IE:CARBON_TAX"]
     assert GraphOutbox(outbox_path).pending() == []
+
+
+async def test_a_client_gone_right_after_metadata_still_keeps_the_question(h):
+    h.provider.script = [Text("never read"), Done()]
+    turn = h.engine.run_turn(TurnRequest("acme", "alice", "What is the VAT rate?"))
+    metadata = await anext(turn)
+    await turn.aclose()
+    await h.engine.aclose()
+    stored = await h.store.recent_messages("acme", metadata.conversation_id, 10)
+    assert [(m.role, m.content, m.status) for m in stored] == [
+        ("user", "What is the VAT rate?", "complete"),
+        ("assistant", "", "partial"),
+    ]
+
+
+async def test_concurrent_turns_of_one_conversation_keep_each_others_context(h):
+    h.provider.script = [Text("x"), Done()]
+    conversation_id = (await h.turn())[0].conversation_id
+    vat_turn = ScriptedProvider(script=[Text("a"), tool({"concepts": [VAT]}), Done()])
+    new_turn = ScriptedProvider(script=[Text("b"), tool({"concepts": [NEW]}), Done()])
+    engines = [h.build_engine(PassThroughEgress({"scripted": p})) for p in (vat_turn, new_turn)]
+    await asyncio.gather(*[
+        h.turn("q", conversation_id, engine=engine) for engine in engines
+    ])  # fmt: skip
+    context = await h.store.load_context("acme", conversation_id)
+    assert {"TAX:IE:VAT", "TAX:IE:CARBON_TAX"} <= set(context.active_node_ids)
