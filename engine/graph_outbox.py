@@ -4,8 +4,9 @@ The retry (:mod:`engine.graph_retry`) keeps trying in the background; the outbox
 restart does not lose what was still waiting: each deferred capture is appended to a JSON-lines
 file (``{"op": "add", ...}``), and ``{"op": "done", "id"}`` is appended when it lands. On start
 the file is replayed, compacted to what is still pending, and those captures are retried.
-Captures hold concept data only (the ingress guard rejects PII, and rejected writes are never
-deferred). Without a path the outbox lives in memory (tests).
+Captures hold concept data only: the retry screens each capture with the ingress guard before
+it is kept, so nothing the guard would refuse (PII included) is ever written here. Without a
+path the outbox lives in memory (tests).
 """
 
 from __future__ import annotations

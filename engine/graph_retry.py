@@ -19,7 +19,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from engine.concepts import CapturedConcept
 from engine.graph_outbox import GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
-from errors import StoreUnavailable
+from errors import GraphWriteRejected, StoreUnavailable
 
 log = structlog.get_logger(__name__)
 
@@ -52,6 +52,11 @@ class GraphWriteRetry:
     ) -> None:
         if task.cancelled() or not isinstance(task.exception(), StoreUnavailable):
             return
+        try:
+            self._population.screen(concepts)  # the outbox keeps only what the guard accepts
+        except GraphWriteRejected as exc:
+            log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
+            return
         log.warning("graph_write_deferred", concepts=[c.id for c in concepts])
         self._schedule(self._outbox.add(list(concepts)), list(concepts))
 
@@ -80,6 +85,9 @@ class GraphWriteRetry:
             self._outbox.done(entry_id)
             self.completed += 1
             log.info("graph_write_recovered", concepts=[c.id for c in concepts])
+        except GraphWriteRejected as exc:  # final: retrying cannot change the verdict
+            self._outbox.done(entry_id)
+            log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
         except Exception:
             self.abandoned += 1  # still in the outbox: the next start-up tries again
             log.exception("graph_write_postponed", concepts=[c.id for c in concepts])

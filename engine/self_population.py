@@ -62,17 +62,9 @@ class ConceptWriter:
         self._reader = reader
         self._writer = writer
 
-    async def write(
-        self,
-        item: ConceptWrite,
-        *,
-        labels_only: bool = False,
-        linked: frozenset[str] = frozenset(),
-    ) -> WriteOutcome:
-        """Upsert the concept node (unless ``labels_only``), its labels and alignments.
-
-        ``linked``: label ids already attached to the concept; they are not written again.
-        """
+    @staticmethod
+    def node_writes(item: ConceptWrite) -> tuple[NodeWrite, list[NodeWrite]]:
+        """The concept node and its ``Label`` nodes, as they would be written."""
         concept = item.concept
         props: dict[str, PropertyValue] = {
             "domain": concept.domain,
@@ -94,7 +86,26 @@ class ConceptWriter:
             for norm, text in texts.items()
             if norm
         ]
-        node = NodeWrite(id=concept.id, label="Concept", properties=props)
+        return NodeWrite(id=concept.id, label="Concept", properties=props), labels
+
+    def check(self, item: ConceptWrite) -> None:
+        """The ingress guard's verdict on the concept's nodes, without touching the graph."""
+        node, labels = self.node_writes(item)
+        self._writer.check_nodes([node, *labels])
+
+    async def write(
+        self,
+        item: ConceptWrite,
+        *,
+        labels_only: bool = False,
+        linked: frozenset[str] = frozenset(),
+    ) -> WriteOutcome:
+        """Upsert the concept node (unless ``labels_only``), its labels and alignments.
+
+        ``linked``: label ids already attached to the concept; they are not written again.
+        """
+        concept = item.concept
+        node, labels = self.node_writes(item)
         labels = [label for label in labels if label.id not in linked]
         known = {n.id for n in await self._reader.get_nodes([label.id for label in labels])}
         missing = [label for label in labels if label.id not in known]
@@ -131,6 +142,12 @@ class SelfPopulation:
         self._evidence = evidence
         self._ingestion = ingestion
         self._inflight: dict[str, asyncio.Lock] = {}
+
+    def screen(self, concepts: Sequence[CapturedConcept]) -> None:
+        """Raise :class:`errors.GraphWriteRejected` if the guard would refuse any concept
+        (used before a capture is kept for later: nothing unchecked is stored)."""
+        for concept in concepts:
+            self._concepts.check(ConceptWrite(concept=concept, status="provisional"))
 
     async def resolve_all(self, concepts: Sequence[CapturedConcept]) -> list[ResolvedConcept]:
         resolved = [await self.resolve(concept) for concept in concepts]

@@ -89,10 +89,11 @@ class IngressGuard:
             self._reject(SchemaViolation, "batch", None, f"batch of {size} exceeds the limit")
 
     def _check_node(self, node: NodeWrite) -> NodeWrite:
+        # Ids first: every later rejection names the target, so it must be PII-free by then.
         target = f"{node.label}:{node.id}"
+        self._check_id(node.id, target)
         if node.label not in self._schema.labels:
             self._reject(SchemaViolation, target, None, f"unknown label {node.label!r}")
-        self._check_id(node.id, target)
         allowed = set(self._schema.allowed_properties(node.label)) - {
             "id",
             "created_at",
@@ -103,6 +104,8 @@ class IngressGuard:
 
     def _check_edge(self, edge: EdgeWrite) -> EdgeWrite:
         target = f"{edge.source_id}-[{edge.type}]->{edge.target_id}"
+        self._check_id(edge.source_id, target)
+        self._check_id(edge.target_id, target)
         rel = self._schema.relationships.get(edge.type)
         if rel is None:
             self._reject(SchemaViolation, target, None, f"unknown relationship {edge.type!r}")
@@ -113,8 +116,6 @@ class IngressGuard:
                 None,
                 f"{edge.type} not allowed from {edge.source_label} to {edge.target_label}",
             )
-        self._check_id(edge.source_id, target)
-        self._check_id(edge.target_id, target)
         allowed = set(self._schema.relationship_properties) - {"created_at", "updated_at"}
         props = self._check_properties(edge.properties, allowed, target)
         return edge.model_copy(update={"properties": props})

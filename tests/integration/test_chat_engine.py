@@ -250,6 +250,9 @@ class FlakyGraphPopulation:
     def __init__(self, inner, failures):
         self.inner, self.failures, self.calls = inner, failures, 0
 
+    def screen(self, concepts):
+        self.inner.screen(concepts)
+
     async def resolve_all(self, concepts):
         self.calls += 1
         if self.calls <= self.failures:
@@ -376,3 +379,27 @@ async def test_concurrent_turns_of_one_conversation_keep_each_others_context(h):
     ])  # fmt: skip
     context = await h.store.load_context("acme", conversation_id)
     assert {"TAX:IE:VAT", "TAX:IE:CARBON_TAX"} <= set(context.active_node_ids)
+
+
+async def test_a_capture_the_guard_would_refuse_is_never_kept_for_later(h, tmp_path):
+    flaky = FlakyGraphPopulation(h.population, failures=100)
+    outbox = GraphOutbox(tmp_path / "outbox.jsonl")
+    retry = GraphWriteRetry(flaky, outbox, attempts=2, first_delay=0.01)
+    engine = ChatEngine(
+        store=h.store,
+        egress=PassThroughEgress({"scripted": h.provider}),
+        router=LlmRouter(Route("scripted", "m")),
+        evidence=h.evidence,
+        population=flaky,  # type: ignore[arg-type]
+        retry=retry,
+    )
+    leaky = {**NEW, "altLabels": ["ask mary@example.ie"]}
+    h.provider.script = [Text("answer"), tool({"concepts": [leaky]}), Done()]
+    events = await h.turn(engine=engine)
+    assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
+    assert outbox.pending() == [] and retry.pending == 0
+    assert (
+        "mary@example.ie" not in (tmp_path / "outbox.jsonl").read_text()
+        if (tmp_path / "outbox.jsonl").exists()
+        else True
+    )
