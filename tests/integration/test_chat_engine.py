@@ -398,8 +398,4 @@ async def test_a_capture_the_guard_would_refuse_is_never_kept_for_later(h, tmp_p
     events = await h.turn(engine=engine)
     assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
     assert outbox.pending() == [] and retry.pending == 0
-    assert (
-        "mary@example.ie" not in (tmp_path / "outbox.jsonl").read_text()
-        if (tmp_path / "outbox.jsonl").exists()
-        else True
-    )
+    assert not (tmp_path / "outbox.jsonl").exists()  # nothing was written to disk
