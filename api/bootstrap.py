@@ -31,15 +31,15 @@ from engine.chat import ChatEngine, ChatLimits, EgressGateway
 from engine.evidence import EvidenceIndex
 from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
+from engine.graph_sync import GraphSync
 from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
-from engine.lexicon import ConceptLexicon, LexiconEntry
+from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
 from engine.providers.openai_responses import OpenAIResponsesProvider
 from engine.router import LlmRouter, Route
 from engine.self_population import SelfPopulation
 from errors import InvalidInput
 from graph.ingress_guard import IngressGuard, PiiScanner
-from graph.models import WriteResult
 from graph.patches import PatchFeed
 from graph.port import GraphStore
 from graph.schema import GraphSchema, load_schema
@@ -98,38 +98,6 @@ def build_pii_scanner() -> PiiScanner:
     return build_ingress_detector()
 
 
-def concept_entry(node_id: str, props: dict[str, Any], labels: list[str]) -> LexiconEntry:
-    domain, jurisdiction, kind = node_id.split(":", 2)
-    return LexiconEntry(
-        key=node_id,
-        pref_label=str(props.get("pref_label", kind)),
-        alt_labels=tuple(labels),
-        domain=domain,
-        kind=kind,
-        jurisdiction=jurisdiction,
-        definition=props.get("definition"),
-        source_urls=tuple(props.get("source_urls", ())),
-        scheme="graph",
-        notation=None,
-    )
-
-
-async def load_graph_concepts(graph: GraphStore, lexicon: ConceptLexicon) -> int:
-    """Teach the lexicon the graph's concepts (preferred and alternative labels)."""
-    snapshot = await graph.snapshot(labels=["Concept", "Label"], limit=50_000)
-    texts = {n.id: str(n.properties.get("text", "")) for n in snapshot.nodes if n.label == "Label"}
-    count = 0
-    for node in snapshot.nodes:
-        if node.label != "Concept" or node.id.count(":") < 2:
-            continue
-        labels = [
-            texts[e.target] for e in snapshot.edges if e.source == node.id and e.target in texts
-        ]
-        lexicon.add(concept_entry(node.id, dict(node.properties), labels))
-        count += 1
-    return count
-
-
 async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Container:
     settings = settings or Settings()
     schema: GraphSchema = overrides.get("schema") or load_schema()
@@ -143,17 +111,10 @@ async def bootstrap(settings: Settings | None = None, **overrides: Any) -> Conta
     await conversations.init()
 
     evidence = EvidenceIndex(graph)
-    await evidence.refresh()
     lexicon: ConceptLexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
-    await load_graph_concepts(graph, lexicon)
-
-    async def on_graph_change(results: list[WriteResult], _: str) -> None:
-        evidence.schedule_refresh()
-        for node in await graph.get_nodes([r.key for r in results if "|" not in r.key]):
-            if node.label == "Concept":
-                lexicon.add(concept_entry(node.id, dict(node.properties), []))
-
-    writer.subscribe(on_graph_change)  # type: ignore[arg-type]
+    sync = GraphSync(graph, evidence, lexicon)
+    await sync.start()
+    writer.subscribe(sync.on_change)
     patches = PatchFeed(graph)
     writer.subscribe(patches.on_change)
 

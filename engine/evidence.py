@@ -49,6 +49,9 @@ def node_title(node: GraphNode) -> str:
 def describe(node: GraphNode) -> str:
     """One line of evidence text: title, value, body, citation."""
     props = node.properties
+    if props.get("status") == "provisional":
+        # Captured in some tenant's chat, unreviewed: only its name travels, never its text.
+        return f"{node_title(node)} [provisional]"
     parts = [node_title(node)]
     if props.get("value") is not None:
         parts.append(f"{props['value']:g} {props.get('unit', '')}".strip())
@@ -59,8 +62,6 @@ def describe(node: GraphNode) -> str:
         parts.append(f"({props['citation']})")
     if props.get("verified") is False:
         parts.append("[unverified]")
-    if props.get("status") == "provisional":
-        parts.append("[provisional]")
     return " — ".join(parts)
 
 
@@ -189,6 +190,3 @@ class EvidenceIndex:
                 if jurisdiction_of(node) in (jurisdiction, None):
                     found[node.id] = node
         return list(found.values())
-
-    def concepts(self) -> list[GraphNode]:
-        return [node for node in self._nodes.values() if node.label == "Concept"]

@@ -1,0 +1,66 @@
+"""Only confirmed concepts reach the lexicon; provisional ones travel by name only."""
+
+import pytest
+
+from engine.concepts import CapturedConcept
+from engine.evidence import EvidenceIndex, describe
+from engine.graph_sync import GraphSync
+from engine.lexicon import ConceptLexicon
+from engine.self_population import ConceptWrite, ConceptWriter
+from graph.backends.ladybug import LadybugGraphStore
+from graph.ingress_guard import IngressGuard
+from graph.models import NodeWrite
+from graph.schema import load_schema
+from graph.write_service import GraphWriteService
+from tests.support.fakes import EmailOnlyScanner
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+WEALTH = CapturedConcept(
+    domain="TAX",
+    kind="WEALTH_TAX",
+    jurisdiction="IE",
+    prefLabel="Wealth tax",
+    altLabels=["net worth levy"],
+    definition="A draft definition someone's chat produced.",
+)
+
+
+@pytest.fixture
+async def parts(tmp_path):
+    schema = load_schema()
+    graph = LadybugGraphStore(tmp_path / "g", schema)
+    await graph.init_schema()
+    writer = GraphWriteService(graph, IngressGuard(schema, EmailOnlyScanner()))
+    evidence = EvidenceIndex(graph)
+    lexicon = ConceptLexicon()
+    sync = GraphSync(graph, evidence, lexicon)
+    await sync.start()
+    writer.subscribe(sync.on_change)
+    yield graph, writer, evidence, lexicon
+    await graph.aclose()
+
+
+async def test_a_provisional_concept_is_not_learnt_until_confirmed(parts):
+    graph, writer, evidence, lexicon = parts
+    await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    assert lexicon.match("is there a net worth levy?") == []
+    await evidence.refresh()
+    [(_, text)] = evidence.descriptions(["TAX:IE:WEALTH_TAX"])
+    assert text == "Wealth tax [provisional]"  # its captured definition stays out of prompts
+
+    await writer.upsert_nodes(
+        [NodeWrite(id="TAX:IE:WEALTH_TAX", label="Concept", properties={"status": "confirmed"})]
+    )
+    [hit] = lexicon.match("is there a net worth levy?")
+    assert hit.entry.key == "TAX:IE:WEALTH_TAX"
+    [node] = await graph.get_nodes(["TAX:IE:WEALTH_TAX"])
+    assert "draft definition" in describe(node)
+
+
+async def test_start_learns_confirmed_concepts_with_their_labels(parts, tmp_path):
+    graph, writer, evidence, _ = parts
+    await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="confirmed"))
+    fresh = ConceptLexicon()
+    assert await GraphSync(graph, evidence, fresh).start() == 1
+    assert [h.entry.key for h in fresh.match("a net worth levy")] == ["TAX:IE:WEALTH_TAX"]
