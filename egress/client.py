@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from egress.audit import AuditSink, EgressAuditRecord
-from egress.policy import EgressMode, PolicyStore, resolve_mode
+from egress.policy import EgressMode, PolicyStore, resolve_mode, tenant_floor
 from egress.restorer import PlaceholderRestorer
 from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
 from egress.wire import ChatMessage, Done, LlmProvider, LlmRequest, StreamChunk, Text
@@ -102,7 +102,8 @@ class EgressClient:
             violations.append(f"provider_not_allowed:{request.provider}")
         if not tenant.model_allowed(request.model):
             violations.append(f"model_not_allowed:{request.model}")
-        if mode is EgressMode.ENFORCE and violations:
+        floor = tenant_floor(self._default_mode, tenant)
+        if violations and EgressMode.ENFORCE in (mode, floor):
             reason = "; ".join(violations)
             await self._audit.record(
                 EgressAuditRecord(

@@ -14,7 +14,10 @@ things may get in its name:
   ``report-only`` the provider allow-list is not enforced, which would loosen the tenant's
   policy.
 * within those bounds the later setting wins: the override over the user's setting;
-* a tenant ``default_mode`` of ``off`` without ``allow_off_mode`` counts as ``report-only``.
+* a tenant ``default_mode`` of ``off`` without ``allow_off_mode`` counts as ``report-only``;
+* the provider and model allow-lists block whenever the tenant's own floor is ``enforce``, even
+  if a user or a call relaxed the mode (``allow_off_mode`` lets users skip sanitising, never
+  the tenant's choice of providers).
 """
 
 from __future__ import annotations
@@ -85,6 +88,14 @@ class InMemoryPolicyStore:
         return self.users.get((tenant_id, user_id), UserPolicy())
 
 
+def tenant_floor(global_default: EgressMode, tenant: TenantPolicy) -> EgressMode:
+    """The mode the tenant itself runs in, before any user or per-call setting."""
+    floor = tenant.default_mode or global_default
+    if floor is EgressMode.OFF and not tenant.allow_off_mode:
+        floor = EgressMode.REPORT_ONLY
+    return floor
+
+
 def resolve_mode(
     global_default: EgressMode,
     tenant: TenantPolicy,
@@ -92,9 +103,7 @@ def resolve_mode(
     override: EgressMode | None = None,
 ) -> EgressMode:
     """The effective mode; raises :class:`errors.EgressBlocked` if ``off`` is not allowed."""
-    floor = tenant.default_mode or global_default
-    if floor is EgressMode.OFF and not tenant.allow_off_mode:
-        floor = EgressMode.REPORT_ONLY
+    floor = tenant_floor(global_default, tenant)
     mode = floor
     for requested in (user.mode, override):
         if requested is None:

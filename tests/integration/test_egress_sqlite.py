@@ -145,6 +145,19 @@ async def test_report_only_records_the_violation_and_sends(parts):
     assert not record.blocked and record.violations == ["provider_not_allowed:echo"]
 
 
+async def test_a_user_relaxing_the_mode_cannot_escape_the_tenants_allow_list(parts):
+    _, policies, _, provider, client = parts
+    await policies.set_tenant_policy("acme", TenantPolicy(
+        default_mode=EgressMode.ENFORCE, allow_off_mode=True,
+        allowed_providers=frozenset({"openai"})))  # fmt: skip
+    for relaxed in (EgressMode.REPORT_ONLY, EgressMode.OFF):
+        ctx = EgressContext("acme", "alice", "c", override_mode=relaxed)
+        assert await client.effective_mode(ctx) is relaxed
+        with pytest.raises(EgressBlocked):
+            await run(client, request(), ctx)
+    assert provider.requests == []
+
+
 async def test_off_needs_the_tenants_permission(parts):
     _, policies, _, provider, client = parts
     ctx = EgressContext("acme", "alice", "c", override_mode=EgressMode.OFF)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FakeProvider
 
 from egress.audit import InMemoryAuditSink
 from egress.client import EgressClient, EgressContext
@@ -10,13 +9,14 @@ from egress.policy import EgressMode, InMemoryPolicyStore, TenantPolicy, UserPol
 from egress.sanitiser import InMemoryPseudonymVault, Sanitiser
 from egress.wire import ChatMessage, Done, LlmRequest, Text, Tool
 from errors import EgressBlocked
+from tests.support.fakes import ScriptedProvider
 
 E, R, OFF = EgressMode.ENFORCE, EgressMode.REPORT_ONLY, EgressMode.OFF
 USER_TEXT = "I am Aoife Kavanagh, PPSN 1234567TW, can I claim the rent credit?"
 SANITISED = "I am [PERSON_1], PPSN [PPSN_1], can I claim the rent credit?"
 
 
-def build(policies: InMemoryPolicyStore, provider: FakeProvider, detector: PiiDetector):
+def build(policies: InMemoryPolicyStore, provider: ScriptedProvider, detector: PiiDetector):
     audit = InMemoryAuditSink()
     vault = InMemoryPseudonymVault()
     client = EgressClient({provider.name: provider}, Sanitiser(detector, vault), policies, audit)
@@ -54,7 +54,7 @@ async def collect(client: EgressClient, req: LlmRequest, ctx: EgressContext) -> 
     ],
 )
 async def test_mode_matrix_what_goes_upstream(detector, tenant, user, override, sent_as) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     policies = InMemoryPolicyStore({"t": tenant}, {("t", "u"): user})
     client, audit = build(policies, provider, detector)
     await collect(client, request(), EgressContext("t", "u", "c", override_mode=override))
@@ -66,7 +66,7 @@ async def test_mode_matrix_what_goes_upstream(detector, tenant, user, override, 
 @pytest.mark.anyio
 @pytest.mark.parametrize(("user", "override"), [(UserPolicy(mode=OFF), None), (UserPolicy(), OFF)])
 async def test_off_refused_without_allow_off_mode(detector, user, override) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     policies = InMemoryPolicyStore({"t": TenantPolicy(default_mode=R)}, {("t", "u"): user})
     client, audit = build(policies, provider, detector)
     with pytest.raises(EgressBlocked):
@@ -78,7 +78,7 @@ async def test_off_refused_without_allow_off_mode(detector, user, override) -> N
 @pytest.mark.unit
 @pytest.mark.anyio
 async def test_enforce_blocks_provider_outside_allow_list_before_sending(detector) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     tenant = TenantPolicy(default_mode=E, allowed_providers=frozenset({"openai"}))
     client, audit = build(InMemoryPolicyStore({"t": tenant}), provider, detector)
     with pytest.raises(EgressBlocked) as info:
@@ -92,7 +92,7 @@ async def test_enforce_blocks_provider_outside_allow_list_before_sending(detecto
 @pytest.mark.unit
 @pytest.mark.anyio
 async def test_enforce_blocks_model_outside_allow_list(detector) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     tenant = TenantPolicy(allowed_models=frozenset({"m2"}))
     client, _ = build(InMemoryPolicyStore({"t": tenant}), provider, detector)
     with pytest.raises(EgressBlocked):
@@ -103,7 +103,7 @@ async def test_enforce_blocks_model_outside_allow_list(detector) -> None:
 @pytest.mark.unit
 @pytest.mark.anyio
 async def test_report_only_records_violation_never_blocks_and_sends_sanitised(detector) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     tenant = TenantPolicy(default_mode=R, allowed_providers=frozenset({"openai"}))
     client, audit = build(InMemoryPolicyStore({"t": tenant}), provider, detector)
     await collect(client, request(), EgressContext("t", "u", "c"))
@@ -121,7 +121,7 @@ async def test_report_only_records_violation_never_blocks_and_sends_sanitised(de
 @pytest.mark.unit
 @pytest.mark.anyio
 async def test_audit_record_never_holds_the_payload(detector) -> None:
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     client, audit = build(InMemoryPolicyStore(), provider, detector)
     await collect(client, request(), EgressContext("t", "u", "c"))
     dumped = audit.records[0].model_dump_json()
@@ -141,7 +141,7 @@ async def test_reply_restores_placeholders_split_across_chunks(detector) -> None
         Text(" noted [PERSON"),
         Done(),
     ]
-    provider = FakeProvider(chunks=chunks)
+    provider = ScriptedProvider(script=chunks, name="fake")
     client, _ = build(InMemoryPolicyStore(), provider, detector)
     out = await collect(client, request(), EgressContext("t", "u", "c"))
     text = "".join(c.delta for c in out if isinstance(c, Text))
@@ -163,7 +163,7 @@ async def test_presanitised_messages_are_not_scanned_again(detector) -> None:
             return detector.detect(text)
 
     counting = CountingDetector()
-    provider = FakeProvider()
+    provider = ScriptedProvider(name="fake")
     vault = InMemoryPseudonymVault()
     client = EgressClient(
         {"fake": provider},
