@@ -141,7 +141,7 @@ class SelfPopulation:
         self._concepts = ConceptWriter(reader, writer)
         self._evidence = evidence
         self._ingestion = ingestion
-        self._inflight: dict[str, asyncio.Lock] = {}
+        self._inflight: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def screen(self, concepts: Sequence[CapturedConcept]) -> None:
         """Raise :class:`errors.GraphWriteRejected` if the guard would refuse any concept
@@ -156,13 +156,19 @@ class SelfPopulation:
         return resolved
 
     async def resolve(self, concept: CapturedConcept) -> ResolvedConcept:
-        lock = self._inflight.setdefault(concept.id, asyncio.Lock())
+        # Single flight per concept id: one resolution at a time, the others wait and then find
+        # what it wrote. The lock is dropped when its last user (holder or waiter) is done.
+        lock, users = self._inflight.get(concept.id, (asyncio.Lock(), 0))
+        self._inflight[concept.id] = (lock, users + 1)
         try:
             async with lock:
                 return await self._resolve(concept)
         finally:
-            if not lock.locked() and self._inflight.get(concept.id) is lock:
+            lock, users = self._inflight[concept.id]
+            if users == 1:
                 del self._inflight[concept.id]
+            else:
+                self._inflight[concept.id] = (lock, users - 1)
 
     async def _resolve(self, concept: CapturedConcept) -> ResolvedConcept:
         labels = concept.normalised_labels()

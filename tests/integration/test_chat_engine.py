@@ -399,3 +399,30 @@ async def test_a_capture_the_guard_would_refuse_is_never_kept_for_later(h, tmp_p
     assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
     assert outbox.pending() == [] and retry.pending == 0
     assert not (tmp_path / "outbox.jsonl").exists()  # nothing was written to disk
+
+
+async def test_the_single_flight_lock_outlives_its_holder_while_others_wait(h):
+    gate = asyncio.Event()
+    original = h.population._resolve
+
+    async def slow(concept):
+        await gate.wait()
+        return await original(concept)
+
+    h.population._resolve = slow
+    first = asyncio.create_task(h.population.resolve(parse_one(NEW)))
+    second = asyncio.create_task(h.population.resolve(parse_one(NEW)))
+    await asyncio.sleep(0.01)  # both registered: one holds the lock, one waits for it
+    gate.set()
+    await first
+    # The waiter still needs the lock: a newcomer must queue behind it, not get a fresh one.
+    assert "TAX:IE:CARBON_TAX" in h.population._inflight
+    results = [first.result(), await second]
+    assert [r.created for r in results] == [True, False]
+    assert h.population._inflight == {}
+
+
+def parse_one(raw):
+    from engine.concepts import parse_capture_payload
+
+    return parse_capture_payload({"concepts": [raw]})[0]
