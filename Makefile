@@ -3,7 +3,10 @@
 SHELL := /bin/bash
 export UV_PYTHON_DOWNLOADS := never
 PYTHON ?= python3.11
-UV := $(PYTHON) -m uv
+# uv itself lives in its own small venv: no global pip install (PEP 668-safe), pinned.
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+UV_VERSION := 0.13.9
 VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
@@ -13,8 +16,11 @@ PORT ?= 8000
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml uv.lock
-	@$(PYTHON) -m uv --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.installed: pyproject.toml uv.lock $(UV)
 	$(UV) sync --frozen --python $(PYTHON)
 	@touch $@
 
@@ -66,4 +72,4 @@ bench: install
 	$(BIN)/python bench/chat_turn_bench.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) var .pytest_cache .mypy_cache .ruff_cache
