@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import error_body
+from errors import PayloadTooLarge
 
 
 class BodySizeLimit:
@@ -30,7 +31,7 @@ class BodySizeLimit:
         declared = dict(scope.get("headers", [])).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             # Outside the app's exception handlers here, so answer directly.
-            response = JSONResponse(error_body("payload_too_large", message), status_code=413)
+            response = JSONResponse(error_body(PayloadTooLarge.code, message), status_code=413)
             await response(scope, receive, send)
             return
         received = 0

@@ -6,7 +6,7 @@ pass fakes or real adapters through ``overrides``. Nothing connects at import ti
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,6 @@ class Container:
     providers: dict[str, LlmProvider]
     engine: ChatEngine
     patches: PatchFeed
-    extras: dict[str, Any] = field(default_factory=dict)
 
     async def aclose(self) -> None:
         await self.engine.aclose()

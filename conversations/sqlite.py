@@ -54,7 +54,11 @@ class SqliteConversationStore:
             self._conn = conn
         return self._conn
 
-    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` on the store's connection in a worker thread, under its lock; SQLite
+        errors become :class:`errors.ConversationStoreUnavailable`. The egress adapters of
+        ``conversations.sqlite_egress`` share the connection through this."""
+
         def locked() -> T:
             with self._lock:
                 try:
@@ -96,10 +100,10 @@ class SqliteConversationStore:
                         (file.name, _now()),
                     )
 
-        await self._run(migrate)
+        await self.run(migrate)
 
     async def ping(self) -> None:
-        await self._run(lambda conn: conn.execute("SELECT 1").fetchone())
+        await self.run(lambda conn: conn.execute("SELECT 1").fetchone())
 
     async def aclose(self) -> None:
         def close(_: sqlite3.Connection) -> None:
@@ -108,7 +112,7 @@ class SqliteConversationStore:
                 self._conn = None
 
         if self._conn is not None:
-            await self._run(close)
+            await self.run(close)
 
     # -- conversations ---------------------------------------------------------------------
 
@@ -132,11 +136,11 @@ class SqliteConversationStore:
                     (tenant_id, conversation_id, now),
                 )
 
-        await self._run(create)
+        await self.run(create)
         return await self.get_conversation(tenant_id, conversation_id)
 
     async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
-        row = await self._run(
+        row = await self.run(
             lambda conn: conn.execute(
                 "SELECT * FROM conversations WHERE tenant_id = ? AND id = ?",
                 (tenant_id, conversation_id),
@@ -147,7 +151,7 @@ class SqliteConversationStore:
         return Conversation(**dict(row))
 
     async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext:
-        row = await self._run(
+        row = await self.run(
             lambda conn: conn.execute(
                 "SELECT active_node_ids FROM contexts WHERE tenant_id = ? AND conversation_id = ?",
                 (tenant_id, conversation_id),
@@ -160,7 +164,7 @@ class SqliteConversationStore:
     async def recent_messages(
         self, tenant_id: str, conversation_id: str, limit: int
     ) -> list[StoredMessage]:
-        rows = await self._run(
+        rows = await self.run(
             lambda conn: conn.execute(
                 "SELECT * FROM messages WHERE tenant_id = ? AND conversation_id = ? "
                 "ORDER BY seq DESC LIMIT ?",
@@ -222,7 +226,7 @@ class SqliteConversationStore:
                     f"SELECT * FROM messages WHERE id IN ({placeholders}) ORDER BY seq", ids
                 ).fetchall()
 
-        return [_message(row) for row in await self._run(save)]
+        return [_message(row) for row in await self.run(save)]
 
 
 def _message(row: sqlite3.Row) -> StoredMessage:

@@ -19,7 +19,7 @@ class SqlitePolicyStore:
         self._store = store
 
     async def tenant_policy(self, tenant_id: str) -> TenantPolicy:
-        row = await self._store._run(
+        row = await self._store.run(
             lambda conn: conn.execute(
                 "SELECT * FROM tenant_policies WHERE tenant_id = ?", (tenant_id,)
             ).fetchone()
@@ -34,7 +34,7 @@ class SqlitePolicyStore:
         )
 
     async def user_policy(self, tenant_id: str, user_id: str) -> UserPolicy:
-        row = await self._store._run(
+        row = await self._store.run(
             lambda conn: conn.execute(
                 "SELECT mode FROM user_policies WHERE tenant_id = ? AND user_id = ?",
                 (tenant_id, user_id),
@@ -51,7 +51,7 @@ class SqlitePolicyStore:
             json.dumps(sorted(policy.allowed_models)),
             _now(),
         )
-        await self._store._run(
+        await self._store.run(
             lambda conn: conn.execute(
                 "INSERT INTO tenant_policies (tenant_id, default_mode, allow_off_mode,"
                 " allowed_providers, allowed_models, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
@@ -65,7 +65,7 @@ class SqlitePolicyStore:
 
     async def set_user_policy(self, tenant_id: str, user_id: str, policy: UserPolicy) -> None:
         mode = policy.mode.value if policy.mode else None
-        await self._store._run(
+        await self._store.run(
             lambda conn: conn.execute(
                 "INSERT INTO user_policies (tenant_id, user_id, mode, updated_at)"
                 " VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, user_id)"
@@ -104,10 +104,10 @@ class SqlitePseudonymVault:
             )
             return placeholder
 
-        return await self._store._run(assign)
+        return await self._store.run(assign)
 
     async def lookup(self, tenant_id: str, conversation_id: str) -> dict[str, str]:
-        rows = await self._store._run(
+        rows = await self._store.run(
             lambda conn: conn.execute(
                 "SELECT placeholder, value FROM pseudonyms"
                 " WHERE tenant_id = ? AND conversation_id = ?",
@@ -128,7 +128,7 @@ class SqliteAuditSink:
             json.dumps(entry.violations), int(entry.blocked), entry.reason,
             entry.at.isoformat(),
         )  # fmt: skip
-        await self._store._run(
+        await self._store.run(
             lambda conn: conn.execute(
                 "INSERT INTO egress_audit (tenant_id, user_id, conversation_id, task, provider,"
                 " model, requested_mode, effective_mode, counts, violations, blocked, reason, at)"
@@ -138,7 +138,7 @@ class SqliteAuditSink:
         )
 
     async def recent(self, tenant_id: str, limit: int = 100) -> list[EgressAuditRecord]:
-        rows = await self._store._run(
+        rows = await self._store.run(
             lambda conn: conn.execute(
                 "SELECT * FROM egress_audit WHERE tenant_id = ? ORDER BY id DESC LIMIT ?",
                 (tenant_id, limit),

@@ -327,6 +327,7 @@ def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:
         "status": resolved.status,
         "created": resolved.created,
         "matchedBy": resolved.matched_by,
+        "alignedWith": list(resolved.aligned_with),
     }
 
 

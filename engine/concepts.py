@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from egress.sanitiser import PLACEHOLDER  # an egress pseudonym, e.g. [PERSON_1]
 from egress.wire import ToolSpec
 from engine.lexicon import normalise_label
 from errors import MalformedToolPayload
 
 CAPTURE_TOOL_NAME = "capture_concepts"
 _NON_KEY = re.compile(r"[^A-Z0-9]+")
-_PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")  # an egress pseudonym, e.g. [PERSON_1]
 _MAX_CONCEPTS = 10
 
 
@@ -62,7 +62,7 @@ class CapturedConcept(BaseModel):
     @field_validator("prefLabel", "definition")
     @classmethod
     def _no_placeholder(cls, value: str | None) -> str | None:
-        if value and _PLACEHOLDER.search(value):
+        if value and PLACEHOLDER.search(value):
             raise ValueError("must not carry a pseudonymised value")
         return value
 
@@ -73,7 +73,7 @@ class CapturedConcept(BaseModel):
         return [
             label.strip()[:200]
             for label in value
-            if label.strip() and not _PLACEHOLDER.search(label)
+            if label.strip() and not PLACEHOLDER.search(label)
         ]
 
     @field_validator("sourceUrls")

@@ -24,10 +24,18 @@ class IngestionQueue(Protocol):
 
 @dataclass
 class InMemoryIngestionQueue:
+    """Bounded, deduplicated by concept id. Nothing consumes it yet: ingestion workers (Redis
+    Streams in production) are future work, so jobs past ``limit`` are dropped, oldest first."""
+
+    limit: int = 1000
     jobs: list[IngestionJob] = field(default_factory=list)
+    _queued: set[str] = field(default_factory=set)
 
     async def enqueue(self, job: IngestionJob) -> bool:
-        if any(waiting.concept_id == job.concept_id for waiting in self.jobs):
+        if job.concept_id in self._queued:
             return False
         self.jobs.append(job)
+        self._queued.add(job.concept_id)
+        while len(self.jobs) > self.limit:
+            self._queued.discard(self.jobs.pop(0).concept_id)
         return True

@@ -7,7 +7,7 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     RegintelError                      500 internal_error
     ├── InvalidInput                   422 invalid_input
     │   ├── PayloadTooLarge            413 payload_too_large
-    │   └── MalformedToolPayload       422 malformed_tool_payload
+    │   └── MalformedToolPayload       422 malformed_tool_payload (an SSE warning, never a 4xx)
     ├── Unauthenticated                401 unauthenticated
     ├── NotFound                       404 not_found
     ├── GraphWriteRejected             422 graph_write_rejected   (ingress guard)
@@ -17,7 +17,9 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     ├── StoreUnavailable               503 store_unavailable
     │   ├── GraphUnavailable           503 graph_unavailable
     │   └── ConversationStoreUnavailable 503 conversation_store_unavailable
-    └── ProviderError                  502 provider_error          (LLM provider)
+
+LLM provider failures are not exceptions: providers yield an ``Error`` chunk (``egress.wire``)
+whose ``code`` (``provider_*``) reaches the client as an SSE ``error`` event.
 
 Lives outside the packages of DESIGN.md because every one of them raises these (ADR 0002).
 """
@@ -34,7 +36,6 @@ __all__ = [
     "NotFound",
     "PayloadTooLarge",
     "PiiInGraphWrite",
-    "ProviderError",
     "RegintelError",
     "SchemaViolation",
     "StoreUnavailable",
@@ -109,8 +110,3 @@ class GraphUnavailable(StoreUnavailable):
 
 class ConversationStoreUnavailable(StoreUnavailable):
     code = "conversation_store_unavailable"
-
-
-class ProviderError(RegintelError):
-    code = "provider_error"
-    status_code = 502

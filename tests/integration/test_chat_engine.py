@@ -142,6 +142,7 @@ async def test_a_turn_streams_text_and_references_cited_and_resolved_nodes(h):
         "status": "provisional",
         "created": True,
         "matchedBy": "created",
+        "alignedWith": ["IE:REGIME:VAT"],
     }
     # The new concept was aligned with the rule node it names and queued for ingestion.
     around = await h.graph.neighbourhood(["TAX:IE:VAT"])
