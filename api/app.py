@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from api.body_limit import BodySizeLimit
 from api.bootstrap import bootstrap
-from api.errors import install_error_handlers
+from api.errors import ERROR_RESPONSES, install_error_handlers
 from api.logging import configure_logging
 from api.routes import chat, conversations, graph, health
 from api.settings import Settings
@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        responses=ERROR_RESPONSES,
     )
     install_error_handlers(app)
 

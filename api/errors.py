@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errors import RegintelError
@@ -16,6 +19,31 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     413: "payload_too_large",
     415: "unsupported_media_type",
+}
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="Stable machine-readable code, e.g. not_found.")
+    message: str = Field(description="Human-readable explanation.")
+
+
+class ErrorBody(BaseModel):
+    """The body of every 4xx/5xx response."""
+
+    error: ErrorDetail
+
+
+def _described(text: str) -> dict[str, Any]:
+    return {"model": ErrorBody, "description": text}
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: _described("`unauthenticated`: missing or unknown API key."),
+    403: _described("`egress_blocked`: the tenant's egress policy refuses the call."),
+    404: _described("`not_found`: no such resource in the caller's tenant."),
+    413: _described("`payload_too_large`: the request body is over the limit."),
+    422: _described("`invalid_input`: the request is malformed or out of bounds."),
+    503: _described("`graph_unavailable` / `conversation_store_unavailable`: a store is down."),
 }
 
 

@@ -21,7 +21,8 @@ equals the event name:
 
 - `metadata` `{conversationId, jurisdictions, evidenceNodeIds}` — first, before any text
 - `text` `{delta}` — answer text as it is generated
-- `concepts` `{concepts: [{id, prefLabel, status, created, matchedBy, alignedWith}]}` — resolved concepts
+- `concepts` `{concepts: [{id, prefLabel, status, created, matchedBy, alignedWith}]}` —
+  the concepts the question named, resolved in the graph
 - `warning` `{code, message}` — the turn goes on (malformed tool payload, rejected graph write,
   a graph write still pending, a citation of an id the graph does not have)
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows

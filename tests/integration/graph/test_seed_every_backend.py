@@ -19,11 +19,14 @@ async def test_seeding_twice_changes_nothing(store, graph_schema):
     stamps = {n.id: n.properties["created_at"] for n in (await store.snapshot(limit=50_000)).nodes}
     second = await seed_graph(store, writer)
     after = await store.counts()
-    assert first.nodes["created"] == len(seeds["nodes"])
-    assert first.edges["created"] == len(seeds["edges"])
+    # Seed ids are fixed (unlike the conformance suite's), so on the session's shared Bolt
+    # database a rerun finds them; either way every seed row is accounted for.
+    assert set(first.nodes) <= {"created", "unchanged"}
+    assert sum(first.nodes.values()) == len(seeds["nodes"])
+    assert sum(first.edges.values()) == len(seeds["edges"])
     assert dict(second.nodes) == {"unchanged": len(seeds["nodes"])}
     assert dict(second.edges) == {"unchanged": len(seeds["edges"])}
     assert dict(second.concepts) == {"unchanged": len(seeds["concepts"])}
-    assert after == middle and middle.nodes > before.nodes
+    assert after == middle and middle.nodes >= before.nodes
     again = {n.id: n.properties["created_at"] for n in (await store.snapshot(limit=50_000)).nodes}
     assert again == stamps
