@@ -14,8 +14,9 @@ from api.bootstrap import build_graph_store, build_pii_scanner
 from api.logging import configure_logging
 from api.settings import Settings
 from engine.seeding import DEFAULT_SEEDS, seed_graph
+from engine.self_population import confirm_concept
+from errors import NotFound
 from graph.ingress_guard import IngressGuard
-from graph.models import NodeWrite
 from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 
@@ -128,14 +129,11 @@ def concept_confirm(concept_id: str) -> None:
         store = build_graph_store(settings, schema)
         try:
             await store.init_schema()
-            found = [n for n in await store.get_nodes([concept_id]) if n.label == "Concept"]
-            if not found:
-                raise typer.BadParameter(f"no concept {concept_id!r}")
             writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
-            [result] = await writer.upsert_nodes(
-                [NodeWrite(id=concept_id, label="Concept", properties={"status": "confirmed"})]
-            )
-            return result.outcome.value
+            try:
+                return (await confirm_concept(store, writer, concept_id)).value
+            except NotFound as exc:
+                raise typer.BadParameter(exc.message) from exc
         finally:
             await store.aclose()
 

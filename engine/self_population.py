@@ -25,6 +25,7 @@ from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import normalise_label
+from errors import NotFound
 from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue, WriteOutcome
 from graph.port import GraphReader
 from graph.write_service import GraphWriteService
@@ -237,3 +238,18 @@ def _as_known(concept: CapturedConcept, existing: GraphNode) -> CapturedConcept:
         definition=props.get("definition"),
         sourceUrls=list(props.get("source_urls", [])),
     )
+
+
+async def confirm_concept(
+    reader: GraphReader, writer: GraphWriteService, concept_id: str
+) -> WriteOutcome:
+    """Mark a captured concept as reviewed: from then on it is evidence for every tenant.
+
+    Raises :class:`errors.NotFound` when no concept has that id.
+    """
+    if not [n for n in await reader.get_nodes([concept_id]) if n.label == "Concept"]:
+        raise NotFound(f"no concept {concept_id!r}")
+    [result] = await writer.upsert_nodes(
+        [NodeWrite(id=concept_id, label="Concept", properties={"status": "confirmed"})]
+    )
+    return result.outcome
