@@ -41,7 +41,7 @@ from tenacity import (
 
 from errors import GraphUnavailable, RegintelError, SchemaViolation
 from graph.backends.bolt_dialects import NODE_LABEL, Dialect, get_dialect
-from graph.backends.write_checks import check_edge_write, check_node_write
+from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
 from graph.models import (
     EdgeWrite,
     GraphCounts,
@@ -433,9 +433,7 @@ class BoltGraphStore:
         self, labels: Sequence[str] | None = None, limit: int = 1000
     ) -> GraphSnapshot:
         if labels:
-            for label in labels:
-                if label not in self._schema.labels:
-                    raise SchemaViolation(f"unknown node label {label!r}")
+            check_labels(self._schema, labels)
             rows = await self._read(
                 f"MATCH (n:{NODE_LABEL}) WHERE any(l IN labels(n) WHERE l IN $labels) "
                 f"RETURN {_NODE_COLUMNS} ORDER BY id LIMIT $limit",

@@ -30,7 +30,7 @@ from typing import Any
 import ladybug
 
 from errors import GraphUnavailable, SchemaViolation
-from graph.backends.write_checks import check_edge_write, check_node_write
+from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
 from graph.models import (
     EdgeWrite,
     GraphCounts,
@@ -287,9 +287,7 @@ class LadybugGraphStore:
         self, labels: Sequence[str] | None = None, limit: int = 1000
     ) -> GraphSnapshot:
         if labels:
-            for label in labels:
-                if label not in self._schema.labels:
-                    raise SchemaViolation(f"unknown node label {label!r}")
+            check_labels(self._schema, labels)
             rows = await self._read(
                 "MATCH (n:RgNode) WHERE n.label IN $labels RETURN n ORDER BY n.id LIMIT $limit",
                 {"labels": list(labels), "limit": limit},

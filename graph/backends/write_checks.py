@@ -7,6 +7,8 @@ of a query that are interpolated rather than passed as parameters (defence in de
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from errors import SchemaViolation
 from graph.models import EdgeWrite, NodeWrite
 from graph.schema import IDENTIFIER, GraphSchema
@@ -31,3 +33,9 @@ def check_edge_write(schema: GraphSchema, edge: EdgeWrite) -> None:
     bad = [p for p in edge.properties if p not in schema.relationship_properties]
     if bad:
         raise SchemaViolation(f"properties {bad} not allowed on relationships")
+
+
+def check_labels(schema: GraphSchema, labels: Sequence[str]) -> None:
+    """Labels a read filters on (also interpolated by some dialects): schema members only."""
+    if unknown := [label for label in labels if label not in schema.labels]:
+        raise SchemaViolation(f"unknown node label {unknown[0]!r}")
