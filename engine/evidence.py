@@ -175,6 +175,10 @@ class EvidenceIndex:
         first = {n for i in ids for n in self._adjacent.get(i, ())}
         return first | {n for i in first for n in self._adjacent.get(i, ())}
 
+    def remember(self, nodes: Sequence[GraphNode]) -> None:
+        """Know these nodes for descriptions now, before the next rebuild (not searchable)."""
+        self._nodes = {**self._nodes, **{node.id: node for node in nodes}}
+
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
 

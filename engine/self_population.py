@@ -152,8 +152,10 @@ class SelfPopulation:
 
     async def resolve_all(self, concepts: Sequence[CapturedConcept]) -> list[ResolvedConcept]:
         resolved = [await self.resolve(concept) for concept in concepts]
-        if any(r.created for r in resolved):
-            await self._evidence.refresh()
+        if created := [r.id for r in resolved if r.created]:
+            # The next turn describes them from the index; the full rebuild runs in the
+            # background (GraphSync), off this turn's path. Provisional: never evidence anyway.
+            self._evidence.remember(await self._reader.get_nodes(created))
         return resolved
 
     async def resolve(self, concept: CapturedConcept) -> ResolvedConcept:
