@@ -1,1 +1,3 @@
 """HTTP API, SSE framing, settings, CLI. No business logic lives here."""
+
+__all__: list[str] = []

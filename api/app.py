@@ -15,6 +15,11 @@ from api.logging import configure_logging
 from api.routes import chat, conversations, graph, health
 from api.settings import Settings
 
+__all__ = [
+    "DESCRIPTION",
+    "create_app",
+]
+
 DESCRIPTION = """Regintel: a graph-backed regulatory research copilot (tax, social welfare,
 pensions, EU law). Research only — never legal or tax advice.
 

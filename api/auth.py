@@ -1,7 +1,8 @@
-"""Development authentication: API keys mapped to ``(tenant, user)`` in settings.
+"""API-key authentication: keys mapped to ``(tenant, user)`` in settings.
 
-Send ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``. Production puts a real identity
-provider (Supabase Auth JWTs) in front; the rest of the API only sees a :class:`Principal`.
+Send ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``. The development keys exist only
+in the ``dev`` environment (:mod:`api.settings`); in ``prod`` the keys are the operator's own.
+The rest of the API only sees a :class:`Principal`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
+from api.deps import get_container
 from errors import Unauthenticated
+
+__all__ = ["Principal", "authenticate", "principal_for"]
 
 
 @dataclass(frozen=True)
@@ -33,4 +37,4 @@ async def authenticate(request: Request) -> Principal:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     key = token.strip() if scheme.lower() == "bearer" else request.headers.get("x-api-key")
-    return principal_for(key, request.app.state.container.settings.api_keys)
+    return principal_for(key, get_container(request).settings.identities)

@@ -17,6 +17,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.errors import error_body
 from errors import PayloadTooLarge
 
+__all__ = [
+    "BodySizeLimit",
+]
+
 
 class BodySizeLimit:
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:

@@ -1,4 +1,9 @@
-"""``regintel`` — the operator's command line: serve, seed, graph init, graph counts."""
+"""``regintel`` — the operator's command line: serve, seed, graph init, graph counts, concepts.
+
+Every command builds what it needs through the composition root (:mod:`api.bootstrap`):
+:func:`~api.bootstrap.open_graph` for the graph-only commands, so the CLI writes through the
+same ``GraphWriteService`` and ingress guard as the app, and closes what it opened.
+"""
 
 from __future__ import annotations
 
@@ -10,15 +15,25 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from api.bootstrap import build_graph_store, build_pii_scanner
+from api.bootstrap import open_graph
 from api.logging import configure_logging
 from api.settings import Settings
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from engine.self_population import confirm_concept
 from errors import NotFound
-from graph.ingress_guard import IngressGuard
-from graph.schema import load_schema
-from graph.write_service import GraphWriteService
+
+__all__ = [
+    "app",
+    "concept_app",
+    "concept_confirm",
+    "concept_list",
+    "console",
+    "graph_app",
+    "graph_counts",
+    "graph_init",
+    "seed",
+    "serve",
+]
 
 app = typer.Typer(help="Regintel operator commands.", no_args_is_help=True)
 graph_app = typer.Typer(help="Rules-graph commands.", no_args_is_help=True)
@@ -52,16 +67,10 @@ def seed(
 
 async def _seed(settings: Settings, folder: Path) -> dict[str, object]:
     configure_logging(settings.log_level, json=settings.log_json)
-    schema = load_schema()
-    store = build_graph_store(settings, schema)
-    try:
-        await store.init_schema()
-        writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
-        report = await seed_graph(store, writer, folder)
-        counts = await store.counts()
+    async with open_graph(settings) as handle:
+        report = await seed_graph(handle.graph, handle.writer, folder)
+        counts = await handle.graph.counts()
         return {**report.summary(), "graph": {"nodes": counts.nodes, "edges": counts.edges}}
-    finally:
-        await store.aclose()
 
 
 @graph_app.command("init")
@@ -69,11 +78,8 @@ def graph_init() -> None:
     """Create the tables / constraints / indexes derived from schema/graph.yaml."""
 
     async def run() -> None:
-        store = build_graph_store(Settings(), load_schema())
-        try:
-            await store.init_schema()
-        finally:
-            await store.aclose()
+        async with open_graph(Settings()):
+            pass  # opening initialises the schema
 
     asyncio.run(run())
     console.print("graph schema initialised")
@@ -84,12 +90,8 @@ def graph_counts() -> None:
     """Print node and edge counts by label."""
 
     async def run() -> dict[str, object]:
-        store = build_graph_store(Settings(), load_schema())
-        try:
-            await store.init_schema()
-            return (await store.counts()).model_dump()
-        finally:
-            await store.aclose()
+        async with open_graph(Settings()) as handle:
+            return (await handle.graph.counts()).model_dump()
 
     console.print_json(json.dumps(asyncio.run(run())))
 
@@ -101,12 +103,8 @@ def concept_list(
     """List concepts (id, status, preferred label)."""
 
     async def run() -> list[dict[str, object]]:
-        store = build_graph_store(Settings(), load_schema())
-        try:
-            await store.init_schema()
-            nodes = (await store.snapshot(labels=["Concept"], limit=100_000)).nodes
-        finally:
-            await store.aclose()
+        async with open_graph(Settings()) as handle:
+            nodes = (await handle.graph.snapshot(labels=["Concept"], limit=100_000)).nodes
         return [
             {
                 "id": n.id,
@@ -125,16 +123,10 @@ def concept_confirm(concept_id: str) -> None:
     """Confirm a provisional concept: from now on it is evidence for every tenant."""
 
     async def run() -> str:
-        settings, schema = Settings(), load_schema()
-        store = build_graph_store(settings, schema)
-        try:
-            await store.init_schema()
-            writer = GraphWriteService(store, IngressGuard(schema, build_pii_scanner()))
+        async with open_graph(Settings()) as handle:
             try:
-                return (await confirm_concept(store, writer, concept_id)).value
+                return (await confirm_concept(handle.graph, handle.writer, concept_id)).value
             except NotFound as exc:
                 raise typer.BadParameter(exc.message) from exc
-        finally:
-            await store.aclose()
 
     console.print(f"{concept_id}: {asyncio.run(run())}")

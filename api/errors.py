@@ -12,6 +12,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from errors import RegintelError
 
+__all__ = [
+    "ERROR_RESPONSES",
+    "ErrorBody",
+    "ErrorDetail",
+    "error_body",
+    "install_error_handlers",
+]
+
 _HTTP_CODES = {
     400: "bad_request",
     401: "unauthenticated",

@@ -6,6 +6,10 @@ import logging
 
 import structlog
 
+__all__ = [
+    "configure_logging",
+]
+
 
 def configure_logging(level: str = "INFO", *, json: bool = True) -> None:
     renderer: structlog.typing.Processor = (

@@ -8,6 +8,12 @@ from sse_starlette import ServerSentEvent
 
 from engine.events import TurnEvent
 
+__all__ = [
+    "HEARTBEAT_COMMENT",
+    "heartbeat",
+    "to_sse",
+]
+
 HEARTBEAT_COMMENT = "heartbeat"
 
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api.bootstrap import bootstrap
 from api.settings import Settings
-from egress.wire import LlmRequest
+from egress.wire import ChatMessage, LlmRequest
 from engine.concepts import CAPTURE_TOOL
 from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
 from engine.seeding import seed_graph
@@ -90,7 +90,8 @@ async def direct_provider(settings: Settings, turns: int) -> tuple[list[float], 
             request = LlmRequest(
                 provider="extractive", model="extractive-v1", tools=[CAPTURE_TOOL],
                 messages=build_messages(PromptInputs(
-                    question=question, jurisdictions=jurisdictions,
+                    question=ChatMessage(role="user", content=question, sanitised=True),
+                    jurisdictions=jurisdictions,
                     evidence=container.evidence.search(question, 6, jurisdictions),
                 )),
             )  # fmt: skip

@@ -14,7 +14,11 @@ import random
 import statistics
 import time
 
-from engine.lexicon import ConceptLexicon, LexiconEntry, normalise_label
+from engine.lexicon import ConceptLexicon
+from engine.lexicon_entry import LexiconEntry
+from engine.normalise import normalise_label
+
+__all__ = ["build", "main"]
 
 QUESTIONS = [
     "I am a single director of an Irish company and my spouse gets child benefit. How is "

@@ -7,6 +7,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+__all__ = [
+    "Conversation",
+    "ConversationContext",
+    "MessageRole",
+    "MessageStatus",
+    "NewMessage",
+    "StoredMessage",
+]
+
 MessageRole = Literal["user", "assistant"]
 MessageStatus = Literal["complete", "partial", "error"]
 
@@ -23,6 +32,8 @@ class ConversationContext(BaseModel):
 
 
 class Conversation(BaseModel):
+    """A conversation of one tenant, owned by the user who created it."""
+
     id: str
     tenant_id: str
     user_id: str
@@ -31,6 +42,8 @@ class Conversation(BaseModel):
 
 
 class NewMessage(BaseModel):
+    """A message about to be saved: the text as written and as sent upstream (sanitised)."""
+
     role: MessageRole
     content: str
     content_sanitised: str
@@ -39,6 +52,8 @@ class NewMessage(BaseModel):
 
 
 class StoredMessage(NewMessage):
+    """A saved message, with the id and time the store gave it."""
+
     id: str
     conversation_id: str
     created_at: datetime

@@ -2,13 +2,23 @@
 
 Every call takes ``tenant_id`` and is scoped by it; another tenant's conversation id is
 reported as :class:`errors.NotFound`, exactly like an id that does not exist.
+
+:class:`ConversationBackend` is what the composition root holds: the store, which also hands
+out the egress ports kept in its own database (:class:`EgressAdapters`), so the caller never
+switches on the backend's type.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
+from egress.audit import AuditSink
+from egress.policy import PolicyStore
+from egress.sanitiser import PseudonymVault
+
+__all__ = ["ConversationBackend", "ConversationStore", "EgressAdapters"]
 
 
 class ConversationStore(Protocol):
@@ -48,3 +58,20 @@ class ConversationStore(Protocol):
     async def ping(self) -> None: ...
 
     async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class EgressAdapters:
+    """The egress ports a conversation store keeps in its own database."""
+
+    vault: PseudonymVault
+    policies: PolicyStore
+    audit: AuditSink
+
+
+class ConversationBackend(ConversationStore, Protocol):
+    """A conversation store that also hands out its egress ports."""
+
+    def egress_adapters(self) -> EgressAdapters:
+        """The pseudonym vault, policy store and audit sink over this store's database."""
+        ...

@@ -1,8 +1,14 @@
 """PostgreSQL adapter of the ``ConversationStore`` port (production: Supabase Postgres).
 
+The algorithms are :class:`~conversations.sql_store.SqlConversationStore`'s; this module gives
+the PostgreSQL dialect (the shared statements on schema ``regintel`` with ``%(name)s``
+parameters, ``FOR UPDATE`` on the context a turn rewrites, an advisory lock for the vault;
+native ``timestamptz``, ``text[]`` and ``jsonb`` values) and the unit of work.
+
 A ``psycopg_pool.AsyncConnectionPool`` of autocommit connections, opened in :meth:`init` and
-closed in :meth:`aclose`; nothing connects in the constructor. Every unit of work is one
-explicit transaction (:meth:`PostgresConversationStore.tenant_transaction`) that first
+closed in :meth:`aclose` (or when :meth:`init` fails); nothing connects in the constructor.
+Every unit of work is one explicit transaction
+(:meth:`PostgresConversationStore.tenant_transaction`) that first
 
 * ``SET LOCAL ROLE``s to ``app_role`` (when given): the non-superuser role without BYPASSRLS
   that migration ``003`` creates, because superusers and BYPASSRLS roles skip every policy;
@@ -13,9 +19,8 @@ Every statement still filters on ``tenant_id`` itself; the policies are the seco
 0009). Both settings are transaction-local, so a connection goes back to the pool clean, and a
 transaction-mode pooler (Supavisor, PgBouncer) is fine.
 
-``save_turn`` is one transaction: messages and context land together or not at all. Its
-``UPDATE conversations`` takes the conversation's row lock first, so concurrent turns on one
-conversation queue up and each reads the ``MAX(seq)`` its predecessor committed.
+``save_turn``'s ``UPDATE conversations`` takes the conversation's row lock first, so concurrent
+turns on one conversation queue up and each reads the ``MAX(seq)`` its predecessor committed.
 
 Migrations are ``schema/sql/postgres/*.sql``, applied in name order under an advisory lock
 (several workers may start at once) and recorded in ``regintel.schema_migrations``.
@@ -24,20 +29,31 @@ Library errors become :class:`errors.ConversationStoreUnavailable`, as in the SQ
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import psycopg
 from psycopg import AsyncConnection, sql
 from psycopg.rows import DictRow, dict_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
-from errors import ConversationStoreUnavailable, NotFound
+from conversations.sql_store import SqlConversationStore
+from conversations.statements import Statements
+from conversations.unit_of_work import Params, Result, SqlDialect, StatementUnitOfWork, UnitOfWork
+from errors import ConversationStoreUnavailable
+
+__all__ = [
+    "APP_ROLE",
+    "MIGRATIONS",
+    "MIGRATION_LOCK",
+    "POSTGRES",
+    "SCHEMA",
+    "Connection",
+    "PostgresConversationStore",
+]
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "schema" / "sql" / "postgres"
 SCHEMA = "regintel"
@@ -48,16 +64,45 @@ MIGRATION_LOCK = 0x72676E746C
 
 Connection = AsyncConnection[DictRow]
 
-MESSAGE_COLUMNS = (
-    "id, conversation_id, role, content, content_sanitised, status, referenced_nodes, created_at"
+# the vault's per-conversation lock (see conversations.sql_egress); the key is the one the
+# adapter has always used, so old and new workers exclude each other during a rolling deploy
+_LOCK_PSEUDONYMS = (
+    "SELECT pg_advisory_xact_lock(hashtextextended('regintel.pseudonyms' || chr(31)"
+    " || %(tenant_id)s::text || chr(31) || %(conversation_id)s::text, 0))"
 )
+_SET_TENANT = "SELECT set_config('app.tenant_id', %(tenant_id)s, true)"
+# bookkeeping of the migration runner, the role check and the health check: not tenant data
+_LOCK_MIGRATIONS = "SELECT pg_advisory_xact_lock(%(key)s)"
+_CREATE_MIGRATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS regintel.schema_migrations"
+    " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+)
+_MIGRATION_APPLIED = "SELECT 1 FROM regintel.schema_migrations WHERE name = %(name)s"
+_RECORD_MIGRATION = "INSERT INTO regintel.schema_migrations (name) VALUES (%(name)s)"
+_CHECK_ROLE = (
+    "SELECT current_user AS role, rolsuper OR rolbypassrls AS bypasses"
+    " FROM pg_roles WHERE rolname = current_user"
+)
+_PING = "SELECT 1"
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+def _same(moment: datetime) -> datetime:
+    return moment
 
 
-class PostgresConversationStore:
+# native timestamptz, text[] and jsonb: psycopg adapts them both ways
+POSTGRES = SqlDialect(
+    name="postgres",
+    statements=Statements().render(
+        schema=f"{SCHEMA}.", pyformat=True, row_lock=" FOR UPDATE",
+        lock_pseudonyms=_LOCK_PSEUDONYMS,
+    ),
+    timestamp=_same, encode_list=list, decode_list=list, encode_object=Jsonb, decode_object=dict,
+)  # fmt: skip
+"""The shared statements as PostgreSQL takes them, on schema ``regintel``; native values."""
+
+
+class PostgresConversationStore(SqlConversationStore):
     """Conversations, messages and context in PostgreSQL, scoped by tenant twice (filters + RLS).
 
     ``dsn`` is a libpq connection string or URL. ``app_role`` is the role every transaction runs
@@ -65,6 +110,8 @@ class PostgresConversationStore:
     ``timeout`` bounds the wait for a pooled connection; ``prepare_threshold=None`` turns off
     server-side prepared statements (for a transaction-mode pooler that cannot keep them).
     """
+
+    dialect = POSTGRES
 
     def __init__(
         self,
@@ -88,9 +135,9 @@ class PostgresConversationStore:
 
     # -- plumbing --------------------------------------------------------------------------
 
-    async def _open_pool(self) -> AsyncConnectionPool[Connection]:
+    async def _open_pool(self) -> None:
         if self._pool is not None:
-            return self._pool
+            return
         pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
             self._dsn,
             min_size=self._min_size,
@@ -107,11 +154,14 @@ class PostgresConversationStore:
         )
         try:
             await pool.open(wait=True, timeout=self._timeout)
-        except psycopg.Error as exc:
+        except BaseException as exc:  # cancelled too: the pool's workers must not leak
             await pool.close()
-            raise ConversationStoreUnavailable(f"conversation store unreachable: {exc}") from exc
+            if isinstance(exc, psycopg.Error):
+                raise ConversationStoreUnavailable(
+                    f"conversation store unreachable: {exc}"
+                ) from exc
+            raise
         self._pool = pool
-        return pool
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
@@ -126,53 +176,68 @@ class PostgresConversationStore:
 
     @asynccontextmanager
     async def tenant_transaction(self, tenant_id: str) -> AsyncIterator[Connection]:
-        """One transaction as ``app_role`` with ``app.tenant_id`` set: every unit of work."""
+        """One transaction as ``app_role`` with ``app.tenant_id`` set; commits when the block
+        ends without an error. :meth:`unit_of_work` is this, rolled back unless committed."""
         async with self._connection() as conn, conn.transaction():
             if self._app_role:
                 await conn.execute(
                     sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self._app_role))
                 )
-            await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (tenant_id,))
+            await conn.execute(_SET_TENANT, {"tenant_id": tenant_id})
             yield conn
+
+    @asynccontextmanager
+    async def unit_of_work(self, tenant_id: str) -> AsyncIterator[UnitOfWork]:
+        """A :meth:`tenant_transaction` that rolls back unless the work was committed."""
+        async with self.tenant_transaction(tenant_id) as conn:
+
+            async def run(statement: str, params: Params) -> Result:
+                cursor = await conn.execute(statement, params)
+                rows = await cursor.fetchall() if cursor.description else []
+                return Result(cursor.rowcount, list(rows))
+
+            work = StatementUnitOfWork(run)
+            yield work
+            if not work.committed:
+                raise psycopg.Rollback()  # caught by conn.transaction(): a quiet rollback
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def init(self) -> None:
-        """Open the pool, apply pending migrations, and refuse a role that bypasses RLS."""
+        """Open the pool, apply pending migrations, and refuse a role that bypasses RLS.
+
+        If any of it fails, the pool is closed again: nothing leaks, and :meth:`aclose` is
+        still safe to call."""
         await self._open_pool()
-        files = sorted(self._migrations.glob("*.sql"))
+        try:
+            await self._migrate()
+            await self._check_role()
+        except BaseException:
+            await self.aclose()
+            raise
+
+    async def _migrate(self) -> None:
+        lock = {"key": MIGRATION_LOCK}
         async with self._connection() as conn:
             async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+                await conn.execute(_LOCK_MIGRATIONS, lock)
                 await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-                await conn.execute(
-                    f"CREATE TABLE IF NOT EXISTS {SCHEMA}.schema_migrations"
-                    " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-                )
-            for file in files:
+                await conn.execute(_CREATE_MIGRATIONS_TABLE)
+            for file in sorted(self._migrations.glob("*.sql")):
                 async with conn.transaction():
-                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-                    cur = await conn.execute(
-                        f"SELECT 1 FROM {SCHEMA}.schema_migrations WHERE name = %s", (file.name,)
-                    )
+                    await conn.execute(_LOCK_MIGRATIONS, lock)
+                    cur = await conn.execute(_MIGRATION_APPLIED, {"name": file.name})
                     if await cur.fetchone() is not None:
                         continue
                     # no parameters: psycopg sends the file as one multi-statement query
                     await conn.execute(file.read_text(encoding="utf-8").encode())
-                    await conn.execute(
-                        f"INSERT INTO {SCHEMA}.schema_migrations (name) VALUES (%s)", (file.name,)
-                    )
-        await self._check_role()
+                    await conn.execute(_RECORD_MIGRATION, {"name": file.name})
 
     async def _check_role(self) -> None:
         async with self.tenant_transaction("") as conn:
-            cur = await conn.execute(
-                "SELECT current_user AS role, rolsuper OR rolbypassrls AS bypasses"
-                " FROM pg_roles WHERE rolname = current_user"
-            )
+            cur = await conn.execute(_CHECK_ROLE)
             row = await cur.fetchone()
         if row is None or row["bypasses"]:
-            await self.aclose()
             role = row["role"] if row else "?"
             raise ConversationStoreUnavailable(
                 f"role {role!r} bypasses row-level security (superuser or BYPASSRLS): "
@@ -181,134 +246,10 @@ class PostgresConversationStore:
 
     async def ping(self) -> None:
         async with self._connection() as conn:
-            await conn.execute("SELECT 1")
+            await conn.execute(_PING)
 
     async def aclose(self) -> None:
+        """Close the pool. Idempotent; safe after a failed :meth:`init`; :meth:`init` reopens."""
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()
-
-    # -- conversations ---------------------------------------------------------------------
-
-    async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation:
-        conversation_id = str(uuid.uuid4())
-        now = _now()
-        async with self.tenant_transaction(tenant_id) as conn:
-            await conn.execute(
-                "INSERT INTO regintel.tenants (id, created_at) VALUES (%s, %s)"
-                " ON CONFLICT (id) DO NOTHING",
-                (tenant_id, now),
-            )
-            cur = await conn.execute(
-                "INSERT INTO regintel.conversations (id, tenant_id, user_id, created_at,"
-                " updated_at) VALUES (%s, %s, %s, %s, %s)"
-                " RETURNING id, tenant_id, user_id, created_at, updated_at",
-                (conversation_id, tenant_id, user_id, now, now),
-            )
-            row = await cur.fetchone()
-            await conn.execute(
-                "INSERT INTO regintel.contexts (tenant_id, conversation_id, updated_at)"
-                " VALUES (%s, %s, %s)",
-                (tenant_id, conversation_id, now),
-            )
-        assert row is not None
-        return Conversation(**row)
-
-    async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
-        async with self.tenant_transaction(tenant_id) as conn:
-            cur = await conn.execute(
-                "SELECT id, tenant_id, user_id, created_at, updated_at FROM regintel.conversations"
-                " WHERE tenant_id = %s AND id = %s",
-                (tenant_id, conversation_id),
-            )
-            row = await cur.fetchone()
-        if row is None:
-            raise NotFound(f"conversation {conversation_id} not found")
-        return Conversation(**row)
-
-    async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext:
-        async with self.tenant_transaction(tenant_id) as conn:
-            cur = await conn.execute(
-                "SELECT active_node_ids FROM regintel.contexts"
-                " WHERE tenant_id = %s AND conversation_id = %s",
-                (tenant_id, conversation_id),
-            )
-            row = await cur.fetchone()
-        if row is None:
-            raise NotFound(f"conversation {conversation_id} not found")
-        return ConversationContext(active_node_ids=row["active_node_ids"])
-
-    async def recent_messages(
-        self, tenant_id: str, conversation_id: str, limit: int
-    ) -> list[StoredMessage]:
-        async with self.tenant_transaction(tenant_id) as conn:
-            cur = await conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM regintel.messages"
-                " WHERE tenant_id = %s AND conversation_id = %s ORDER BY seq DESC LIMIT %s",
-                (tenant_id, conversation_id, limit),
-            )
-            rows = await cur.fetchall()
-        return [_message(row) for row in reversed(rows)]
-
-    async def save_turn(
-        self,
-        tenant_id: str,
-        conversation_id: str,
-        messages: list[NewMessage],
-        context: ConversationContext,
-        *,
-        max_active_nodes: int = 40,
-    ) -> list[StoredMessage]:
-        now = _now()
-        saved: list[StoredMessage] = []
-        async with self.tenant_transaction(tenant_id) as conn:
-            # The UPDATE takes the conversation's row lock until commit: concurrent turns of
-            # one conversation wait here, then read the MAX(seq) the previous one committed.
-            cur = await conn.execute(
-                "UPDATE regintel.conversations SET updated_at = %s"
-                " WHERE tenant_id = %s AND id = %s RETURNING id",
-                (now, tenant_id, conversation_id),
-            )
-            if await cur.fetchone() is None:
-                raise NotFound(f"conversation {conversation_id} not found")
-            cur = await conn.execute(
-                "SELECT COALESCE(MAX(seq), 0) AS seq FROM regintel.messages"
-                " WHERE tenant_id = %s AND conversation_id = %s",
-                (tenant_id, conversation_id),
-            )
-            last = await cur.fetchone()
-            seq = int(last["seq"]) if last else 0
-            for offset, message in enumerate(messages, start=1):
-                cur = await conn.execute(
-                    "INSERT INTO regintel.messages (id, tenant_id, conversation_id, seq, role,"
-                    " content, content_sanitised, status, referenced_nodes, created_at)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    f" RETURNING {MESSAGE_COLUMNS}",
-                    (
-                        str(uuid.uuid4()), tenant_id, conversation_id, seq + offset,
-                        message.role, message.content, message.content_sanitised,
-                        message.status, list(message.referenced_nodes), now,
-                    ),
-                )  # fmt: skip
-                row = await cur.fetchone()
-                assert row is not None
-                saved.append(_message(row))
-            cur = await conn.execute(
-                "SELECT active_node_ids FROM regintel.contexts"
-                " WHERE tenant_id = %s AND conversation_id = %s FOR UPDATE",
-                (tenant_id, conversation_id),
-            )
-            stored = await cur.fetchone()
-            merged = ConversationContext(
-                active_node_ids=list(stored["active_node_ids"]) if stored else []
-            ).with_nodes(context.active_node_ids, max_active_nodes)
-            await conn.execute(
-                "UPDATE regintel.contexts SET active_node_ids = %s, updated_at = %s"
-                " WHERE tenant_id = %s AND conversation_id = %s",
-                (list(merged.active_node_ids), now, tenant_id, conversation_id),
-            )
-        return saved
-
-
-def _message(row: dict[str, Any]) -> StoredMessage:
-    return StoredMessage(**row)

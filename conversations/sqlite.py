@@ -1,10 +1,16 @@
 """SQLite adapter of the ``ConversationStore`` port: the embedded default (one file).
 
-One connection, used from worker threads under a lock (SQLite serialises writers anyway);
-WAL mode so readers of other processes are not blocked. Every statement filters on
-``tenant_id``. ``save_turn`` is one transaction: the messages and the context land together or
-not at all. Migrations are the ``schema/sql/sqlite/*.sql`` files, applied in name order and
-recorded in ``schema_migrations``.
+The algorithms are :class:`~conversations.sql_store.SqlConversationStore`'s; this module gives
+the SQLite dialect (the shared statements with unqualified tables; timestamps as ISO text,
+lists and objects as JSON text) and the unit of work.
+
+One connection, used from one worker thread of the store's own, so statements run in the order
+they were issued even when a caller is cancelled half-way (a ``ROLLBACK`` never overtakes an
+``INSERT`` still queued). Units of work take an ``asyncio.Lock`` and ``BEGIN IMMEDIATE``, so
+they never interleave and other processes' writers wait (``busy_timeout``); WAL mode keeps
+other processes' readers unblocked. SQLite errors become
+:class:`errors.ConversationStoreUnavailable`. Migrations are the ``schema/sql/sqlite/*.sql``
+files, applied in name order and recorded in ``schema_migrations``.
 """
 
 from __future__ import annotations
@@ -12,31 +18,58 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import threading
-import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
-from errors import ConversationStoreUnavailable, NotFound
+from conversations.sql_store import SqlConversationStore
+from conversations.statements import Statements
+from conversations.unit_of_work import Params, Result, SqlDialect, StatementUnitOfWork, UnitOfWork
+from errors import ConversationStoreUnavailable
+
+__all__ = ["MIGRATIONS", "SQLITE", "SqliteConversationStore"]
 
 MIGRATIONS = Path(__file__).resolve().parents[1] / "schema" / "sql" / "sqlite"
-T = TypeVar("T")
+
+_T = TypeVar("_T")
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+# bookkeeping of the migration runner and the health check: not tenant data
+_CREATE_MIGRATIONS_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+)
+_MIGRATIONS_APPLIED = "SELECT name FROM schema_migrations"
+_RECORD_MIGRATION = "INSERT INTO schema_migrations (name, applied_at) VALUES (:name, :now)"
+_PING = "SELECT 1"
 
 
-class SqliteConversationStore:
+def _timestamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+# JSON text for lists and objects, ISO text for timestamps (the tables of 001 and 002)
+SQLITE = SqlDialect(
+    name="sqlite", statements=Statements().render(), timestamp=_timestamp,
+    encode_list=json.dumps, decode_list=json.loads, encode_object=json.dumps,
+    decode_object=json.loads,
+)  # fmt: skip
+"""The shared statements as SQLite takes them, with unqualified table names."""
+
+
+class SqliteConversationStore(SqlConversationStore):
+    """Conversations, messages, context and the egress tables in one SQLite file."""
+
+    dialect = SQLITE
+
     def __init__(self, path: Path, *, migrations: Path = MIGRATIONS) -> None:
         self._path = path
         self._migrations = migrations
         self._conn: sqlite3.Connection | None = None
-        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = asyncio.Lock()
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -45,193 +78,118 @@ class SqliteConversationStore:
             try:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
                 conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.execute("PRAGMA busy_timeout=5000")
+                try:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                    conn.execute("PRAGMA foreign_keys=ON")
+                    conn.execute("PRAGMA busy_timeout=5000")
+                except sqlite3.Error:
+                    conn.close()
+                    raise
                 conn.row_factory = sqlite3.Row
             except (sqlite3.Error, OSError) as exc:
                 raise ConversationStoreUnavailable(f"cannot open {self._path}") from exc
             self._conn = conn
         return self._conn
 
-    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``work`` on the store's connection in a worker thread, under its lock; SQLite
-        errors become :class:`errors.ConversationStoreUnavailable`. The egress adapters of
-        ``conversations.sqlite_egress`` share the connection through this."""
+    async def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``work`` on the connection in the store's worker thread, in issue order."""
 
-        def locked() -> T:
-            with self._lock:
-                try:
-                    return work(self._connect())
-                except sqlite3.Error as exc:
-                    raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
+        def guarded() -> _T:
+            try:
+                return work(self._connect())
+            except sqlite3.Error as exc:
+                raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
 
-        return await asyncio.to_thread(locked)
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="regintel-sqlite")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, guarded)
 
-    @staticmethod
-    @contextmanager
-    def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+    async def _run(self, statement: str, params: Params) -> Result:
+        def run(conn: sqlite3.Connection) -> Result:
+            cursor = conn.execute(statement, params)
+            return Result(cursor.rowcount, [dict(row) for row in cursor.fetchall()])
+
+        return await self._call(run)
+
+    @asynccontextmanager
+    async def unit_of_work(self, tenant_id: str) -> AsyncIterator[UnitOfWork]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` if committed, else ``ROLLBACK``. No row-level
+        security here: the statements' own ``tenant_id`` filters are the scoping."""
+        async with self._lock:
+            commit = False
+            try:
+                # inside the try: a caller cancelled while BEGIN runs still rolls it back
+                await self._call(lambda conn: conn.execute("BEGIN IMMEDIATE"))
+                work = StatementUnitOfWork(self._run)
+                yield work
+                commit = work.committed
+            finally:
+                await self._call(lambda conn: _end_transaction(conn, commit=commit))
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def init(self) -> None:
-        def migrate(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations"
-                " (name TEXT PRIMARY KEY, applied_at TEXT)"
-            )
-            done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
-            for file in sorted(self._migrations.glob("*.sql")):
-                if file.name in done:
-                    continue
-                with self._transaction(conn):
-                    for statement in file.read_text(encoding="utf-8").split(";"):
-                        if statement.strip():
-                            conn.execute(statement)
-                    conn.execute(
-                        "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-                        (file.name, _now()),
-                    )
+        """Open the file and apply pending migrations; close it again if that fails."""
+        try:
+            async with self._lock:
+                await self._call(self._migrate)
+        except BaseException:
+            await self.aclose()
+            raise
 
-        await self.run(migrate)
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        conn.execute(_CREATE_MIGRATIONS_TABLE)
+        done = {row[0] for row in conn.execute(_MIGRATIONS_APPLIED)}
+        for file in sorted(self._migrations.glob("*.sql")):
+            if file.name in done:
+                continue
+            with _transaction(conn):
+                for statement in file.read_text(encoding="utf-8").split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(_RECORD_MIGRATION, {"name": file.name, "now": _now()})
 
     async def ping(self) -> None:
-        await self.run(lambda conn: conn.execute("SELECT 1").fetchone())
+        await self._call(lambda conn: conn.execute(_PING).fetchone())
 
     async def aclose(self) -> None:
-        def close(_: sqlite3.Connection) -> None:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Close the connection and the worker thread; a later call opens them again."""
+        async with self._lock:
+            executor, self._executor = self._executor, None
+            if executor is None:
+                return
+            try:
+                await asyncio.get_running_loop().run_in_executor(executor, self._close)
+            finally:
+                executor.shutdown(wait=False)
 
-        if self._conn is not None:
-            await self.run(close)
-
-    # -- conversations ---------------------------------------------------------------------
-
-    async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation:
-        conversation_id = str(uuid.uuid4())
-        now = _now()
-
-        def create(conn: sqlite3.Connection) -> None:
-            with self._transaction(conn):
-                conn.execute(
-                    "INSERT OR IGNORE INTO tenants (id, created_at) VALUES (?, ?)", (tenant_id, now)
-                )
-                conn.execute(
-                    "INSERT INTO conversations (id, tenant_id, user_id, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (conversation_id, tenant_id, user_id, now, now),
-                )
-                conn.execute(
-                    "INSERT INTO contexts (tenant_id, conversation_id, active_node_ids, updated_at)"
-                    " VALUES (?, ?, '[]', ?)",
-                    (tenant_id, conversation_id, now),
-                )
-
-        await self.run(create)
-        return await self.get_conversation(tenant_id, conversation_id)
-
-    async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
-        row = await self.run(
-            lambda conn: conn.execute(
-                "SELECT * FROM conversations WHERE tenant_id = ? AND id = ?",
-                (tenant_id, conversation_id),
-            ).fetchone()
-        )
-        if row is None:
-            raise NotFound(f"conversation {conversation_id} not found")
-        return Conversation(**dict(row))
-
-    async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext:
-        row = await self.run(
-            lambda conn: conn.execute(
-                "SELECT active_node_ids FROM contexts WHERE tenant_id = ? AND conversation_id = ?",
-                (tenant_id, conversation_id),
-            ).fetchone()
-        )
-        if row is None:
-            raise NotFound(f"conversation {conversation_id} not found")
-        return ConversationContext(active_node_ids=json.loads(row[0]))
-
-    async def recent_messages(
-        self, tenant_id: str, conversation_id: str, limit: int
-    ) -> list[StoredMessage]:
-        rows = await self.run(
-            lambda conn: conn.execute(
-                "SELECT * FROM messages WHERE tenant_id = ? AND conversation_id = ? "
-                "ORDER BY seq DESC LIMIT ?",
-                (tenant_id, conversation_id, limit),
-            ).fetchall()
-        )
-        return [_message(row) for row in reversed(rows)]
-
-    async def save_turn(
-        self,
-        tenant_id: str,
-        conversation_id: str,
-        messages: list[NewMessage],
-        context: ConversationContext,
-        *,
-        max_active_nodes: int = 40,
-    ) -> list[StoredMessage]:
-        now = _now()
-        ids = [str(uuid.uuid4()) for _ in messages]
-
-        def save(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-            with self._transaction(conn):
-                owned = conn.execute(
-                    "UPDATE conversations SET updated_at = ? WHERE tenant_id = ? AND id = ?",
-                    (now, tenant_id, conversation_id),
-                ).rowcount
-                if owned != 1:
-                    raise NotFound(f"conversation {conversation_id} not found")
-                (seq,) = conn.execute(
-                    "SELECT COALESCE(MAX(seq), 0) FROM messages WHERE conversation_id = ?",
-                    (conversation_id,),
-                ).fetchone()
-                for offset, (message_id, message) in enumerate(zip(ids, messages, strict=True)):
-                    conn.execute(
-                        "INSERT INTO messages (id, tenant_id, conversation_id, seq, role, content,"
-                        " content_sanitised, status, referenced_nodes, created_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            message_id, tenant_id, conversation_id, seq + offset + 1,
-                            message.role, message.content, message.content_sanitised,
-                            message.status, json.dumps(message.referenced_nodes), now,
-                        ),
-                    )  # fmt: skip
-                (stored,) = conn.execute(
-                    "SELECT active_node_ids FROM contexts"
-                    " WHERE tenant_id = ? AND conversation_id = ?",
-                    (tenant_id, conversation_id),
-                ).fetchone()
-                merged = ConversationContext(active_node_ids=json.loads(stored)).with_nodes(
-                    context.active_node_ids, max_active_nodes
-                )
-                conn.execute(
-                    "UPDATE contexts SET active_node_ids = ?, updated_at = ? "
-                    "WHERE tenant_id = ? AND conversation_id = ?",
-                    (json.dumps(merged.active_node_ids), now, tenant_id, conversation_id),
-                )
-                placeholders = ",".join("?" * len(ids))
-                return conn.execute(
-                    f"SELECT * FROM messages WHERE id IN ({placeholders}) ORDER BY seq", ids
-                ).fetchall()
-
-        return [_message(row) for row in await self.run(save)]
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
 
-def _message(row: sqlite3.Row) -> StoredMessage:
-    data: dict[str, Any] = dict(row)
-    data["referenced_nodes"] = json.loads(data["referenced_nodes"])
-    data.pop("tenant_id")
-    data.pop("seq")
-    return StoredMessage(**data)
+def _now() -> str:
+    return _timestamp(datetime.now(UTC))
+
+
+def _end_transaction(conn: sqlite3.Connection, *, commit: bool) -> None:
+    """``COMMIT`` if asked; ``ROLLBACK`` whatever is still open (a failed ``COMMIT`` too)."""
+    try:
+        if commit:
+            conn.execute("COMMIT")
+    finally:
+        # SQLite may have rolled back on its own already (e.g. on a full disk)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

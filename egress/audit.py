@@ -8,6 +8,12 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__ = [
+    "AuditSink",
+    "EgressAuditRecord",
+    "InMemoryAuditSink",
+]
+
 
 class EgressAuditRecord(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -10,9 +10,10 @@ restore placeholders in the text shown to the same user.
 * ``off``: the request goes unchanged (only where the tenant allows it).
 
 Sanitise once: the engine calls :meth:`EgressClient.sanitise_message` when it stores a message
-and later sends the stored (sanitised) text; it lists those messages' positions in
-``EgressContext.presanitised`` so :meth:`EgressClient.stream` does not scan them again. Only the
-other messages (usually the new system prompt and the new user message) are scanned.
+and later sends the stored (sanitised) text. Provenance travels with the message: a
+:class:`~egress.wire.ChatMessage` with ``sanitised=True`` is sent as it is; every other message
+is scanned here, whatever its position, so a prompt part added later with user text in it cannot
+slip through unscanned.
 
 ``Tool`` chunks are passed through with placeholders intact: tool payloads feed the shared
 rules graph, which must hold no PII.
@@ -21,7 +22,7 @@ rules graph, which must hold no PII.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from egress.audit import AuditSink, EgressAuditRecord
@@ -31,17 +32,20 @@ from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
 from egress.wire import ChatMessage, Done, LlmProvider, LlmRequest, StreamChunk, Text
 from errors import EgressBlocked, InvalidInput
 
+__all__ = [
+    "EgressClient",
+    "EgressContext",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class EgressContext:
-    """Who a call is for. ``presanitised``: indices of ``request.messages`` already sanitised
-    (stored history); they are sent as they are, without a second scan."""
+    """Who a call is for, and the per-call mode override the caller asked for."""
 
     tenant_id: str
     user_id: str
     conversation_id: str
     override_mode: EgressMode | None = None
-    presanitised: frozenset[int] = field(default_factory=frozenset)
 
 
 class EgressClient:
@@ -156,8 +160,8 @@ class EgressClient:
     ) -> tuple[LlmRequest, dict[str, int]]:
         counts: dict[str, int] = {}
         messages: list[ChatMessage] = []
-        for index, message in enumerate(request.messages):
-            if index in ctx.presanitised:
+        for message in request.messages:
+            if message.sanitised:
                 # Scanned when it was stored; its placeholders still count in the audit.
                 for entity_type, _ in PLACEHOLDER.findall(message.content):
                     counts[entity_type] = counts.get(entity_type, 0) + 1
@@ -168,5 +172,5 @@ class EgressClient:
             )
             for entity_type, n in clean.counts.items():
                 counts[entity_type] = counts.get(entity_type, 0) + n
-            messages.append(message.model_copy(update={"content": clean.text}))
+            messages.append(clean.as_message(message.role))
         return request.model_copy(update={"messages": messages}), counts

@@ -29,6 +29,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from errors import EgressBlocked
 
+__all__ = [
+    "STRICTNESS",
+    "EgressMode",
+    "InMemoryPolicyStore",
+    "PolicyStore",
+    "TenantPolicy",
+    "UserPolicy",
+    "resolve_mode",
+    "tenant_floor",
+]
+
 
 class EgressMode(StrEnum):
     ENFORCE = "enforce"

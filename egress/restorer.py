@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "PlaceholderRestorer",
+]
+
 
 class PlaceholderRestorer:
     """Restores ``[TYPE_n]`` placeholders from ``mapping`` in streamed text."""

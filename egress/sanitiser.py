@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from egress.pii import PiiDetector
+from egress.wire import ChatMessage, Role
+
+__all__ = [
+    "PLACEHOLDER",
+    "InMemoryPseudonymVault",
+    "PseudonymVault",
+    "SanitisedText",
+    "Sanitiser",
+]
 
 PLACEHOLDER = re.compile(r"\[([A-Z][A-Z0-9_]*?)_(\d+)\]")
 
@@ -66,6 +75,10 @@ class SanitisedText:
     @property
     def changed(self) -> bool:
         return bool(self.counts)
+
+    def as_message(self, role: Role) -> ChatMessage:
+        """This text as a prompt message marked sanitised (egress will not scan it again)."""
+        return ChatMessage(role=role, content=self.text, sanitised=True)
 
 
 class Sanitiser:

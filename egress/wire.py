@@ -15,14 +15,34 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+__all__ = [
+    "ChatMessage",
+    "Done",
+    "Error",
+    "LlmProvider",
+    "LlmRequest",
+    "Role",
+    "StreamChunk",
+    "Text",
+    "Tool",
+    "ToolSpec",
+    "Usage",
+]
+
 Role = Literal["system", "user", "assistant"]
 
 
 class ChatMessage(BaseModel):
+    """One prompt message. ``sanitised`` is its provenance: True only when whoever produced the
+    text vouches that it holds no unsanitised user input — :meth:`egress.sanitiser.SanitisedText.
+    as_message` (the sanitiser's output) or a prompt built only from fixed wording and
+    PII-free graph text. :class:`egress.client.EgressClient` scans every message not marked."""
+
     model_config = ConfigDict(frozen=True)
 
     role: Role
     content: str
+    sanitised: bool = False
 
 
 class ToolSpec(BaseModel):

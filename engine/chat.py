@@ -1,4 +1,11 @@
-"""One chat turn, DESIGN.md steps 2–10, as an async stream of :mod:`engine.events`.
+"""One chat turn, DESIGN.md steps 2–10, in two steps: :meth:`ChatEngine.prepare` then
+:meth:`ChatEngine.stream`.
+
+``prepare`` does everything that may refuse the request — validation, the egress mode (a
+refused ``off`` is a 403), the conversation lookup (another tenant's id is a 404) — and
+raises :class:`errors.RegintelError` before any event exists, so the API turns it into a plain
+4xx. ``stream`` never raises for an expected failure: a provider error, an egress block at
+send time or a failed save become ``error`` events followed by ``done``.
 
 Ordering that matters:
 
@@ -8,22 +15,22 @@ Ordering that matters:
 - Self-population starts as a task the moment the ``capture_concepts`` tool arrives and is
   awaited after the text, for at most ``graph_write_timeout``. A slower write becomes a
   warning and goes on in the background; a failed one is retried by :class:`GraphWriteRetry`.
-- The turn is saved (both messages and the context, together) whatever happens after the
-  request was accepted: provider error, egress block, or a client that disconnects. On
-  cancellation the save runs as its own task so the cancellation cannot interrupt it.
+- The turn is saved exactly once, by its :class:`TurnRecord`, whatever happens after the
+  stream started (ADR 0010).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import structlog
 
-from conversations.models import ConversationContext, NewMessage
+from conversations.models import ConversationContext, NewMessage, StoredMessage
 from conversations.port import ConversationStore
 from egress.client import EgressContext
 from egress.policy import EgressMode
@@ -40,13 +47,16 @@ from engine.events import (
     TurnWarning,
     WarningEvent,
 )
-from engine.evidence import EvidenceIndex
+from engine.evidence import EvidenceHit, EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
 from engine.lexicon import ConceptLexicon
-from engine.prompt import PromptInputs, build_messages, detect_jurisdictions
+from engine.prompt import ASPECTS, Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter
 from engine.self_population import ResolvedConcept, SelfPopulation
+from engine.turn_record import TurnRecord
 from errors import InvalidInput, RegintelError
+
+__all__ = ["ChatEngine", "ChatLimits", "EgressGateway", "PreparedTurn", "TurnRequest"]
 
 log = structlog.get_logger(__name__)
 _CITATION = re.compile(r"\[([A-Za-z0-9_:.\-#/]+)\]")
@@ -80,13 +90,18 @@ class ChatLimits:
     graph_write_timeout: float = 2.0
 
 
-@dataclass
-class _TurnState:
-    answer: list[str] = field(default_factory=list)
-    warnings: list[TurnWarning] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=dict)
-    status: str = "complete"
-    population: asyncio.Task[list[ResolvedConcept]] | None = None
+@dataclass(frozen=True)
+class PreparedTurn:
+    """A turn that was accepted: everything :meth:`ChatEngine.stream` needs, nothing sent yet."""
+
+    request: TurnRequest
+    conversation_id: str
+    message: str  # as the user typed it (stored as ``content``)
+    question: str  # sanitised (stored as ``content_sanitised``)
+    ctx: EgressContext
+    jurisdictions: list[str]
+    evidence: list[EvidenceHit]
+    llm_request: LlmRequest
 
 
 class ChatEngine:
@@ -101,6 +116,7 @@ class ChatEngine:
         retry: GraphWriteRetry,
         lexicon: ConceptLexicon | None = None,
         limits: ChatLimits | None = None,
+        aspects: Sequence[Aspect] = ASPECTS,
     ) -> None:
         self._store = store
         self._egress = egress
@@ -110,6 +126,7 @@ class ChatEngine:
         self._retry = retry
         self._lexicon = lexicon
         self._limits = limits or ChatLimits()
+        self._aspects = tuple(aspects)
         self._background: set[asyncio.Task[Any]] = set()
 
     async def aclose(self) -> None:
@@ -117,7 +134,20 @@ class ChatEngine:
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
 
-    async def run_turn(self, request: TurnRequest) -> AsyncIterator[TurnEvent]:
+    async def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
+        """:meth:`prepare` then :meth:`stream`, for callers that need no status code (CLI)."""
+        prepared = await self.prepare(request)
+        async with aclosing(self.stream(prepared)) as events:
+            async for event in events:
+                yield event
+
+    async def prepare(self, request: TurnRequest) -> PreparedTurn:
+        """Validate, resolve the egress mode, load the conversation and build the prompt.
+
+        Raises :class:`errors.InvalidInput`, :class:`errors.EgressBlocked` (a refused ``off``),
+        :class:`errors.NotFound` (unknown or another tenant's conversation) or a store error;
+        nothing has been sent or saved when it does.
+        """
         message = request.message.strip()
         if not message:
             raise InvalidInput("message must not be empty")
@@ -137,85 +167,80 @@ class ChatEngine:
             tenant, conversation.id, self._limits.history_messages
         )
         context = await store.load_context(tenant, conversation.id)
-        ctx = EgressContext(
-            tenant_id=tenant,
-            user_id=request.user_id,
-            conversation_id=conversation.id,
-            override_mode=override,
-            # Nothing in the prompt needs a scan at send time: the system prompt is built from
-            # the PII-free graph, history was sanitised when stored, the question just now.
-            presanitised=frozenset(range(len(history) + 2)),
-        )
-        question = (await self._egress.sanitise_message(ctx, message)).text
+        ctx = EgressContext(tenant, request.user_id, conversation.id, override)
+        sanitised = await self._egress.sanitise_message(ctx, message)
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
         jurisdictions = detect_jurisdictions(message)
         evidence = self._evidence.search(
-            question,
+            sanitised.text,
             self._limits.evidence_k,
             jurisdictions,
-            self._named_concepts(question, jurisdictions),
+            self._named_concepts(sanitised.text, jurisdictions),
         )
         prompt = build_messages(
             PromptInputs(
-                question=message if unsanitised else question,
+                question=ChatMessage(role="user", content=message)
+                if unsanitised
+                else sanitised.as_message("user"),
                 jurisdictions=jurisdictions,
                 active=self._evidence.descriptions(context.active_node_ids),
                 evidence=evidence,
-                history=[
-                    ChatMessage(
-                        role=m.role, content=m.content if unsanitised else m.content_sanitised
-                    )
-                    for m in history
-                ],
-            )
+                history=[_history_message(m, unsanitised) for m in history],
+            ),
+            self._aspects,
         )
         route = self._router.route("main_chat")
-        llm_request = LlmRequest(
-            provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
+        return PreparedTurn(
+            request=request,
+            conversation_id=conversation.id,
+            message=message,
+            question=sanitised.text,
+            ctx=ctx,
+            jurisdictions=jurisdictions,
+            evidence=evidence,
+            llm_request=LlmRequest(
+                provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
+            ),
         )
-        state = _TurnState()
-        saved = False
-        try:  # from here on, the turn is saved whatever happens (even a client gone now)
-            yield MetadataEvent(conversation.id, jurisdictions, [hit.node.id for hit in evidence])
-            async for event in self._stream(llm_request, ctx, state):
+
+    async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
+        """Stream the answer of a prepared turn; saved exactly once by its :class:`TurnRecord`."""
+        population: list[asyncio.Task[list[ResolvedConcept]]] = []
+        record = TurnRecord(save=lambda r: self._save(turn, r), spawn=self._spawn)
+        async with record:
+            yield MetadataEvent(
+                turn.conversation_id, turn.jurisdictions, [hit.node.id for hit in turn.evidence]
+            )
+            async for event in self._provider_events(turn, record, population):
                 yield event
-            resolved = await self._await_population(state)
+            resolved = await self._await_population(population, record)
             if resolved:
                 yield ConceptsEvent([_concept_data(r) for r in resolved])
-            for warning in state.warnings:
+            for warning in record.warnings:
                 yield WarningEvent(warning)
-            answer = "".join(state.answer)
-            candidates = list(dict.fromkeys(_CITATION.findall(answer)))
-            cited = [i for i in candidates if self._evidence.get(i)]
-            if unknown := [i for i in candidates if ":" in i and not self._evidence.get(i)]:
-                # A model citing ids the graph does not have: say so, never pass them on.
+            cited = self._check_citations(record)
+            if unknown := cited.unknown:
                 warning = TurnWarning("unknown_citation", f"cited ids not in the graph: {unknown}")
-                state.warnings.append(warning)
+                record.warnings.append(warning)
                 yield WarningEvent(warning)
-            referenced = list(dict.fromkeys([*cited, *(r.id for r in resolved)]))
-            saved = True
-            save = self._spawn(
-                self._save(request, conversation.id, message, question, answer,
-                           state.status, referenced, ctx)
-            )  # fmt: skip
-            try:
-                await asyncio.shield(save)  # a client leaving now cannot interrupt the save
-            except RegintelError as exc:
+            record.complete(list(dict.fromkeys([*cited.known, *(r.id for r in resolved)])))
+        if record.save_error is not None:
+            exc = record.save_error
+            if isinstance(exc, RegintelError):
                 yield ErrorEvent(exc.code, f"the conversation could not be saved: {exc.message}")
-                state.status = "error"
-            except Exception:
-                log.exception("turn_save_failed")
+            else:
                 yield ErrorEvent("internal_error", "the conversation could not be saved")
-                state.status = "error"
-            yield DoneEvent(conversation.id, referenced, state.usage, state.warnings, state.status)
-        finally:
-            if not saved:  # cancelled (client gone) or failed mid-stream: keep what we have
-                state.status = "partial" if state.status == "complete" else state.status
-                self._spawn(
-                    self._save(request, conversation.id, message, question,
-                               "".join(state.answer), state.status, [], ctx)
-                )  # fmt: skip
+        yield DoneEvent(
+            turn.conversation_id, record.referenced, record.usage, record.warnings, record.status
+        )
+
+    def _check_citations(self, record: TurnRecord) -> _Citations:
+        """Citations the graph knows, and ids that look like node ids but are not in it."""
+        candidates = list(dict.fromkeys(_CITATION.findall(record.answer)))
+        known = [i for i in candidates if self._evidence.get(i)]
+        unknown = [i for i in candidates if ":" in i and not self._evidence.get(i)]
+        return _Citations(known, unknown)
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
         """Graph concepts the question names (they focus the evidence search)."""
@@ -225,56 +250,64 @@ class ChatEngine:
         hits = self._lexicon.match(question, jurisdiction=primary)
         return [hit.entry.key for hit in hits if hit.entry.scheme == "graph"]
 
-    async def _stream(
-        self, llm_request: LlmRequest, ctx: EgressContext, state: _TurnState
+    async def _provider_events(
+        self,
+        turn: PreparedTurn,
+        record: TurnRecord,
+        population: list[asyncio.Task[list[ResolvedConcept]]],
     ) -> AsyncIterator[TurnEvent]:
         try:
-            async for chunk in self._egress.stream(llm_request, ctx):
+            async for chunk in self._egress.stream(turn.llm_request, turn.ctx):
                 if isinstance(chunk, Text):
-                    state.answer.append(chunk.delta)
+                    record.answer_parts.append(chunk.delta)
                     yield TextEvent(chunk.delta)
                 elif isinstance(chunk, Tool):
-                    self._on_tool(chunk, state)
+                    self._on_tool(chunk, record, population)
                 elif isinstance(chunk, Error):
-                    state.status = "error"
+                    record.fail()
                     yield ErrorEvent(chunk.code, chunk.error)
                     return
                 elif isinstance(chunk, Done):
-                    state.usage = {
+                    record.usage = {
                         "inputTokens": chunk.usage.input_tokens,
                         "outputTokens": chunk.usage.output_tokens,
                     }
         except RegintelError as exc:  # e.g. EgressBlocked: nothing was sent
-            state.status = "error"
+            record.fail()
             yield ErrorEvent(exc.code, exc.message)
         except Exception:  # a provider bug must still end the turn cleanly, with what we have
-            log.exception("provider_stream_crashed", provider=llm_request.provider)
-            state.status = "error"
+            log.exception("provider_stream_crashed", provider=turn.llm_request.provider)
+            record.fail()
             yield ErrorEvent("internal_error", "the answer stopped unexpectedly")
 
-    def _on_tool(self, chunk: Tool, state: _TurnState) -> None:
+    def _on_tool(
+        self,
+        chunk: Tool,
+        record: TurnRecord,
+        population: list[asyncio.Task[list[ResolvedConcept]]],
+    ) -> None:
         if chunk.name != CAPTURE_TOOL_NAME:
-            state.warnings.append(TurnWarning("unknown_tool", f"ignored tool {chunk.name!r}"))
+            record.warnings.append(TurnWarning("unknown_tool", f"ignored tool {chunk.name!r}"))
             return
         try:
             concepts = parse_capture_payload(chunk.args)
         except RegintelError as exc:
-            state.warnings.append(TurnWarning(exc.code, exc.message))
+            record.warnings.append(TurnWarning(exc.code, exc.message))
             return
-        if state.population is None:
-            task = asyncio.get_running_loop().create_task(self._population.resolve_all(concepts))
-            state.population = task
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        if not population:  # one capture per turn; a second tool call is ignored
+            task = self._spawn(self._population.resolve_all(concepts), log_failure=False)
             task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts))
+            population.append(task)
 
-    async def _await_population(self, state: _TurnState) -> list[ResolvedConcept]:
-        task = state.population
-        if task is None:
+    async def _await_population(
+        self, population: list[asyncio.Task[list[ResolvedConcept]]], record: TurnRecord
+    ) -> list[ResolvedConcept]:
+        if not population:
             return []
+        task = population[0]
         done, _ = await asyncio.wait({task}, timeout=self._limits.graph_write_timeout)
         if not done:
-            state.warnings.append(
+            record.warnings.append(
                 TurnWarning("graph_write_pending", "concept capture is still being written")
             )
             return []
@@ -283,41 +316,53 @@ class ChatEngine:
             return task.result()
         code = exc.code if isinstance(exc, RegintelError) else "graph_write_failed"
         message = exc.message if isinstance(exc, RegintelError) else "concept capture failed"
-        state.warnings.append(TurnWarning(code, message))
+        record.warnings.append(TurnWarning(code, message))
         return []
 
-    async def _save(
-        self,
-        request: TurnRequest,
-        conversation_id: str,
-        message: str,
-        question: str,
-        answer: str,
-        status: str,
-        referenced: Sequence[str],
-        ctx: EgressContext,
-    ) -> None:
-        answer_sanitised = (await self._egress.sanitise_message(ctx, answer)).text if answer else ""
+    async def _save(self, turn: PreparedTurn, record: TurnRecord) -> None:
+        answer = record.answer
+        answer_sanitised = (
+            (await self._egress.sanitise_message(turn.ctx, answer)).text if answer else ""
+        )
         await self._store.save_turn(
-            request.tenant_id,
-            conversation_id,
+            turn.request.tenant_id,
+            turn.conversation_id,
             [
-                NewMessage(role="user", content=message, content_sanitised=question),
+                NewMessage(role="user", content=turn.message, content_sanitised=turn.question),
                 NewMessage(
-                    role="assistant", content=answer, content_sanitised=answer_sanitised,
-                    status=status, referenced_nodes=list(referenced),
+                    role="assistant",
+                    content=answer,
+                    content_sanitised=answer_sanitised,
+                    status=record.status,
+                    referenced_nodes=list(record.referenced),
                 ),
             ],
-            ConversationContext(active_node_ids=list(referenced)),
+            ConversationContext(active_node_ids=list(record.referenced)),
             max_active_nodes=self._limits.max_active_nodes,
-        )  # fmt: skip
+        )
 
-    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
-        task = asyncio.get_running_loop().create_task(coroutine)
+    def _spawn(self, work: Awaitable[Any], *, log_failure: bool = True) -> asyncio.Task[Any]:
+        """A background task that :meth:`aclose` waits for (saves and graph writes)."""
+        task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-        task.add_done_callback(_log_failure)
+        if log_failure:
+            task.add_done_callback(_log_failure)
         return task
+
+
+@dataclass(frozen=True)
+class _Citations:
+    known: list[str]
+    unknown: list[str]
+
+
+def _history_message(stored: StoredMessage, unsanitised: bool) -> ChatMessage:
+    """A stored message as prompt history: its sanitised text was sanitised when it was stored,
+    so it carries that mark; in ``off`` the original goes, unmarked (egress sends it as is)."""
+    if unsanitised:
+        return ChatMessage(role=stored.role, content=stored.content)
+    return SanitisedText(text=stored.content_sanitised).as_message(stored.role)
 
 
 def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:

@@ -3,31 +3,32 @@
 The model never chooses node ids. A concept's id is derived from its canonical key
 ``(domain, jurisdiction, kind)`` as ``DOMAIN:JURISDICTION:KIND`` in upper snake case
 (``TAX:IE:VAT``); a label's id from its normalised text (``LABEL:value_added_tax``). Labels
-are normalised by :func:`engine.lexicon.normalise_label`, the one normalisation of the project.
+are normalised by :func:`engine.normalise.normalise_label`, the one normalisation of the project.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from egress.sanitiser import PLACEHOLDER  # an egress pseudonym, e.g. [PERSON_1]
 from egress.wire import ToolSpec
-from engine.lexicon import normalise_label
+from engine.normalise import normalise_label, upper_snake
 from errors import MalformedToolPayload
 
+__all__ = [
+    "CAPTURE_TOOL",
+    "CAPTURE_TOOL_NAME",
+    "CapturePayload",
+    "CapturedConcept",
+    "concept_id",
+    "label_id",
+    "parse_capture_payload",
+]
+
 CAPTURE_TOOL_NAME = "capture_concepts"
-_NON_KEY = re.compile(r"[^A-Z0-9]+")
 _MAX_CONCEPTS = 10
-
-
-def upper_snake(text: str, limit: int = 64) -> str:
-    """``"value added tax"`` -> ``"VALUE_ADDED_TAX"`` (accents folded, at most ``limit``)."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return _NON_KEY.sub("_", folded.upper()).strip("_")[:limit].strip("_")
 
 
 def concept_id(domain: str, jurisdiction: str, kind: str) -> str:

@@ -9,6 +9,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+__all__ = [
+    "ConceptsEvent",
+    "DoneEvent",
+    "ErrorEvent",
+    "MetadataEvent",
+    "TextEvent",
+    "TurnEvent",
+    "TurnWarning",
+    "WarningEvent",
+]
+
 
 @dataclass(frozen=True)
 class TurnWarning:

@@ -17,9 +17,19 @@ from dataclasses import dataclass
 import bm25s
 import structlog
 
-from engine.lexicon import normalise_label
+from engine.normalise import normalise_label
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
+
+__all__ = [
+    "MAX_NODES",
+    "NOT_EVIDENCE",
+    "EvidenceHit",
+    "EvidenceIndex",
+    "describe",
+    "jurisdiction_of",
+    "node_title",
+]
 
 log = structlog.get_logger(__name__)
 

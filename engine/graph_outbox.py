@@ -2,15 +2,19 @@
 
 The retry (:mod:`engine.graph_retry`) keeps trying in the background; the outbox makes sure a
 restart does not lose what was still waiting: each deferred capture is appended to a JSON-lines
-file (``{"op": "add", ...}``), and ``{"op": "done", "id"}`` is appended when it lands. On start
-the file is replayed, compacted to what is still pending, and those captures are retried.
+file (``{"op": "add", ...}``), and ``{"op": "done", "id"}`` is appended when it lands. Opening
+replays the file, compacts it to what is still pending, and those captures are retried.
 Captures hold concept data only: the retry screens each capture with the ingress guard before
 it is kept, so nothing the guard would refuse (PII included) is ever written here. Without a
 path the outbox lives in memory (tests).
+
+The file I/O (append + fsync, replay) runs in a worker thread: an fsync can take milliseconds
+and must not stall every stream on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -19,34 +23,54 @@ from pathlib import Path
 
 from engine.concepts import CapturedConcept
 
+__all__ = ["GraphOutbox"]
+
 
 class GraphOutbox:
+    """Pending captures by entry id; durable when it has a path. Use :meth:`open` to replay."""
+
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
         self._lock = threading.Lock()
         self._pending: dict[str, list[CapturedConcept]] = {}
-        if path is not None and path.exists():
-            self._replay(path)
+
+    @classmethod
+    async def open(cls, path: Path | None = None) -> GraphOutbox:
+        """The outbox at ``path`` with what a previous run left pending (replayed, compacted)."""
+        outbox = cls(path)
+        if path is not None:
+            await asyncio.to_thread(outbox._replay, path)
+        return outbox
 
     def __len__(self) -> int:
         return len(self._pending)
 
-    def add(self, concepts: list[CapturedConcept]) -> str:
+    async def add(self, concepts: list[CapturedConcept]) -> str:
         entry_id = str(uuid.uuid4())
-        with self._lock:
-            self._pending[entry_id] = concepts
-            self._append({"op": "add", "id": entry_id,
-                          "concepts": [c.model_dump() for c in concepts]})  # fmt: skip
+        record: dict[str, object] = {
+            "op": "add",
+            "id": entry_id,
+            "concepts": [c.model_dump() for c in concepts],
+        }
+        await asyncio.to_thread(self._commit, entry_id, concepts, record)
         return entry_id
 
-    def done(self, entry_id: str) -> None:
-        with self._lock:
-            if self._pending.pop(entry_id, None) is not None:
-                self._append({"op": "done", "id": entry_id})
+    async def done(self, entry_id: str) -> None:
+        await asyncio.to_thread(self._commit, entry_id, None, {"op": "done", "id": entry_id})
 
     def pending(self) -> list[tuple[str, list[CapturedConcept]]]:
         with self._lock:
             return list(self._pending.items())
+
+    def _commit(
+        self, entry_id: str, concepts: list[CapturedConcept] | None, record: dict[str, object]
+    ) -> None:
+        with self._lock:
+            if concepts is not None:
+                self._pending[entry_id] = concepts
+            elif self._pending.pop(entry_id, None) is None:
+                return  # already done: nothing to record
+            self._append(record)
 
     def _append(self, record: dict[str, object]) -> None:
         if self._path is None:
@@ -58,6 +82,8 @@ class GraphOutbox:
             os.fsync(file.fileno())
 
     def _replay(self, path: Path) -> None:
+        if not path.exists():
+            return
         for line in path.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(line)

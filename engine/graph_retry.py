@@ -21,6 +21,8 @@ from engine.graph_outbox import GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
 from errors import GraphWriteRejected, StoreUnavailable
 
+__all__ = ["GraphWriteRetry"]
+
 log = structlog.get_logger(__name__)
 
 
@@ -40,6 +42,8 @@ class GraphWriteRetry:
         self._first_delay = first_delay
         self._max_delay = max_delay
         self._tasks: set[asyncio.Task[None]] = set()
+        self._persisting: set[asyncio.Future[str]] = set()
+        self._closing = False
         self.completed = 0
         self.abandoned = 0
 
@@ -58,7 +62,16 @@ class GraphWriteRetry:
             log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
             return
         log.warning("graph_write_deferred", concepts=[c.id for c in concepts])
-        self._schedule(self._outbox.add(list(concepts)), list(concepts))
+        persist = asyncio.ensure_future(self._outbox.add(list(concepts)))
+        self._persisting.add(persist)
+        persist.add_done_callback(self._persisting.discard)
+        persist.add_done_callback(lambda done: self._persisted(done, list(concepts)))
+
+    def _persisted(self, done: asyncio.Future[str], concepts: list[CapturedConcept]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            log.error("graph_outbox_write_failed", concepts=[c.id for c in concepts])
+            return
+        self._schedule(done.result(), concepts)
 
     def resume(self) -> int:
         """Retry every capture the outbox still holds (call once at start-up)."""
@@ -68,6 +81,8 @@ class GraphWriteRetry:
         return len(pending)
 
     def _schedule(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
+        if self._closing:
+            return  # it is in the outbox: the next start-up retries it
         retry = asyncio.get_running_loop().create_task(self._retry(entry_id, concepts))
         self._tasks.add(retry)
         retry.add_done_callback(self._tasks.discard)
@@ -82,17 +97,21 @@ class GraphWriteRetry:
             ):
                 with attempt:
                     await self._population.resolve_all(concepts)
-            self._outbox.done(entry_id)
+            await self._outbox.done(entry_id)
             self.completed += 1
             log.info("graph_write_recovered", concepts=[c.id for c in concepts])
         except GraphWriteRejected as exc:  # final: retrying cannot change the verdict
-            self._outbox.done(entry_id)
+            await self._outbox.done(entry_id)
             log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
         except Exception:
             self.abandoned += 1  # still in the outbox: the next start-up tries again
             log.exception("graph_write_postponed", concepts=[c.id for c in concepts])
 
     async def aclose(self) -> None:
+        """Finish writing deferred captures to the outbox, then stop retrying (they stay
+        there for the next start-up)."""
+        self._closing = True
+        await asyncio.gather(*self._persisting, return_exceptions=True)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -12,9 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.evidence import EvidenceIndex
-from engine.lexicon import ConceptLexicon, LexiconEntry
+from engine.lexicon import ConceptLexicon
+from engine.lexicon_entry import LexiconEntry
 from graph.models import GraphEdge, GraphNode, WriteResult
 from graph.port import GraphReader
+
+__all__ = [
+    "GraphSync",
+    "concept_entry",
+]
 
 
 def concept_entry(node: GraphNode, labels: Sequence[str]) -> LexiconEntry:
@@ -68,7 +74,8 @@ class GraphSync:
     async def on_change(self, results: Sequence[WriteResult], _: str) -> None:
         """The write service's listener: refresh the index; (re)learn confirmed concepts."""
         self._evidence.schedule_refresh()
-        for node in await self._graph.get_nodes([r.key for r in results if "|" not in r.key]):
+        node_ids = [r.node_id for r in results if r.node_id is not None]
+        for node in await self._graph.get_nodes(node_ids):
             if _confirmed(node):
                 around = await self._graph.neighbourhood([node.id], limit=200)
                 texts = {n.id: str(n.properties.get("text", "")) for n in around.nodes

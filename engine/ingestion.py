@@ -9,6 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+__all__ = [
+    "InMemoryIngestionQueue",
+    "IngestionJob",
+    "IngestionQueue",
+]
+
 
 @dataclass(frozen=True)
 class IngestionJob:

@@ -3,6 +3,12 @@
 Each aspect takes the :class:`PromptInputs` of a turn and returns a section (or ``""`` to
 stay out). Sections start with an upper-case header line so that a reader of the prompt
 (a person, a test, or the offline extractive provider) can find them.
+
+Provenance: an aspect returns a :class:`PromptSection` marked ``sanitised`` only when its text
+is fixed wording or comes from the PII-free rules graph (every graph write passed the ingress
+guard). A plain ``str`` counts as unsanitised. The system message is marked sanitised only when
+every section is, so an aspect added later that carries user text makes egress scan the whole
+system message instead of sending it unscanned.
 """
 
 from __future__ import annotations
@@ -42,20 +48,54 @@ def detect_jurisdictions(text: str) -> list[str]:
     return found
 
 
+__all__ = [
+    "ACTIVE_HEADER",
+    "ASPECTS",
+    "DISCLAIMER",
+    "EVIDENCE_HEADER",
+    "JURISDICTION_HEADER",
+    "Aspect",
+    "PromptInputs",
+    "PromptSection",
+    "active_concepts_aspect",
+    "base_rules",
+    "build_messages",
+    "detect_jurisdictions",
+    "disclaimer_aspect",
+    "evidence_aspect",
+    "jurisdiction_aspect",
+    "section",
+    "trusted",
+]
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """One section of the system prompt and whether its text is known to hold no user input."""
+
+    text: str
+    sanitised: bool = False
+
+
+def trusted(text: str) -> PromptSection:
+    """A section of fixed wording and graph text only (nothing a user typed)."""
+    return PromptSection(text, sanitised=True)
+
+
 @dataclass(frozen=True)
 class PromptInputs:
-    question: str
+    question: ChatMessage  # the user's message, marked sanitised by whoever sanitised it
     jurisdictions: Sequence[str]
     active: Sequence[tuple[str, str]] = ()  # (node id, one-line description)
     evidence: Sequence[EvidenceHit] = ()
     history: Sequence[ChatMessage] = field(default_factory=tuple)
 
 
-Aspect = Callable[[PromptInputs], str]
+Aspect = Callable[[PromptInputs], PromptSection | str]
 
 
-def base_rules(_: PromptInputs) -> str:
-    return (
+def base_rules(_: PromptInputs) -> PromptSection:
+    return trusted(
         "You are Regintel, a regulatory research assistant for tax, social welfare, pensions "
         "and EU law. Answer only from the graph evidence below. Cite every claim with the node "
         "id in square brackets, e.g. [IE:RATE:VAT_STANDARD]. Values marked [unverified] must be "
@@ -65,27 +105,27 @@ def base_rules(_: PromptInputs) -> str:
     )
 
 
-def jurisdiction_aspect(inputs: PromptInputs) -> str:
+def jurisdiction_aspect(inputs: PromptInputs) -> PromptSection:
     codes = ", ".join(inputs.jurisdictions) or "not stated (assume IE and say so)"
-    return f"{JURISDICTION_HEADER}: {codes}"
+    return trusted(f"{JURISDICTION_HEADER}: {codes}")  # codes from a fixed list
 
 
-def active_concepts_aspect(inputs: PromptInputs) -> str:
+def active_concepts_aspect(inputs: PromptInputs) -> PromptSection:
     if not inputs.active:
-        return ""
+        return trusted("")
     lines = "\n".join(f"- [{node_id}] {text}" for node_id, text in inputs.active)
-    return f"{ACTIVE_HEADER} (from earlier in this conversation):\n{lines}"
+    return trusted(f"{ACTIVE_HEADER} (from earlier in this conversation):\n{lines}")
 
 
-def evidence_aspect(inputs: PromptInputs) -> str:
+def evidence_aspect(inputs: PromptInputs) -> PromptSection:
     if not inputs.evidence:
-        return f"{EVIDENCE_HEADER}: none found."
+        return trusted(f"{EVIDENCE_HEADER}: none found.")
     lines = "\n".join(f"- [{hit.node.id}] {hit.text}" for hit in inputs.evidence)
-    return f"{EVIDENCE_HEADER} (cite as [id]):\n{lines}"
+    return trusted(f"{EVIDENCE_HEADER} (cite as [id]):\n{lines}")
 
 
-def disclaimer_aspect(_: PromptInputs) -> str:
-    return f"End every answer with this disclaimer: {DISCLAIMER}"
+def disclaimer_aspect(_: PromptInputs) -> PromptSection:
+    return trusted(f"End every answer with this disclaimer: {DISCLAIMER}")
 
 
 ASPECTS: tuple[Aspect, ...] = (
@@ -98,11 +138,19 @@ ASPECTS: tuple[Aspect, ...] = (
 
 
 def build_messages(inputs: PromptInputs, aspects: Sequence[Aspect] = ASPECTS) -> list[ChatMessage]:
-    system = "\n\n".join(section for aspect in aspects if (section := aspect(inputs)))
+    """System prompt from the aspects, then the history, then the question, each message
+    keeping its provenance (the system message is sanitised only if every section is)."""
+    sections = [
+        part if isinstance(part, PromptSection) else PromptSection(part)
+        for part in (aspect(inputs) for aspect in aspects)
+    ]
+    system = "\n\n".join(part.text for part in sections if part.text)
     return [
-        ChatMessage(role="system", content=system),
+        ChatMessage(
+            role="system", content=system, sanitised=all(part.sanitised for part in sections)
+        ),
         *inputs.history,
-        ChatMessage(role="user", content=inputs.question),
+        inputs.question,
     ]
 
 

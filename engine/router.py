@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "LlmRouter",
+    "Route",
+]
+
 
 @dataclass(frozen=True)
 class Route:

@@ -21,6 +21,14 @@ from graph.models import EdgeWrite, NodeWrite, WriteOutcome
 from graph.port import GraphReader
 from graph.write_service import GraphWriteService
 
+__all__ = [
+    "DEFAULT_SEEDS",
+    "SeedFileError",
+    "SeedReport",
+    "read_seed_files",
+    "seed_graph",
+]
+
 DEFAULT_SEEDS = Path(__file__).resolve().parents[1] / "seeds" / "rules"
 
 

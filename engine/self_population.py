@@ -24,11 +24,19 @@ from dataclasses import dataclass, field
 from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
-from engine.lexicon import normalise_label
+from engine.normalise import normalise_label
 from errors import NotFound
 from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue, WriteOutcome
 from graph.port import GraphReader
 from graph.write_service import GraphWriteService
+
+__all__ = [
+    "ConceptWrite",
+    "ConceptWriter",
+    "ResolvedConcept",
+    "SelfPopulation",
+    "confirm_concept",
+]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from typing import Literal
 from graph.port import GraphStore
 from graph.schema import GraphSchema
 
+__all__ = ["BoltDialect", "GraphBackend", "build_graph_store"]
+
 GraphBackend = Literal["ladybug", "bolt"]
 BoltDialect = Literal["memgraph", "neo4j"]
 

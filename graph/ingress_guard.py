@@ -27,6 +27,8 @@ from errors import PiiInGraphWrite, SchemaViolation
 from graph.models import EdgeWrite, NodeWrite, PropertyValue
 from graph.schema import GraphSchema
 
+__all__ = ["GuardRejection", "IngressGuard", "PiiFindingLike", "PiiScanner", "RejectionLog"]
+
 log = structlog.get_logger(__name__)
 
 _ID = re.compile(r"^[\w][\w:.\-#/]{0,199}$")

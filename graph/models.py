@@ -2,16 +2,31 @@
 
 Node ``{id, label, properties}``, edge ``{source, target, type, properties}``. Writes carry the
 labels of both edge endpoints so the ingress guard can check them against ``schema/graph.yaml``
-without a read.
+without a read. A :class:`WriteResult` names what it reports on with typed fields: ``node_id``
+for a node, ``edge`` (an :class:`EdgeKey`) for a relationship, never both.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "EdgeKey",
+    "EdgeWrite",
+    "GraphCounts",
+    "GraphEdge",
+    "GraphNode",
+    "GraphSnapshot",
+    "NodeWrite",
+    "PropertyValue",
+    "WriteOutcome",
+    "WriteResult",
+    "utc_timestamp",
+]
 
 PropertyValue = str | int | float | bool | list[str]
 
@@ -52,6 +67,16 @@ class NodeWrite(BaseModel):
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
 
 
+class EdgeKey(BaseModel):
+    """What makes a relationship unique: (source id, type, target id)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    type: str
+    target: str
+
+
 class EdgeWrite(BaseModel):
     """Upsert of one relationship, unique per (source, type, target)."""
 
@@ -64,6 +89,10 @@ class EdgeWrite(BaseModel):
     target_label: str
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
 
+    @property
+    def key(self) -> EdgeKey:
+        return EdgeKey(source=self.source_id, type=self.type, target=self.target_id)
+
 
 class WriteOutcome(StrEnum):
     CREATED = "created"
@@ -72,10 +101,23 @@ class WriteOutcome(StrEnum):
 
 
 class WriteResult(BaseModel):
+    """The outcome of one written item: a node (``node_id``) or a relationship (``edge``).
+
+    Exactly one of the two is set; ``upsert_nodes`` returns node results and ``upsert_edges``
+    edge results, one per item, in the order given.
+    """
+
     model_config = ConfigDict(frozen=True)
 
-    key: str  # node id, or "source|TYPE|target" for an edge
     outcome: WriteOutcome
+    node_id: str | None = None
+    edge: EdgeKey | None = None
+
+    @model_validator(mode="after")
+    def _names_one_item(self) -> Self:
+        if (self.node_id is None) == (self.edge is None):
+            raise ValueError("a write result names a node_id or an edge, exactly one of them")
+        return self
 
 
 class GraphSnapshot(BaseModel):
@@ -87,7 +129,3 @@ class GraphCounts(BaseModel):
     nodes: int
     edges: int
     by_label: dict[str, int] = Field(default_factory=dict)
-
-
-def edge_key(source: str, rel_type: str, target: str) -> str:
-    return f"{source}|{rel_type}|{target}"

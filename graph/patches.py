@@ -1,12 +1,12 @@
 """Graph change patches for graph UIs (DESIGN.md contract), fanned out in process.
 
-``GraphWriteService`` tells :class:`PatchFeed` what changed after each write; the feed turns it
-into one :class:`GraphPatch` (nodes and edges added or updated, numbered by ``seq``) and puts
-it on the queue of every subscriber. A subscriber that falls ``max_queue`` patches behind is
-dropped and told so in a final patch whose ``meta.resync`` is true: it should reload a
-snapshot. Several API workers would share patches over Redis pub/sub (DESIGN.md); the feed is
-the in-process default. Nothing is ever removed from the rules graph, so ``removed`` lists stay
-empty until deletions exist.
+``GraphWriteService`` tells :class:`PatchFeed` what changed after each write (in write order, off
+the writer's path); the feed turns it into one :class:`GraphPatch` (nodes and edges added or
+updated, numbered by ``seq``) and puts it on the queue of every subscriber. A subscriber that
+falls ``max_queue`` patches behind is dropped and told so in a final patch whose
+``meta.resync`` is true: it should reload a snapshot. Several API workers would share patches
+over Redis pub/sub (DESIGN.md); the feed is the in-process default. Nothing is ever removed
+from the rules graph, so ``removed`` lists stay empty until deletions exist.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from pydantic import BaseModel, Field
 
 from graph.models import GraphEdge, GraphNode, WriteOutcome, WriteResult
 from graph.port import GraphReader
+
+__all__ = ["EdgeChanges", "GraphPatch", "NodeChanges", "PatchFeed"]
 
 
 class NodeChanges(BaseModel):
@@ -68,21 +70,25 @@ class PatchFeed:
 
     async def _build(self, results: Sequence[WriteResult], timestamp: str) -> GraphPatch:
         patch = GraphPatch(seq=next(self._seq), timestamp=timestamp)
-        node_results = {r.key: r.outcome for r in results if "|" not in r.key}
+        node_results = {r.node_id: r.outcome for r in results if r.node_id is not None}
         for node in await self._reader.get_nodes(list(node_results)):
             if node_results[node.id] is WriteOutcome.CREATED:
                 patch.nodes.added.append(node)
             else:
                 patch.nodes.updated.append(node)
         for result in results:
-            if "|" in result.key:
-                source, rel_type, target = result.key.split("|", 2)
-                edge = GraphEdge(source=source, target=target, type=rel_type,
-                                 properties={"updated_at": timestamp})  # fmt: skip
-                bucket = patch.edges.added if result.outcome is WriteOutcome.CREATED else (
-                    patch.edges.updated
-                )  # fmt: skip
-                bucket.append(edge)
+            if result.edge is None:
+                continue
+            edge = GraphEdge(
+                source=result.edge.source,
+                target=result.edge.target,
+                type=result.edge.type,
+                properties={"updated_at": timestamp},
+            )
+            if result.outcome is WriteOutcome.CREATED:
+                patch.edges.added.append(edge)
+            else:
+                patch.edges.updated.append(edge)
         return patch
 
     async def catch_up(self, since: str, limit: int = 1000) -> GraphPatch:

@@ -14,7 +14,33 @@ Write semantics (all backends):
 - ``upsert_edges``: unique per (source, type, target); same timestamp rules. Both endpoints must
   exist, else :class:`errors.SchemaViolation`.
 - Callers pass ids and labels already checked by the ingress guard; backends check again that
-  labels, types and property names are in the schema before using them as identifiers.
+  labels, types and property names are in the schema before using them as identifiers, and
+  refuse ``id``, ``created_at`` and ``updated_at`` among the given properties.
+- The decision (CREATED / UPDATED / UNCHANGED, and which properties and timestamps to store) is
+  made in one place, :mod:`graph.write_plan`; backends read the stored rows and apply it.
+- A batch is one transaction: it lands whole or, when anything fails, not at all.
+- Results: one :class:`graph.models.WriteResult` per item, in the order given, naming the item
+  by ``node_id`` (nodes) or ``edge`` (an :class:`graph.models.EdgeKey`).
+
+Errors: every method of every backend raises only the project's errors (``errors/``), each
+translated at the backend's boundary with ``raise ... from`` the driver's exception:
+
+- :class:`errors.GraphUnavailable`: the unit of work could not run, so retrying later may
+  succeed (the capture retry keeps such writes). Bolt: server unreachable, connection lost
+  (also mid-transaction, as ``IncompleteCommit``), session expired, timeout, transient errors
+  after the driver's retries, any other driver error. Ladybug: the database cannot be opened,
+  the database or connection is closed or broke, I/O, buffer pool or any other failure the
+  driver reports that is not listed below.
+- :class:`errors.SchemaViolation`: the write does not fit the schema: an unknown label,
+  relationship type or property, a timestamp given, an id stored under another label, a
+  missing or mislabelled edge endpoint (all backends, checked before anything is written or
+  inside the transaction, which then rolls back). Ladybug also: the database's tables refuse
+  the statement (``Binder``, ``Catalog`` or ``Conversion`` exception), i.e. the database on
+  disk does not match ``schema/graph.yaml``.
+- :class:`errors.RegintelError` (the base, HTTP 500): the store refused a statement for another
+  reason, a defect rather than a condition to wait out. Bolt: a non-transient ``Neo4jError``,
+  a schema DDL step no alternative of which the server accepts. Ladybug: a ``Parser``
+  exception.
 """
 
 from __future__ import annotations
@@ -30,6 +56,8 @@ from graph.models import (
     NodeWrite,
     WriteResult,
 )
+
+__all__ = ["GraphReader", "GraphStore", "GraphWriter"]
 
 
 @runtime_checkable
@@ -65,9 +93,14 @@ class GraphReader(Protocol):
 
 @runtime_checkable
 class GraphWriter(Protocol):
-    async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]: ...
+    async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
+        """Upsert nodes by id in one transaction; one ``node_id`` result per node, in order."""
+        ...
 
-    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]: ...
+    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
+        """Upsert edges by (source, type, target) in one transaction; one ``edge`` result per
+        edge, in order."""
+        ...
 
 
 @runtime_checkable

@@ -14,6 +14,18 @@ from typing import Literal
 
 import yaml
 
+__all__ = [
+    "DEFAULT_SCHEMA_PATH",
+    "IDENTIFIER",
+    "IMPLICIT_PROPERTIES",
+    "GraphSchema",
+    "Limits",
+    "PropertyType",
+    "RelationshipType",
+    "SchemaFileError",
+    "load_schema",
+]
+
 PropertyType = Literal["string", "int", "float", "bool", "string[]"]
 _TYPES: frozenset[str] = frozenset({"string", "int", "float", "bool", "string[]"})
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")

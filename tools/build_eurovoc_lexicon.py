@@ -1,8 +1,8 @@
 """Derive ``engine/data/eurovoc_tax_social.json`` from the EuroVoc YamlSkosV2 file.
 
 The project ships a compact, faithful subset of EuroVoc (release issued 2021-06-04, English and
-French) for the concept lexicon of the offline extractive provider (see ``engine/lexicon.py`` and
-``docs/adr/0005-eurovoc-lexicon.md``):
+French) for the concept lexicon of the offline extractive provider (read by ``engine/eurovoc.py``;
+see ``docs/adr/0005-eurovoc-lexicon.md``):
 
 * microthesaurus 2446 "taxation" (domain 24 FINANCE), and
 * every microthesaurus of domain 28 "SOCIAL QUESTIONS".
@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+__all__ = ["build", "main", "render"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = (

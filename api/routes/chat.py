@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.auth import Principal, authenticate
+from api.deps import ContainerDep
 from api.sse import heartbeat, to_sse
 from engine.chat import TurnRequest
 from engine.events import TurnEvent
+
+__all__ = [
+    "SSE_DESCRIPTION",
+    "ChatRequest",
+    "chat",
+    "router",
+]
 
 router = APIRouter(tags=["chat"])
 
@@ -58,10 +67,13 @@ class ChatRequest(BaseModel):
     responses={200: {"description": SSE_DESCRIPTION, "content": {"text/event-stream": {}}}},
 )
 async def chat(
-    body: ChatRequest, request: Request, principal: Annotated[Principal, Depends(authenticate)]
+    body: ChatRequest,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
 ) -> EventSourceResponse:
-    container = request.app.state.container
-    turn = container.engine.run_turn(
+    # prepare() raises before any event: bad input, a refused mode and unknown ids become
+    # ordinary JSON 4xx responses through the error handlers.
+    prepared = await container.engine.prepare(
         TurnRequest(
             tenant_id=principal.tenant_id,
             user_id=principal.user_id,
@@ -70,19 +82,17 @@ async def chat(
             egress_mode=body.egressMode,
         )
     )
-    # Pull the first event here so that bad input and unknown ids become JSON 4xx responses.
-    first = await anext(turn)
     return EventSourceResponse(
-        _frames(first, turn),
+        _frames(container.engine.stream(prepared)),
         ping=container.settings.heartbeat_seconds,
         ping_message_factory=heartbeat,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-async def _frames(
-    first: TurnEvent, rest: AsyncIterator[TurnEvent]
-) -> AsyncIterator[ServerSentEvent]:
-    yield to_sse(first)
-    async for event in rest:
-        yield to_sse(event)
+async def _frames(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[ServerSentEvent]:
+    # aclosing: a client that leaves closes the turn's stream now (its record saves the
+    # partial answer at once), not whenever the garbage collector gets to it.
+    async with aclosing(events) as turn:
+        async for event in turn:
+            yield to_sse(event)

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, Field
 
 from api.auth import Principal, authenticate
+from api.deps import ContainerDep
+
+__all__ = [
+    "ContextOut",
+    "ConversationOut",
+    "MessageOut",
+    "get_conversation",
+    "router",
+]
 
 router = APIRouter(tags=["conversations"])
 
@@ -40,11 +49,11 @@ class ConversationOut(BaseModel):
 )
 async def get_conversation(
     conversation_id: str,
-    request: Request,
+    container: ContainerDep,
     principal: Annotated[Principal, Depends(authenticate)],
     limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
 ) -> ConversationOut:
-    store = request.app.state.container.conversations
+    store = container.conversations
     conversation = await store.get_conversation(principal.tenant_id, conversation_id)
     context = await store.load_context(principal.tenant_id, conversation_id)
     messages = await store.recent_messages(principal.tenant_id, conversation_id, limit)

@@ -5,47 +5,53 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.auth import Principal, authenticate
+from api.deps import ContainerDep
 from api.sse import heartbeat
 from graph.models import GraphSnapshot
+
+__all__ = [
+    "changes",
+    "neighbourhood",
+    "patches",
+    "router",
+    "snapshot",
+]
 
 router = APIRouter(tags=["graph"])
 
 
 @router.get("/api/graph/snapshot", summary="Nodes (optionally of some labels) and their edges")
 async def snapshot(
-    request: Request,
+    container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
     labels: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> GraphSnapshot:
-    graph = request.app.state.container.graph
-    return await graph.snapshot(labels=labels, limit=limit)  # type: ignore[no-any-return]
+    return await container.graph.snapshot(labels=labels, limit=limit)
 
 
 @router.get("/api/graph/nodes/{node_id}/neighbourhood", summary="A node and its neighbours")
 async def neighbourhood(
     node_id: str,
-    request: Request,
+    container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> GraphSnapshot:
-    graph = request.app.state.container.graph
-    return await graph.neighbourhood([node_id], limit=limit)  # type: ignore[no-any-return]
+    return await container.graph.neighbourhood([node_id], limit=limit)
 
 
 @router.get("/api/graph/changes", summary="Nodes and edges updated after a timestamp")
 async def changes(
-    request: Request,
+    container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
     since: Annotated[str, Query(min_length=1, max_length=40, description="ISO-8601 UTC")],
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
 ) -> GraphSnapshot:
-    graph = request.app.state.container.graph
-    return await graph.changes_since(since, limit=limit)  # type: ignore[no-any-return]
+    return await container.graph.changes_since(since, limit=limit)
 
 
 @router.get(
@@ -63,11 +69,10 @@ async def changes(
     },
 )
 async def patches(
-    request: Request,
+    container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
     since: Annotated[str | None, Query(max_length=40, description="ISO-8601 UTC")] = None,
 ) -> EventSourceResponse:
-    container = request.app.state.container
     feed = container.patches
     live = feed.subscribe()  # before catching up, so nothing written in between is missed
     first = await feed.catch_up(since) if since else None

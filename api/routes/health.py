@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from api.deps import ContainerDep
 from errors import RegintelError
+
+__all__ = [
+    "health",
+    "router",
+]
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", summary="Graph and conversation-store status")
-async def health(request: Request) -> JSONResponse:
-    container = request.app.state.container
+async def health(container: ContainerDep) -> JSONResponse:
     checks: dict[str, Any] = {}
     for name, store in (("graph", container.graph), ("conversations", container.conversations)):
         try:

@@ -19,6 +19,11 @@ import re
 
 from egress.pii.findings import STREET_ADDRESS, PiiFinding
 
+__all__ = [
+    "WEAK_UNIT",
+    "StreetAddressRecogniser",
+]
+
 _CAP = r"(?:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’.-]*|of|the|de|la|du|do|da|dos|del|della|delle|di)"
 _EN_SUFFIX = (
     r"(?:Street|St|Road|Rd|Avenue|Ave|Av|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Boulevard|Blvd"

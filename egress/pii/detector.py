@@ -17,6 +17,13 @@ from egress.pii.lexicon import Lexicon, load_lexicon
 from egress.pii.names import PersonNameRecogniser
 from egress.pii.standard import standard_recognisers
 
+__all__ = [
+    "PiiDetector",
+    "build_ingress_detector",
+    "build_pii_detector",
+    "resolve_overlaps",
+]
+
 
 class PiiDetector:
     """Runs recognisers and returns non-overlapping findings ordered by position."""

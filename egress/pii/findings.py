@@ -9,6 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+__all__ = [
+    "ALL_ENTITY_TYPES",
+    "CREDIT_CARD",
+    "DATE_OF_BIRTH",
+    "EIRCODE",
+    "EMAIL_ADDRESS",
+    "IBAN_CODE",
+    "IP_ADDRESS",
+    "PERSON",
+    "PHONE_NUMBER",
+    "PPSN",
+    "SECRET",
+    "STREET_ADDRESS",
+    "UK_NINO",
+    "US_SSN",
+    "PiiFinding",
+    "Recogniser",
+]
+
 PERSON = "PERSON"
 STREET_ADDRESS = "STREET_ADDRESS"
 EMAIL_ADDRESS = "EMAIL_ADDRESS"

@@ -28,6 +28,14 @@ from egress.pii.findings import (
     PiiFinding,
 )
 
+__all__ = [
+    "SECRET_PATTERNS",
+    "IbanRecogniser",
+    "PhoneRecogniser",
+    "RegexRecogniser",
+    "identifier_recognisers",
+]
+
 
 class RegexRecogniser:
     """Matches ``pattern``; the finding is ``group`` of the match if ``validate`` accepts it."""

@@ -9,6 +9,11 @@ import gzip
 from dataclasses import dataclass
 from importlib import resources
 
+__all__ = [
+    "Lexicon",
+    "load_lexicon",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class Lexicon:

@@ -24,6 +24,16 @@ from dataclasses import dataclass
 from egress.pii.findings import PERSON, PiiFinding
 from egress.pii.lexicon import Lexicon
 
+__all__ = [
+    "CUED",
+    "FIRST_PLUS",
+    "LOWER_CASE",
+    "PROPAGATED",
+    "STRONG",
+    "UNKNOWN_PAIR",
+    "PersonNameRecogniser",
+]
+
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
 _TITLES = frozenset(
     (

@@ -26,6 +26,17 @@ from presidio_analyzer.predefined_recognizers import (
 
 from egress.pii.findings import CREDIT_CARD, EMAIL_ADDRESS, IP_ADDRESS, US_SSN, PiiFinding
 
+__all__ = [
+    "CARD_PATTERN",
+    "CONTEXT_BOOST",
+    "CONTEXT_WINDOW",
+    "OfflineEmailRecognizer",
+    "PresidioPatternRecogniser",
+    "WindowedPatternRecogniser",
+    "offline_tld_extractor",
+    "standard_recognisers",
+]
+
 CONTEXT_WINDOW = 40  # characters before a match searched for context words
 CONTEXT_BOOST = 0.35
 # Presidio's card pattern knows only some issuer prefixes and at most 16 digits; Luhn decides.

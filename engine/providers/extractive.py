@@ -20,6 +20,12 @@ from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
 from engine.prompt import DISCLAIMER, EVIDENCE_HEADER, JURISDICTION_HEADER, section
 
+__all__ = [
+    "MAX_CONCEPTS",
+    "MAX_QUOTES",
+    "ExtractiveProvider",
+]
+
 _EVIDENCE_LINE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<text>.+)$")
 _CODES = re.compile(r"\b(IE|UK|NI|EU)\b")
 MAX_QUOTES = 3

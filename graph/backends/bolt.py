@@ -11,9 +11,9 @@ Deliberate deviations from the obvious, and why:
 - Every node carries the shared label ``RgNode`` (unique ``id``) besides its schema label, so
   ``get_nodes(ids)`` and edge endpoint checks are one index seek without knowing labels.
 - Change detection happens inside the write transaction: one UNWIND read of the stored
-  properties, a comparison in Python (the same comparison the Ladybug backend makes), then
-  UNWIND writes of only the created and changed rows. ``created_at`` is written only by the
-  ``CREATE`` and ``updated_at`` only when a given property differs.
+  properties, the plan of ``graph.write_plan`` (the same plan the Ladybug backend applies),
+  then UNWIND writes of only the created and changed rows with the properties the plan sets
+  (timestamps included).
 - New nodes are ``CREATE``d, not ``MERGE``d: with the unique constraint the loser of a creation
   race fails with a constraint error instead of silently matching a node it believes it made.
   Drivers do not retry constraint errors, so this backend retries the whole transaction (the
@@ -26,8 +26,9 @@ Deliberate deviations from the obvious, and why:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from neo4j import AsyncDriver, AsyncGraphDatabase, AsyncManagedTransaction, Query, unit_of_work
@@ -39,24 +40,29 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from errors import GraphUnavailable, RegintelError, SchemaViolation
+from errors import GraphUnavailable, RegintelError
 from graph.backends.bolt_dialects import NODE_LABEL, Dialect, get_dialect
 from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
 from graph.models import (
+    EdgeKey,
     EdgeWrite,
     GraphCounts,
     GraphEdge,
     GraphNode,
     GraphSnapshot,
     NodeWrite,
-    WriteOutcome,
     WriteResult,
-    edge_key,
 )
 from graph.schema import GraphSchema
+from graph.write_plan import edges_by_type, plan_edges, plan_nodes
+
+__all__ = [
+    "BoltGraphStore",
+]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+W = TypeVar("W", NodeWrite, EdgeWrite)
 
 _NODE_COLUMNS = "n.id AS id, labels(n) AS labels, properties(n) AS props"
 
@@ -178,22 +184,10 @@ class BoltGraphStore:
         await self._read("RETURN 1 AS ok")
 
     async def aclose(self) -> None:
-        await self._driver.close()
+        with contextlib.suppress(DriverError, OSError):  # closing what already broke
+            await self._driver.close()
 
-    # -- identifier checks -----------------------------------------------------------------
-
-    def _coerce(self, props: dict[str, Any]) -> dict[str, Any]:
-        """Store values with the schema's type (an int given for a float stays a float), so a
-        re-upsert compares equal and Cypher sees one type per property."""
-        out: dict[str, Any] = {}
-        for name, value in props.items():
-            kind = self._schema.property_types.get(name)
-            if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            elif kind == "string[]" and isinstance(value, tuple | list):
-                value = list(value)
-            out[name] = value
-        return out
+    # -- rows ------------------------------------------------------------------------------
 
     def _label_of(self, labels: Sequence[str]) -> str:
         for label in labels:
@@ -208,176 +202,113 @@ class BoltGraphStore:
     # -- writes ----------------------------------------------------------------------------
 
     async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
-        for node in nodes:
-            check_node_write(self._schema, node)
-        if not nodes:
-            return []
-        writes = [(n.id, n.label, self._coerce(dict(n.properties))) for n in nodes]
+        return await self._upsert(nodes, check_node_write, self._nodes_tx, now)
 
-        async def body(tx: AsyncManagedTransaction) -> list[WriteResult]:
-            return await self._nodes_tx(tx, writes, now)
+    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
+        return await self._upsert(edges, check_edge_write, self._edges_tx, now)
 
-        return await self._write(body)
-
-    async def _nodes_tx(
+    async def _upsert(
         self,
-        tx: AsyncManagedTransaction,
-        writes: list[tuple[str, str, dict[str, Any]]],
+        items: Sequence[W],
+        check: Callable[[GraphSchema, W], None],
+        body: Callable[[AsyncManagedTransaction, Sequence[W], str], Awaitable[list[WriteResult]]],
         now: str,
     ) -> list[WriteResult]:
-        ids = sorted({node_id for node_id, _, _ in writes})
-        stored: dict[str, tuple[str, dict[str, Any]]] = {}
+        """Check every item, then run ``body`` as one (retryable) write transaction."""
+        for item in items:
+            check(self._schema, item)
+        if not items:
+            return []
+
+        async def transaction(tx: AsyncManagedTransaction) -> list[WriteResult]:
+            return await body(tx, items, now)
+
+        return await self._write(transaction)
+
+    async def _nodes_tx(
+        self, tx: AsyncManagedTransaction, nodes: Sequence[NodeWrite], now: str
+    ) -> list[WriteResult]:
+        ids = sorted({node.id for node in nodes})
+        stored: dict[str, GraphNode] = {}
         for chunk in _chunks(ids, self._batch_size):
             result = await tx.run(
                 f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN {_NODE_COLUMNS}", ids=chunk
             )
-            for row in await result.data():
-                stored[row["id"]] = (self._label_of(row["labels"]), row["props"])
-
-        results: list[WriteResult] = []
-        creates: dict[str, tuple[str, dict[str, Any]]] = {}  # id -> (label, props)
-        updates: dict[str, dict[str, Any]] = {}
-        for node_id, label, props in writes:
-            if node_id in creates:
-                current = creates[node_id][1]
-            elif node_id in stored:
-                stored_label, current = stored[node_id]
-                if stored_label != label:
-                    raise SchemaViolation(f"node {node_id!r} exists as {stored_label}, not {label}")
-            else:
-                creates[node_id] = (label, dict(props))
-                results.append(WriteResult(key=node_id, outcome=WriteOutcome.CREATED))
-                continue
-            if creates.get(node_id, ("", {}))[0] not in ("", label):
-                raise SchemaViolation(f"node {node_id!r} given twice with different labels")
-            if any(current.get(k) != v for k, v in props.items()):
-                current.update(props)
-                if node_id not in creates:
-                    updates.setdefault(node_id, {}).update(props)
-                outcome = WriteOutcome.UPDATED
-            else:
-                outcome = WriteOutcome.UNCHANGED
-            results.append(WriteResult(key=node_id, outcome=outcome))
-
+            stored.update((row["id"], self._node(row)) for row in await result.data())
+        plan = plan_nodes(self._schema, nodes, stored, now)
+        labels = {node.id: node.label for node in nodes}
         by_label: dict[str, list[dict[str, Any]]] = {}
-        for node_id, (label, props) in creates.items():
-            by_label.setdefault(label, []).append({"id": node_id, "props": props})
+        for node_id, props in plan.creates.items():
+            by_label.setdefault(labels[node_id], []).append({"id": node_id, "props": props})
         for label, rows in by_label.items():
-            for batch in _chunks(rows, self._batch_size):
-                result = await tx.run(
-                    f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:`{label}`) "
-                    "SET n += row.props, n.id = row.id, n.created_at = $now, n.updated_at = $now",
-                    rows=batch,
-                    now=now,
-                )
-                await result.consume()
-        update_rows = [{"id": k, "props": v} for k, v in updates.items()]
-        for batch in _chunks(update_rows, self._batch_size):
-            result = await tx.run(
-                f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
-                "SET n += row.props, n.updated_at = $now",
-                rows=batch,
-                now=now,
+            await self._run_rows(
+                tx,
+                f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}:`{label}`) "
+                "SET n += row.props, n.id = row.id",
+                rows,
             )
-            await result.consume()
-        return results
-
-    async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
-        for edge in edges:
-            check_edge_write(self._schema, edge)
-        if not edges:
-            return []
-
-        async def body(tx: AsyncManagedTransaction) -> list[WriteResult]:
-            return await self._edges_tx(tx, edges, now)
-
-        return await self._write(body)
+        await self._run_rows(
+            tx,
+            f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) SET n += row.props",
+            [{"id": node_id, "props": props} for node_id, props in plan.updates.items()],
+        )
+        return plan.results
 
     async def _edges_tx(
         self, tx: AsyncManagedTransaction, edges: Sequence[EdgeWrite], now: str
     ) -> list[WriteResult]:
         ids = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
-        labels: dict[str, str] = {}
+        endpoints: dict[str, str] = {}
         for chunk in _chunks(ids, self._batch_size):
             result = await tx.run(
                 f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN n.id AS id, labels(n) AS labels",
                 ids=chunk,
             )
-            for row in await result.data():
-                labels[row["id"]] = self._label_of(row["labels"])
-        for edge in edges:
-            for end_id, end_label in (
-                (edge.source_id, edge.source_label),
-                (edge.target_id, edge.target_label),
-            ):
-                if labels.get(end_id) != end_label:
-                    raise SchemaViolation(
-                        f"edge {edge.type}: endpoint {end_label} {end_id!r} does not exist"
-                    )
+            rows = await result.data()
+            endpoints.update((row["id"], self._label_of(row["labels"])) for row in rows)
+        stored = await self._stored_edges(tx, [edge.key for edge in edges])
+        plan = plan_edges(self._schema, edges, endpoints, stored, now)
+        ends = f"MATCH (a:{NODE_LABEL} {{id: row.s}}) MATCH (b:{NODE_LABEL} {{id: row.t}}) "
+        for rel_type in sorted({edge.type for edge in edges}):
+            # MERGE, not CREATE: relationships have no unique constraint, and MERGE between
+            # bound nodes locks both ends on Neo4j, so a concurrent duplicate is matched.
+            await self._run_rows(
+                tx,
+                f"UNWIND $rows AS row {ends}MERGE (a)-[r:`{rel_type}`]->(b) "
+                "ON CREATE SET r += row.props",
+                _edge_rows(plan.creates, rel_type),
+            )
+            await self._run_rows(
+                tx,
+                f"UNWIND $rows AS row MATCH {_rel_pattern(rel_type)} SET r += row.props",
+                _edge_rows(plan.updates, rel_type),
+            )
+        return plan.results
 
-        by_type: dict[str, list[EdgeWrite]] = {}
-        for edge in edges:
-            by_type.setdefault(edge.type, []).append(edge)
-        results: dict[int, WriteResult] = {}
-        positions = {id(edge): i for i, edge in enumerate(edges)}
-        for rel_type, group in by_type.items():
-            pairs = sorted({(e.source_id, e.target_id) for e in group})
-            stored: dict[tuple[str, str], dict[str, Any]] = {}
-            for pair_batch in _chunks([{"s": s, "t": t} for s, t in pairs], self._batch_size):
+    async def _stored_edges(
+        self, tx: AsyncManagedTransaction, keys: Iterable[EdgeKey]
+    ) -> dict[EdgeKey, dict[str, Any]]:
+        """The stored properties of the edges with these keys that exist (by type, in chunks)."""
+        stored: dict[EdgeKey, dict[str, Any]] = {}
+        for rel_type, of_type in edges_by_type(keys).items():
+            for chunk in _chunks(of_type, self._batch_size):
                 result = await tx.run(
-                    f"UNWIND $pairs AS p MATCH (a:{NODE_LABEL} {{id: p.s}})"
-                    f"-[r:`{rel_type}`]->(b:{NODE_LABEL} {{id: p.t}}) "
-                    "RETURN p.s AS s, p.t AS t, properties(r) AS props",
-                    pairs=pair_batch,
+                    f"UNWIND $rows AS row MATCH {_rel_pattern(rel_type)} "
+                    "RETURN row.s AS s, row.t AS t, properties(r) AS props",
+                    rows=[{"s": key.source, "t": key.target} for key in chunk],
                 )
                 for row in await result.data():
-                    stored[(row["s"], row["t"])] = row["props"]
-            creates: dict[tuple[str, str], dict[str, Any]] = {}
-            updates: dict[tuple[str, str], dict[str, Any]] = {}
-            for edge in group:
-                pair = (edge.source_id, edge.target_id)
-                props = self._coerce(dict(edge.properties))
-                key = edge_key(edge.source_id, rel_type, edge.target_id)
-                if pair not in creates and pair not in stored:
-                    creates[pair] = dict(props)
-                    outcome = WriteOutcome.CREATED
-                else:
-                    current = creates[pair] if pair in creates else stored[pair]
-                    if any(current.get(k) != v for k, v in props.items()):
-                        current.update(props)
-                        if pair not in creates:
-                            updates.setdefault(pair, {}).update(props)
-                        outcome = WriteOutcome.UPDATED
-                    else:
-                        outcome = WriteOutcome.UNCHANGED
-                results[positions[id(edge)]] = WriteResult(key=key, outcome=outcome)
-            await self._write_edges(tx, rel_type, creates, updates, now)
-        return [results[i] for i in range(len(edges))]
+                    key = EdgeKey(source=row["s"], type=rel_type, target=row["t"])
+                    stored[key] = {k: v for k, v in row["props"].items() if v is not None}
+        return stored
 
-    async def _write_edges(
-        self,
-        tx: AsyncManagedTransaction,
-        rel_type: str,
-        creates: dict[tuple[str, str], dict[str, Any]],
-        updates: dict[tuple[str, str], dict[str, Any]],
-        now: str,
+    async def _run_rows(
+        self, tx: AsyncManagedTransaction, query: str, rows: Sequence[dict[str, Any]]
     ) -> None:
-        ends = f"MATCH (a:{NODE_LABEL} {{id: row.s}}) MATCH (b:{NODE_LABEL} {{id: row.t}}) "
-        # MERGE, not CREATE: relationships have no unique constraint, and MERGE between bound
-        # nodes locks both ends on Neo4j, so a concurrent duplicate is matched, not created.
-        create_query = (
-            f"UNWIND $rows AS row {ends}MERGE (a)-[r:`{rel_type}`]->(b) "
-            "ON CREATE SET r += row.props, r.created_at = $now, r.updated_at = $now"
-        )
-        update_query = (
-            f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.s}})-[r:`{rel_type}`]->"
-            f"(b:{NODE_LABEL} {{id: row.t}}) SET r += row.props, r.updated_at = $now"
-        )
-        for query, items in ((create_query, creates), (update_query, updates)):
-            rows = [{"s": s, "t": t, "props": props} for (s, t), props in items.items()]
-            for chunk in _chunks(rows, self._batch_size):
-                result = await tx.run(query, rows=chunk, now=now)
-                await result.consume()
+        """Run an ``UNWIND $rows`` write over ``rows``, a batch at a time."""
+        for chunk in _chunks(rows, self._batch_size):
+            result = await tx.run(query, rows=chunk)
+            await result.consume()
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -479,6 +410,19 @@ class BoltGraphStore:
             edges=int(edges[0]["c"]) if edges else 0,
             by_label=by_label,
         )
+
+
+def _rel_pattern(rel_type: str) -> str:
+    """The relationship of type ``rel_type`` between the ids ``row.s`` and ``row.t``."""
+    return f"(a:{NODE_LABEL} {{id: row.s}})-[r:`{rel_type}`]->(b:{NODE_LABEL} {{id: row.t}})"
+
+
+def _edge_rows(items: dict[EdgeKey, dict[str, Any]], rel_type: str) -> list[dict[str, Any]]:
+    return [
+        {"s": key.source, "t": key.target, "props": props}
+        for key, props in items.items()
+        if key.type == rel_type
+    ]
 
 
 def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:

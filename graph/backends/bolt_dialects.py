@@ -36,6 +36,18 @@ from neo4j.exceptions import ConstraintError, Neo4jError
 
 from graph.schema import IDENTIFIER, GraphSchema
 
+__all__ = [
+    "DIALECTS",
+    "NODE_LABEL",
+    "TEXT_SEARCH_PROPERTIES",
+    "DdlStep",
+    "Dialect",
+    "DialectName",
+    "get_dialect",
+    "memgraph_ddl",
+    "neo4j_ddl",
+]
+
 DialectName = Literal["memgraph", "neo4j"]
 NODE_LABEL = "RgNode"
 # Properties worth a text-search index where the server has one.

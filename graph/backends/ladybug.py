@@ -14,6 +14,12 @@ Deliberate deviations from the obvious, and why:
   worker thread under an ``asyncio.Lock``: the read-compare-write of an upsert is then atomic,
   so concurrent creation of one id yields one node and an honest CREATED/UNCHANGED outcome.
   Reads use the driver's ``AsyncConnection`` pool and see committed state.
+- A write reads what its batch touches in one query per table, lets ``graph.write_plan`` decide
+  (the Bolt backend applies the same plan), then writes row by row inside one transaction.
+- Errors: Ladybug raises ``RuntimeError`` for everything and says in the message's prefix what
+  went wrong, so :func:`translate_error` maps by prefix (``graph/port.py`` has the table). A
+  writer connection that failed is closed and replaced on the next write, so a write that
+  failed because the connection broke succeeds when it is retried.
 - Labels, relationship types and property names are interpolated into query text only after
   they were checked against the schema (they are identifiers, which Cypher cannot take as
   parameters); values are always parameters.
@@ -23,26 +29,37 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import ladybug
 
-from errors import GraphUnavailable, SchemaViolation
+from errors import GraphUnavailable, RegintelError, SchemaViolation
 from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
 from graph.models import (
+    EdgeKey,
     EdgeWrite,
     GraphCounts,
     GraphEdge,
     GraphNode,
     GraphSnapshot,
     NodeWrite,
-    WriteOutcome,
     WriteResult,
-    edge_key,
 )
 from graph.schema import GraphSchema
+from graph.write_plan import edges_by_type, plan_edges, plan_nodes
+
+__all__ = [
+    "NODE_TABLE",
+    "LadybugGraphStore",
+    "schema_ddl",
+    "translate_error",
+]
+
+T = TypeVar("T")
+W = TypeVar("W", NodeWrite, EdgeWrite)
 
 _DDL_TYPES = {
     "string": "STRING",
@@ -52,7 +69,10 @@ _DDL_TYPES = {
     "string[]": "STRING[]",
 }
 _INTERNAL_KEYS = ("_ID", "_LABEL", "_SRC", "_DST", "label")
-
+# What the driver raises (RuntimeError for every query failure, OSError opening the folder).
+_DRIVER_ERRORS = (RuntimeError, OSError)
+# Message prefixes of failures that are the database's schema refusing the statement.
+_SCHEMA_MISMATCH = ("Binder exception", "Catalog exception", "Conversion exception")
 
 NODE_TABLE = "RgNode"
 
@@ -76,14 +96,68 @@ def schema_ddl(schema: GraphSchema) -> list[str]:
     return statements
 
 
+def translate_error(exc: Exception, doing: str) -> RegintelError:
+    """The project's error for a driver failure (``graph/port.py`` documents the mapping)."""
+    message = str(exc)
+    if message.startswith(_SCHEMA_MISMATCH):
+        return SchemaViolation(f"{doing}: the database's schema refused it: {message}")
+    if message.startswith("Parser exception"):
+        return RegintelError(f"{doing}: Ladybug could not parse the query: {message}")
+    return GraphUnavailable(f"{doing}: {message}")
+
+
 def _node_from_row(value: dict[str, Any]) -> GraphNode:
-    props = {k: v for k, v in value.items() if k not in _INTERNAL_KEYS and v is not None}
+    props = _clean(value)
     node_id = str(props.pop("id"))
     return GraphNode(id=node_id, label=str(value["label"]), properties=props)
 
 
 def _clean(props: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k not in _INTERNAL_KEYS and v is not None}
+
+
+def _values(props: dict[str, Any]) -> dict[str, Any]:
+    """Properties as query parameters: prefixed, so no name can shadow ``$id``, ``$s``, ..."""
+    return {f"p_{name}": value for name, value in props.items()}
+
+
+def _fields(props: Iterable[str]) -> str:
+    return ", ".join(f"`{p}`: $p_{p}" for p in props)
+
+
+def _assignments(variable: str, props: Iterable[str]) -> str:
+    return ", ".join(f"{variable}.`{p}` = $p_{p}" for p in props)
+
+
+def _rel_pattern(rel_type: str, source: str = "$s", target: str = "$t") -> str:
+    return f"(a:{NODE_TABLE} {{id: {source}}})-[r:`{rel_type}`]->(b:{NODE_TABLE} {{id: {target}}})"
+
+
+def _stored_edges(
+    conn: ladybug.Connection, keys: Iterable[EdgeKey]
+) -> dict[EdgeKey, dict[str, Any]]:
+    """The stored properties of the edges with these keys that exist (one query per type)."""
+    stored: dict[EdgeKey, dict[str, Any]] = {}
+    for rel_type, of_type in edges_by_type(keys).items():
+        found = conn.execute(
+            f"UNWIND $pairs AS p MATCH {_rel_pattern(rel_type, 'p.s', 'p.t')} RETURN p.s, p.t, r",
+            {"pairs": [{"s": key.source, "t": key.target} for key in of_type]},
+        )
+        for source, target, rel in _rows(found):
+            stored[EdgeKey(source=source, type=rel_type, target=target)] = _clean(rel)
+    return stored
+
+
+def _transaction(conn: ladybug.Connection, body: Callable[[], T]) -> T:
+    conn.execute("BEGIN TRANSACTION")
+    try:
+        result = body()
+    except BaseException:
+        with contextlib.suppress(*_DRIVER_ERRORS):  # a failed statement may have ended it
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return result
 
 
 class LadybugGraphStore:
@@ -101,22 +175,36 @@ class LadybugGraphStore:
     # -- lifecycle -------------------------------------------------------------------------
 
     def _open(self) -> tuple[ladybug.Database, ladybug.Connection, ladybug.AsyncConnection]:
-        if self._db is None or self._writer is None or self._reader is None:
-            try:
+        """The database and its connections, opening whatever is not open yet."""
+        try:
+            if self._db is None:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = ladybug.Database(
                     str(self._path), buffer_pool_size=self._buffer_pool_bytes
                 )
+            if self._writer is None:
                 self._writer = ladybug.Connection(self._db)
+            if self._reader is None:
                 self._reader = ladybug.AsyncConnection(self._db, max_concurrent_queries=4)
-            except RuntimeError as exc:
-                raise GraphUnavailable(f"cannot open Ladybug database at {self._path}") from exc
+        except _DRIVER_ERRORS as exc:
+            raise GraphUnavailable(f"cannot open Ladybug database at {self._path}") from exc
         return self._db, self._writer, self._reader
 
-    async def init_schema(self) -> None:
-        _, writer, _ = self._open()
+    async def _on_writer(self, work: Callable[[ladybug.Connection], T], doing: str) -> T:
+        """Run ``work`` on the single writer connection in a worker thread, one at a time."""
         async with self._write_lock:
-            await asyncio.to_thread(self._run_ddl, writer)
+            _, writer, _ = self._open()
+            try:
+                return await asyncio.to_thread(work, writer)
+            except _DRIVER_ERRORS as exc:
+                # Broken, or left inside a transaction: the next unit of work gets a new one.
+                self._writer = None
+                with contextlib.suppress(*_DRIVER_ERRORS):
+                    writer.close()
+                raise translate_error(exc, doing) from exc
+
+    async def init_schema(self) -> None:
+        await self._on_writer(self._run_ddl, "Ladybug schema set-up failed")
 
     def _run_ddl(self, writer: ladybug.Connection) -> None:
         for statement in schema_ddl(self._schema):
@@ -127,128 +215,89 @@ class LadybugGraphStore:
 
     async def aclose(self) -> None:
         async with self._write_lock:
-            if self._reader is not None:
-                self._reader.close()
-            if self._writer is not None:
-                self._writer.close()
-            if self._db is not None:
-                self._db.close()
+            for handle in (self._reader, self._writer, self._db):
+                if handle is not None:
+                    with contextlib.suppress(*_DRIVER_ERRORS):  # closing what already broke
+                        handle.close()
             self._db = self._writer = self._reader = None
-
-    # -- identifier checks -----------------------------------------------------------------
 
     # -- writes ----------------------------------------------------------------------------
 
     async def upsert_nodes(self, nodes: Sequence[NodeWrite], now: str) -> list[WriteResult]:
-        for node in nodes:
-            check_node_write(self._schema, node)
-        _, writer, _ = self._open()
-        async with self._write_lock:
-            return await asyncio.to_thread(self._transaction, writer, self._nodes_tx, nodes, now)
+        return await self._upsert(nodes, check_node_write, self._nodes_tx, now)
 
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
-        for edge in edges:
-            check_edge_write(self._schema, edge)
-        _, writer, _ = self._open()
-        async with self._write_lock:
-            return await asyncio.to_thread(self._transaction, writer, self._edges_tx, edges, now)
+        return await self._upsert(edges, check_edge_write, self._edges_tx, now)
 
-    @staticmethod
-    def _transaction(writer: ladybug.Connection, body: Any, items: Any, now: str) -> Any:
-        writer.execute("BEGIN TRANSACTION")
-        try:
-            result = body(writer, items, now)
-        except BaseException:
-            with contextlib.suppress(RuntimeError):  # a failed statement may have ended it
-                writer.execute("ROLLBACK")
-            raise
-        writer.execute("COMMIT")
-        return result
+    async def _upsert(
+        self,
+        items: Sequence[W],
+        check: Callable[[GraphSchema, W], None],
+        body: Callable[[ladybug.Connection, Sequence[W], str], list[WriteResult]],
+        now: str,
+    ) -> list[WriteResult]:
+        """Check every item, then run ``body`` as one transaction on the writer."""
+        for item in items:
+            check(self._schema, item)
+        if not items:
+            return []
+
+        def work(conn: ladybug.Connection) -> list[WriteResult]:
+            return _transaction(conn, functools.partial(body, conn, items, now))
+
+        return await self._on_writer(work, "Ladybug write failed")
 
     def _nodes_tx(
         self, conn: ladybug.Connection, nodes: Sequence[NodeWrite], now: str
     ) -> list[WriteResult]:
-        results = []
-        for node in nodes:
-            props = dict(node.properties)
-            names = list(props)
-            returns = "".join(f", n.`{p}`" for p in names)
-            rows = _rows(
-                conn.execute(
-                    f"MATCH (n:{NODE_TABLE}) WHERE n.id = $id RETURN n.label{returns}",
-                    {"id": node.id},
-                )
+        ids = sorted({node.id for node in nodes})
+        found = conn.execute(f"MATCH (n:{NODE_TABLE}) WHERE n.id IN $ids RETURN n", {"ids": ids})
+        stored = {node.id: node for node in (_node_from_row(row[0]) for row in _rows(found))}
+        plan = plan_nodes(self._schema, nodes, stored, now)
+        labels = {node.id: node.label for node in nodes}
+        for node_id, props in plan.creates.items():
+            conn.execute(
+                f"CREATE (n:{NODE_TABLE} {{id: $id, label: $label, {_fields(props)}}})",
+                {**_values(props), "id": node_id, "label": labels[node_id]},
             )
-            params: dict[str, Any] = {"id": node.id, "now": now, "label": node.label, **props}
-            if rows and rows[0][0] != node.label:
-                raise SchemaViolation(f"node {node.id!r} exists as {rows[0][0]}")
-            if not rows:
-                assigns = "".join(f", `{p}`: ${p}" for p in names)
-                conn.execute(
-                    f"CREATE (n:{NODE_TABLE} {{id: $id, label: $label{assigns}, "
-                    "created_at: $now, updated_at: $now})",
-                    params,
-                )
-                outcome = WriteOutcome.CREATED
-            elif names and any(rows[0][i + 1] != props[p] for i, p in enumerate(names)):
-                assigns = "".join(f"n.`{p}` = ${p}, " for p in names)
-                del params["label"]
-                conn.execute(
-                    f"MATCH (n:{NODE_TABLE}) WHERE n.id = $id SET {assigns}n.updated_at = $now",
-                    params,
-                )
-                outcome = WriteOutcome.UPDATED
-            else:
-                outcome = WriteOutcome.UNCHANGED
-            results.append(WriteResult(key=node.id, outcome=outcome))
-        return results
+        for node_id, props in plan.updates.items():
+            conn.execute(
+                f"MATCH (n:{NODE_TABLE}) WHERE n.id = $id SET {_assignments('n', props)}",
+                {**_values(props), "id": node_id},
+            )
+        return plan.results
 
     def _edges_tx(
         self, conn: ladybug.Connection, edges: Sequence[EdgeWrite], now: str
     ) -> list[WriteResult]:
-        results = []
-        for edge in edges:
-            props = dict(edge.properties)
-            names = list(props)
-            ends = f"(a:{NODE_TABLE} {{id: $s}}), (b:{NODE_TABLE} {{id: $t}})"
-            ids = {"s": edge.source_id, "t": edge.target_id}
-            found = _rows(conn.execute(f"MATCH {ends} RETURN a.label, b.label", ids))
-            if found != [[edge.source_label, edge.target_label]]:
-                raise SchemaViolation(
-                    f"edge {edge.type}: endpoint {edge.source_label} {edge.source_id!r} or "
-                    f"{edge.target_label} {edge.target_id!r} missing"
-                )
-            pattern = f"(a:{NODE_TABLE} {{id: $s}})-[r:`{edge.type}`]->(b:{NODE_TABLE} {{id: $t}})"
-            returns = ", ".join(f"r.`{p}`" for p in names) or "r.created_at"
-            rows = _rows(conn.execute(f"MATCH {pattern} RETURN {returns}", ids))
-            params: dict[str, Any] = {**ids, "now": now, **props}
-            if not rows:
-                assigns = "".join(f", `{p}`: ${p}" for p in names)
-                conn.execute(
-                    f"MATCH {ends} CREATE (a)-[r:`{edge.type}` {{created_at: $now, "
-                    f"updated_at: $now{assigns}}}]->(b)",
-                    params,
-                )
-                outcome = WriteOutcome.CREATED
-            elif names and any(rows[0][i] != props[p] for i, p in enumerate(names)):
-                assigns = "".join(f"r.`{p}` = ${p}, " for p in names)
-                conn.execute(f"MATCH {pattern} SET {assigns}r.updated_at = $now", params)
-                outcome = WriteOutcome.UPDATED
-            else:
-                outcome = WriteOutcome.UNCHANGED
-            key = edge_key(edge.source_id, edge.type, edge.target_id)
-            results.append(WriteResult(key=key, outcome=outcome))
-        return results
+        ids = sorted({e.source_id for e in edges} | {e.target_id for e in edges})
+        found = conn.execute(
+            f"MATCH (n:{NODE_TABLE}) WHERE n.id IN $ids RETURN n.id, n.label", {"ids": ids}
+        )
+        endpoints = {str(row[0]): str(row[1]) for row in _rows(found)}
+        stored = _stored_edges(conn, [edge.key for edge in edges])
+        plan = plan_edges(self._schema, edges, endpoints, stored, now)
+        ends = f"(a:{NODE_TABLE} {{id: $s}}), (b:{NODE_TABLE} {{id: $t}})"
+        for key, props in plan.creates.items():
+            conn.execute(
+                f"MATCH {ends} CREATE (a)-[r:`{key.type}` {{{_fields(props)}}}]->(b)",
+                {**_values(props), "s": key.source, "t": key.target},
+            )
+        for key, props in plan.updates.items():
+            conn.execute(
+                f"MATCH {_rel_pattern(key.type)} SET {_assignments('r', props)}",
+                {**_values(props), "s": key.source, "t": key.target},
+            )
+        return plan.results
 
     # -- reads -----------------------------------------------------------------------------
 
     async def _read(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         _, _, reader = self._open()
         try:
-            result = await reader.execute(query, params or {})
-        except RuntimeError as exc:
-            raise GraphUnavailable(f"Ladybug query failed: {exc}") from exc
-        return _rows(result)
+            return _rows(await reader.execute(query, params or {}))
+        except _DRIVER_ERRORS as exc:
+            raise translate_error(exc, "Ladybug read failed") from exc
 
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         if not ids:

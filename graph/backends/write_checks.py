@@ -2,7 +2,9 @@
 
 The ingress guard has already validated every write; backends check again that labels,
 relationship types and property names are schema members, because those are the only parts
-of a query that are interpolated rather than passed as parameters (defence in depth).
+of a query that are interpolated rather than passed as parameters (defence in depth), and that
+no write sets a timestamp (``graph.write_plan`` owns them). What a write must find stored is
+checked by the plan (``graph.write_plan.plan_nodes`` / ``plan_edges``).
 """
 
 from __future__ import annotations
@@ -13,13 +15,19 @@ from errors import SchemaViolation
 from graph.models import EdgeWrite, NodeWrite
 from graph.schema import IDENTIFIER, GraphSchema
 
+__all__ = ["check_edge_write", "check_labels", "check_node_write"]
+
+# ``id`` is the key, written from ``NodeWrite.id`` only; the timestamps come from the write plan.
+_NOT_GIVEN = frozenset({"id", "created_at", "updated_at"})
+
 
 def check_node_write(schema: GraphSchema, node: NodeWrite) -> None:
     if node.label not in schema.labels:
         raise SchemaViolation(f"unknown node label {node.label!r}")
     allowed = schema.allowed_properties(node.label)
-    # ``id`` is the key, not a property: it is written from ``NodeWrite.id`` only.
-    bad = [p for p in node.properties if p == "id" or p not in allowed or not IDENTIFIER.match(p)]
+    bad = [
+        p for p in node.properties if p in _NOT_GIVEN or p not in allowed or not IDENTIFIER.match(p)
+    ]
     if bad:
         raise SchemaViolation(f"properties {bad} not allowed on {node.label}")
 
@@ -30,7 +38,7 @@ def check_edge_write(schema: GraphSchema, edge: EdgeWrite) -> None:
         raise SchemaViolation(
             f"relationship {edge.source_label}-[{edge.type}]->{edge.target_label} not allowed"
         )
-    bad = [p for p in edge.properties if p not in schema.relationship_properties]
+    bad = [p for p in edge.properties if p in _NOT_GIVEN or p not in schema.relationship_properties]
     if bad:
         raise SchemaViolation(f"properties {bad} not allowed on relationships")
 

@@ -19,13 +19,7 @@ from typing import Any
 import pytest
 
 from conversations.postgres import APP_ROLE, PostgresConversationStore
-from conversations.postgres_egress import (
-    PostgresAuditSink,
-    PostgresPolicyStore,
-    PostgresPseudonymVault,
-)
 from conversations.sqlite import SqliteConversationStore
-from conversations.sqlite_egress import SqliteAuditSink, SqlitePolicyStore, SqlitePseudonymVault
 from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 
 CONVERSATION_BACKENDS = ["sqlite", "postgres"]
@@ -65,9 +59,9 @@ def postgres_backend(dsn: str) -> ConversationBackend:
     return ConversationBackend(
         name="postgres",
         open=lambda: PostgresConversationStore(dsn, app_role=APP_ROLE),
-        policies=PostgresPolicyStore,
-        vault=PostgresPseudonymVault,
-        audit=PostgresAuditSink,
+        policies=lambda store: store.egress_adapters().policies,
+        vault=lambda store: store.egress_adapters().vault,
+        audit=lambda store: store.egress_adapters().audit,
     )
 
 
@@ -75,9 +69,9 @@ def sqlite_backend(path: Path) -> ConversationBackend:
     return ConversationBackend(
         name="sqlite",
         open=lambda: SqliteConversationStore(path),
-        policies=SqlitePolicyStore,
-        vault=SqlitePseudonymVault,
-        audit=SqliteAuditSink,
+        policies=lambda store: store.egress_adapters().policies,
+        vault=lambda store: store.egress_adapters().vault,
+        audit=lambda store: store.egress_adapters().audit,
     )
 
 

@@ -1,25 +1,28 @@
-"""The chat turn on real embedded stores (Ladybug, SQLite) with a scripted provider."""
+"""The chat turn on real embedded stores (Ladybug, SQLite) with a scripted provider.
+
+The engine is built by the app's own composition root (``api.bootstrap``), with fakes passed
+in for the provider, egress and PII scanner, so these tests exercise the wiring the app runs.
+"""
 
 import asyncio
 
 import anyio
 import pytest
 
+from api.bootstrap import bootstrap
+from api.settings import Settings
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, Text, Usage
-from engine.chat import ChatEngine, ChatLimits, TurnRequest
-from engine.evidence import EvidenceIndex
+from engine.chat import TurnRequest
 from engine.graph_outbox import GraphOutbox
-from engine.graph_retry import GraphWriteRetry
 from engine.ingestion import InMemoryIngestionQueue
+from engine.lexicon import ConceptLexicon
+from engine.prompt import ASPECTS
 from engine.router import LlmRouter, Route
-from engine.self_population import SelfPopulation
 from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
 from graph.backends.ladybug import LadybugGraphStore
-from graph.ingress_guard import IngressGuard
 from graph.models import EdgeWrite, NodeWrite
 from graph.schema import load_schema
-from graph.write_service import GraphWriteService
 from tests.support.fakes import EmailOnlyScanner, PassThroughEgress, ScriptedProvider, error, tool
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -40,24 +43,83 @@ NEW = {
 }
 
 
-class Harness:
-    def __init__(self, tmp_path):
-        self.tmp_path = tmp_path
-        self.schema = load_schema()
-        self.graph = LadybugGraphStore(tmp_path / "graph", self.schema)
-        self.guard = IngressGuard(self.schema, EmailOnlyScanner())
-        self.writer = GraphWriteService(self.graph, self.guard)
-        self.store = SqliteConversationStore(tmp_path / "c.db")
-        self.evidence = EvidenceIndex(self.graph)
-        self.ingestion = InMemoryIngestionQueue()
-        self.population = SelfPopulation(self.graph, self.writer, self.evidence, self.ingestion)
-        self.retry = GraphWriteRetry(self.population, first_delay=0.01)
-        self.provider = ScriptedProvider()
+class FlakyGraph:
+    """The real graph, except that the next ``failures`` calls of self-population's reads and
+    writes find it down (tests read the real graph through ``inner``)."""
 
-    async def start(self):
-        await self.graph.init_schema()
-        await self.store.init()
-        await self.writer.upsert_nodes(
+    FLAKY = frozenset({"get_nodes", "find_concepts_by_label", "upsert_nodes", "upsert_edges"})
+
+    def __init__(self, inner):
+        self.inner, self.failures = inner, 0
+
+    def __getattr__(self, name):
+        attribute = getattr(self.inner, name)
+        if name not in self.FLAKY:
+            return attribute
+
+        async def call(*args, **kwargs):
+            if self.failures > 0:
+                self.failures -= 1
+                raise GraphUnavailable("graph is down")
+            return await attribute(*args, **kwargs)
+
+        return call
+
+
+class SaveFails:
+    """The real store, except that saving a turn finds the store down."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def save_turn(self, *args, **kwargs):
+        raise ConversationStoreUnavailable("conversation store: disk I/O error")
+
+
+class Harness:
+    """One app container over a Ladybug graph and a SQLite store in ``tmp_path``."""
+
+    def __init__(self, tmp_path, *, store_wrapper=None, real_egress=False, aspects=ASPECTS):
+        self.tmp_path = tmp_path
+        self.real_egress, self.aspects = real_egress, aspects
+        self.provider = ScriptedProvider()
+        self.providers = {"scripted": self.provider}
+        self.graph = FlakyGraph(LadybugGraphStore(tmp_path / "graph", load_schema()))
+        self.store_wrapper = store_wrapper
+
+    async def start(self, *, seed=True):
+        store = SqliteConversationStore(self.tmp_path / "c.db")
+        self.container = await bootstrap(
+            Settings(data_dir=self.tmp_path, log_json=False),
+            graph=self.graph,
+            conversations=self.store_wrapper(store) if self.store_wrapper else store,
+            pii_scanner=EmailOnlyScanner(),
+            lexicon=ConceptLexicon(),
+            ingestion=InMemoryIngestionQueue(),
+            providers=self.providers,
+            router=LlmRouter(Route("scripted", "m")),
+            aspects=self.aspects,
+            retry_first_delay=0.01,
+            **(
+                {"egress_detector": EmailOnlyScanner()}
+                if self.real_egress
+                else {"egress": PassThroughEgress(self.providers)}
+            ),
+        )
+        c = self.container
+        self.engine, self.store, self.guard = c.engine, c.conversations, c.guard
+        self.evidence, self.population, self.retry = c.evidence, c.population, c.retry
+        self.ingestion = c.ingestion
+        if seed:
+            await self.seed()
+        return self
+
+    async def seed(self):
+        writer = self.container.writer
+        await writer.upsert_nodes(
             [
                 NodeWrite(id="IE", label="Jurisdiction", properties={"name": "Ireland"}),
                 NodeWrite(
@@ -72,7 +134,7 @@ class Harness:
                 ),
             ]
         )
-        await self.writer.upsert_edges(
+        await writer.upsert_edges(
             [
                 EdgeWrite(
                     type="HAS_RATE",
@@ -83,35 +145,20 @@ class Harness:
                 ),
             ]
         )
+        await writer.drain()
         await self.evidence.refresh()
-        self.engine = self.build_engine(PassThroughEgress({"scripted": self.provider}))
 
-    def build_engine(self, egress, **limits):
-        return ChatEngine(
-            store=self.store,
-            egress=egress,
-            router=LlmRouter(Route("scripted", "m")),
-            evidence=self.evidence,
-            population=self.population,
-            retry=self.retry,
-            limits=ChatLimits(**limits),
-        )
-
-    async def turn(self, message="What is the VAT rate?", conversation_id=None, engine=None):
+    async def turn(self, message="What is the VAT rate?", conversation_id=None):
         request = TurnRequest("acme", "alice", message, conversation_id)
-        return [event async for event in (engine or self.engine).run_turn(request)]
+        return [event async for event in self.engine.run_turn(request)]
 
     async def close(self):
-        await self.engine.aclose()
-        await self.retry.aclose()
-        await self.store.aclose()
-        await self.graph.aclose()
+        await self.container.aclose()
 
 
 @pytest.fixture
 async def h(tmp_path):
-    harness = Harness(tmp_path)
-    await harness.start()
+    harness = await Harness(tmp_path).start()
     yield harness
     await harness.close()
 
@@ -245,68 +292,25 @@ async def test_a_client_that_disconnects_mid_stream_loses_no_message(h):
     ]
 
 
-class FlakyGraphPopulation:
-    """Wraps self-population so the first ``failures`` calls find the graph down."""
-
-    def __init__(self, inner, failures):
-        self.inner, self.failures, self.calls = inner, failures, 0
-
-    def screen(self, concepts):
-        self.inner.screen(concepts)
-
-    async def resolve_all(self, concepts):
-        self.calls += 1
-        if self.calls <= self.failures:
-            raise GraphUnavailable("graph is down")
-        return await self.inner.resolve_all(concepts)
-
-
 async def test_a_graph_outage_degrades_to_a_warning_and_the_write_is_retried(h):
-    flaky = FlakyGraphPopulation(h.population, failures=2)
-    h.retry = GraphWriteRetry(flaky, first_delay=0.01)  # type: ignore[arg-type]
-    engine = ChatEngine(
-        store=h.store,
-        egress=PassThroughEgress({"scripted": h.provider}),
-        router=LlmRouter(Route("scripted", "m")),
-        evidence=h.evidence,
-        population=flaky,
-        retry=h.retry,
-    )  # type: ignore[arg-type]
+    h.graph.failures = 2
     h.provider.script = [Text("answer"), tool({"concepts": [NEW]}), Done()]
-    events = await h.turn(engine=engine)
+    events = await h.turn()
     assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
     assert events[-1].status == "complete"
-    for _ in range(200):
-        if h.retry.completed:
-            break
-        await asyncio.sleep(0.01)
+    with anyio.fail_after(10):
+        while not h.retry.completed:  # noqa: ASYNC110 - the retry runs in its own task
+            await asyncio.sleep(0.01)
     assert h.retry.completed == 1
     assert [n.id for n in await h.graph.get_nodes(["TAX:IE:CARBON_TAX"])] == ["TAX:IE:CARBON_TAX"]
 
 
-class SaveFails:
-    """The real store, except that saving a turn finds the store down."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    async def save_turn(self, *args, **kwargs):
-        raise ConversationStoreUnavailable("conversation store: disk I/O error")
-
-
-async def test_a_store_that_is_down_at_save_time_ends_the_turn_with_an_error(h):
-    engine = ChatEngine(
-        store=SaveFails(h.store),
-        egress=PassThroughEgress({"scripted": h.provider}),
-        router=LlmRouter(Route("scripted", "m")),
-        evidence=h.evidence,
-        population=h.population,
-        retry=h.retry,
-    )  # type: ignore[arg-type]
-    events = await h.turn(engine=engine)
+async def test_a_store_that_is_down_at_save_time_ends_the_turn_with_an_error(tmp_path):
+    h = await Harness(tmp_path, store_wrapper=SaveFails).start()
+    try:
+        events = await h.turn()
+    finally:
+        await h.close()
     assert [e.type for e in events][-3:] == ["text", "error", "done"]
     assert events[-2].code == "conversation_store_unavailable"
     assert events[-1].status == "error"
@@ -319,9 +323,8 @@ class CrashingProvider(ScriptedProvider):
 
 
 async def test_a_provider_that_crashes_mid_stream_ends_the_turn_cleanly(h):
-    crashing = CrashingProvider()
-    engine = h.build_engine(PassThroughEgress({"scripted": crashing}))
-    events = await h.turn(engine=engine)
+    h.providers["scripted"] = CrashingProvider()
+    events = await h.turn()
     assert [e.type for e in events] == ["metadata", "text", "error", "done"]
     assert events[-2].code == "internal_error" and events[-1].status == "error"
     stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
@@ -329,31 +332,25 @@ async def test_a_provider_that_crashes_mid_stream_ends_the_turn_cleanly(h):
 
 
 async def test_a_capture_that_outlasts_its_retries_is_written_after_a_restart(h, tmp_path):
-    flaky = FlakyGraphPopulation(h.population, failures=100)
-    outbox_path = tmp_path / "outbox.jsonl"
-    h.retry = GraphWriteRetry(flaky, GraphOutbox(outbox_path), attempts=2, first_delay=0.01)
-    engine = ChatEngine(
-        store=h.store,
-        egress=PassThroughEgress({"scripted": h.provider}),
-        router=LlmRouter(Route("scripted", "m")),
-        evidence=h.evidence,
-        population=flaky,  # type: ignore[arg-type]
-        retry=h.retry,
-    )
+    h.graph.failures = 100
     h.provider.script = [Text("answer"), tool({"concepts": [NEW]}), Done()]
-    await h.turn(engine=engine)
+    await h.turn()
     with anyio.fail_after(10):
         while not h.retry.abandoned:  # noqa: ASYNC110 - the retry runs in its own task
             await asyncio.sleep(0.01)
-    assert await h.graph.get_nodes(["TAX:IE:CARBON_TAX"]) == []
+    assert await h.graph.inner.get_nodes(["TAX:IE:CARBON_TAX"]) == []
+    await h.close()
 
-    restarted = GraphWriteRetry(h.population, GraphOutbox(outbox_path), first_delay=0.01)
-    assert restarted.resume() == 1
-    with anyio.fail_after(10):
-        while not restarted.completed:  # noqa: ASYNC110
-            await asyncio.sleep(0.01)
-    assert [n.id for n in await h.graph.get_nodes(["TAX:IE:CARBON_TAX"])] == ["TAX:IE:CARBON_TAX"]
-    assert GraphOutbox(outbox_path).pending() == []
+    restarted = await Harness(tmp_path).start(seed=False)  # same data folder: a restart
+    try:
+        with anyio.fail_after(10):
+            while not restarted.retry.completed:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+        nodes = await restarted.graph.get_nodes(["TAX:IE:CARBON_TAX"])
+        assert [n.id for n in nodes] == ["TAX:IE:CARBON_TAX"]
+    finally:
+        await restarted.close()
+    assert (await GraphOutbox.open(tmp_path / "graph_outbox.jsonl")).pending() == []
 
 
 async def test_a_client_gone_right_after_metadata_still_keeps_the_question(h):
@@ -372,34 +369,39 @@ async def test_a_client_gone_right_after_metadata_still_keeps_the_question(h):
 async def test_concurrent_turns_of_one_conversation_keep_each_others_context(h):
     h.provider.script = [Text("x"), Done()]
     conversation_id = (await h.turn())[0].conversation_id
-    vat_turn = ScriptedProvider(script=[Text("a"), tool({"concepts": [VAT]}), Done()])
-    new_turn = ScriptedProvider(script=[Text("b"), tool({"concepts": [NEW]}), Done()])
-    engines = [h.build_engine(PassThroughEgress({"scripted": p})) for p in (vat_turn, new_turn)]
-    await asyncio.gather(*[
-        h.turn("q", conversation_id, engine=engine) for engine in engines
-    ])  # fmt: skip
+    h.providers["scripted"] = ByQuestion(
+        {
+            "vat?": [Text("a"), tool({"concepts": [VAT]}), Done()],
+            "carbon?": [Text("b"), tool({"concepts": [NEW]}), Done()],
+        }
+    )
+    await asyncio.gather(h.turn("vat?", conversation_id), h.turn("carbon?", conversation_id))
     context = await h.store.load_context("acme", conversation_id)
     assert {"TAX:IE:VAT", "TAX:IE:CARBON_TAX"} <= set(context.active_node_ids)
 
 
+class ByQuestion(ScriptedProvider):
+    """Replays the script keyed by the turn's question (concurrent turns, different answers)."""
+
+    def __init__(self, scripts):
+        super().__init__()
+        self.scripts = scripts
+
+    async def stream(self, request):
+        self.requests.append(request)
+        for chunk in self.scripts[request.messages[-1].content]:
+            yield chunk
+
+
 async def test_a_capture_the_guard_would_refuse_is_never_kept_for_later(h, tmp_path):
-    flaky = FlakyGraphPopulation(h.population, failures=100)
-    outbox = GraphOutbox(tmp_path / "outbox.jsonl")
-    retry = GraphWriteRetry(flaky, outbox, attempts=2, first_delay=0.01)
-    engine = ChatEngine(
-        store=h.store,
-        egress=PassThroughEgress({"scripted": h.provider}),
-        router=LlmRouter(Route("scripted", "m")),
-        evidence=h.evidence,
-        population=flaky,  # type: ignore[arg-type]
-        retry=retry,
-    )
+    h.graph.failures = 100
     leaky = {**NEW, "altLabels": ["ask mary@example.ie"]}
     h.provider.script = [Text("answer"), tool({"concepts": [leaky]}), Done()]
-    events = await h.turn(engine=engine)
+    events = await h.turn()
     assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
-    assert outbox.pending() == [] and retry.pending == 0
-    assert not (tmp_path / "outbox.jsonl").exists()  # nothing was written to disk
+    await h.engine.aclose()
+    assert h.retry.pending == 0
+    assert not (tmp_path / "graph_outbox.jsonl").exists()  # nothing was written to disk
 
 
 async def test_the_single_flight_lock_outlives_its_holder_while_others_wait(h):
@@ -427,3 +429,24 @@ def parse_one(raw):
     from engine.concepts import parse_capture_payload
 
     return parse_capture_payload({"concepts": [raw]})[0]
+
+
+async def test_regression_a_new_prompt_aspect_with_user_text_is_scanned_by_egress(tmp_path):
+    """Regression: the turn declared prompt messages 0..len(history)+1 sanitised by position,
+    so an aspect added later that carries user text went upstream unscanned. Provenance now
+    travels with the message; the real egress client scans the unmarked system message."""
+    profile = "Contact: mary@example.ie"  # user-provided text a future aspect might add
+
+    def user_profile(inputs):
+        return f"USER PROFILE: {profile}"
+
+    h = await Harness(tmp_path, real_egress=True, aspects=(*ASPECTS, user_profile)).start()
+    try:
+        await h.turn("What is the VAT rate? Reply to bob@example.ie")
+    finally:
+        await h.close()
+    [sent] = h.provider.requests
+    system, question = sent.messages[0].content, sent.messages[-1].content
+    assert "USER PROFILE: Contact: [EMAIL_ADDRESS_" in system
+    assert "mary@example.ie" not in system
+    assert "bob@example.ie" not in question

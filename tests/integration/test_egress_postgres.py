@@ -8,11 +8,6 @@ import pytest
 from psycopg import errors as pg_errors
 
 from conversations.postgres import APP_ROLE, PostgresConversationStore
-from conversations.postgres_egress import (
-    PostgresAuditSink,
-    PostgresPolicyStore,
-    PostgresPseudonymVault,
-)
 from egress.audit import EgressAuditRecord
 from egress.policy import EgressMode, TenantPolicy, UserPolicy
 from tests.support.postgres import as_app_role
@@ -37,24 +32,26 @@ def audit_record(tenant_id):
 
 
 async def test_rls_keeps_each_tenants_egress_rows_to_itself(store, postgres_dsn):
-    await PostgresPseudonymVault(store).get_or_assign("acme", "c", "PPSN", "1234567TW")
-    await PostgresPolicyStore(store).set_tenant_policy(
+    egress = store.egress_adapters()
+    await egress.vault.get_or_assign("acme", "c", "PPSN", "1234567TW")
+    await egress.policies.set_tenant_policy(
         "acme", TenantPolicy(default_mode=EgressMode.REPORT_ONLY, allow_off_mode=True)
     )
-    await PostgresPolicyStore(store).set_user_policy("acme", "alice", UserPolicy(mode="off"))
-    await PostgresAuditSink(store).record(audit_record("acme"))
+    await egress.policies.set_user_policy("acme", "alice", UserPolicy(mode="off"))
+    await egress.audit.record(audit_record("acme"))
     for table in ("pseudonyms", "tenant_policies", "user_policies", "egress_audit"):
         query = f"SELECT * FROM regintel.{table}"  # no tenant filter: the policy alone
         assert await as_app_role(postgres_dsn, "globex", query) == [], table
         assert len(await as_app_role(postgres_dsn, "acme", query)) == 1, table
-    assert await PostgresAuditSink(store).recent("globex") == []
-    assert await PostgresPolicyStore(store).tenant_policy("globex") == TenantPolicy()
+    assert await egress.audit.recent("globex") == []
+    assert await egress.policies.tenant_policy("globex") == TenantPolicy()
 
 
 async def test_an_audit_record_round_trips_with_native_types(store, postgres_dsn):
     entry = audit_record("acme")
-    await PostgresAuditSink(store).record(entry)
-    assert await PostgresAuditSink(store).recent("acme") == [entry]
+    audit = store.egress_adapters().audit
+    await audit.record(entry)
+    assert await audit.recent("acme") == [entry]
     [(counts, violations, blocked)] = await as_app_role(
         postgres_dsn, "acme", "SELECT counts, violations, blocked FROM regintel.egress_audit"
     )
@@ -73,6 +70,6 @@ async def test_an_audit_record_round_trips_with_native_types(store, postgres_dsn
 async def test_the_audit_trail_vault_and_messages_are_append_only_for_the_app(
     store, postgres_dsn, statement
 ):
-    await PostgresAuditSink(store).record(audit_record("acme"))
+    await store.egress_adapters().audit.record(audit_record("acme"))
     with pytest.raises(pg_errors.InsufficientPrivilege):
         await as_app_role(postgres_dsn, "acme", statement)

@@ -22,6 +22,7 @@ async def parts(tmp_path):
     feed = PatchFeed(store, max_queue=3)
     writer.subscribe(feed.on_change)
     yield writer, feed
+    await writer.aclose()
     await store.aclose()
 
 
@@ -63,6 +64,7 @@ async def test_a_reader_that_falls_behind_is_told_to_resync(parts):
     live = feed.subscribe()
     for i in range(5):
         await writer.upsert_nodes([IE.model_copy(update={"properties": {"name": f"v{i}"}})])
+    await writer.drain()
     patches = [patch async for patch in live]
     assert patches[-1].meta == {"resync": True}
     assert feed.subscribers == 0

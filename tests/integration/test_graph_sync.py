@@ -38,12 +38,14 @@ async def parts(tmp_path):
     await sync.start()
     writer.subscribe(sync.on_change)
     yield graph, writer, evidence, lexicon
+    await writer.aclose()
     await graph.aclose()
 
 
 async def test_a_provisional_concept_is_not_learnt_until_confirmed(parts):
     graph, writer, evidence, lexicon = parts
     await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    await writer.drain()  # listeners run off the write's path
     assert lexicon.match("is there a net worth levy?") == []
     await evidence.refresh()
     [(_, text)] = evidence.descriptions(["TAX:IE:WEALTH_TAX"])
@@ -52,6 +54,7 @@ async def test_a_provisional_concept_is_not_learnt_until_confirmed(parts):
     await writer.upsert_nodes(
         [NodeWrite(id="TAX:IE:WEALTH_TAX", label="Concept", properties={"status": "confirmed"})]
     )
+    await writer.drain()
     [hit] = lexicon.match("is there a net worth levy?")
     assert hit.entry.key == "TAX:IE:WEALTH_TAX"
     [node] = await graph.get_nodes(["TAX:IE:WEALTH_TAX"])

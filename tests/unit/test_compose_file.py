@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from api.settings import unknown_variables
+
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +31,8 @@ API_ENV = {
     "REGINTEL_BOLT_DATABASE",
     "REGINTEL_CONVERSATION_STORE",
     "REGINTEL_POSTGRES_DSN",
-    "REGINTEL_REDIS_URL",
+    "REGINTEL_ENVIRONMENT",
+    "REGINTEL_API_KEYS",
 }
 
 
@@ -87,7 +90,13 @@ def test_api_gets_the_environment_it_needs(compose: dict[str, Any]) -> None:
     assert env["REGINTEL_CONVERSATION_STORE"] == "postgres"
     assert env["REGINTEL_POSTGRES_DSN"].startswith("postgresql://")
     assert "@postgres:5432/" in env["REGINTEL_POSTGRES_DSN"]
-    assert env["REGINTEL_REDIS_URL"].startswith("redis://redis:6379")
+    assert env["REGINTEL_ENVIRONMENT"] == "prod"
+
+
+def test_the_api_is_given_only_variables_that_name_settings(compose: dict[str, Any]) -> None:
+    """Regression: compose set REGINTEL_REDIS_URL, which no setting reads."""
+    env = compose["services"]["api"]["environment"]
+    assert unknown_variables({k: str(v) for k, v in env.items()}) == []
 
 
 def test_dockerfile_installs_from_the_lock_and_serves_the_factory() -> None:

@@ -1,13 +1,7 @@
 import pytest
 
-from engine.concepts import (
-    CAPTURE_TOOL,
-    concept_id,
-    label_id,
-    normalise_label,
-    parse_capture_payload,
-    upper_snake,
-)
+from engine.concepts import CAPTURE_TOOL, concept_id, label_id, parse_capture_payload
+from engine.normalise import normalise_label, upper_snake
 from errors import MalformedToolPayload
 
 pytestmark = pytest.mark.unit

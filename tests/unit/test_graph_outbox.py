@@ -3,35 +3,40 @@ import pytest
 from engine.concepts import CapturedConcept
 from engine.graph_outbox import GraphOutbox
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
 
 VAT = CapturedConcept(domain="TAX", kind="VAT", jurisdiction="IE", prefLabel="VAT")
 USC = CapturedConcept(domain="TAX", kind="USC", jurisdiction="IE", prefLabel="USC")
 
 
-def test_pending_captures_survive_a_restart_and_done_ones_do_not(tmp_path):
+async def test_pending_captures_survive_a_restart_and_done_ones_do_not(tmp_path):
     path = tmp_path / "outbox.jsonl"
-    outbox = GraphOutbox(path)
-    first = outbox.add([VAT])
-    outbox.add([USC])
-    outbox.done(first)
-    reopened = GraphOutbox(path)
+    outbox = await GraphOutbox.open(path)
+    first = await outbox.add([VAT])
+    await outbox.add([USC])
+    await outbox.done(first)
+    reopened = await GraphOutbox.open(path)
     assert [[c.id for c in cs] for _, cs in reopened.pending()] == [["TAX:IE:USC"]]
     assert len(path.read_text().splitlines()) == 1  # compacted on open
 
 
-def test_a_torn_last_line_is_ignored(tmp_path):
+async def test_a_torn_last_line_is_ignored(tmp_path):
     path = tmp_path / "outbox.jsonl"
-    GraphOutbox(path).add([VAT])
+    await (await GraphOutbox.open(path)).add([VAT])
     with path.open("a") as file:
         file.write('{"op": "add", "id": "x", "conc')
-    assert [cs[0].id for _, cs in GraphOutbox(path).pending()] == ["TAX:IE:VAT"]
+    assert [cs[0].id for _, cs in (await GraphOutbox.open(path)).pending()] == ["TAX:IE:VAT"]
 
 
-def test_without_a_path_it_is_in_memory():
-    outbox = GraphOutbox()
-    entry = outbox.add([VAT])
+async def test_without_a_path_it_is_in_memory():
+    outbox = await GraphOutbox.open()
+    entry = await outbox.add([VAT])
     assert len(outbox) == 1
-    outbox.done(entry)
-    outbox.done(entry)  # twice is harmless
+    await outbox.done(entry)
+    await outbox.done(entry)  # twice is harmless
     assert len(outbox) == 0
+
+
+async def test_a_missing_file_opens_empty(tmp_path):
+    outbox = await GraphOutbox.open(tmp_path / "none" / "outbox.jsonl")
+    assert outbox.pending() == []

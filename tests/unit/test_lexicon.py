@@ -1,25 +1,15 @@
-"""Concept lexicon: EuroVoc data file, normalisation, matching rules."""
+"""Concept lexicon: matching rules (normalisation: test_normalise; EuroVoc: test_eurovoc)."""
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 
-import engine.lexicon as lexicon_module
-from engine.lexicon import (
-    ConceptLexicon,
-    LexiconEntry,
-    LexiconHit,
-    kind_from_label,
-    normalise_label,
-)
+from engine.label_policy import label_policy
+from engine.lexicon import ConceptLexicon
+from engine.lexicon_entry import LexiconEntry, LexiconHit
+from engine.normalise import kind_from_label, normalise_label, tokenise
 
 pytestmark = pytest.mark.unit
-
-DATA_FILE = Path(lexicon_module.__file__).parent / "data" / "eurovoc_tax_social.json"
 
 
 @pytest.fixture(scope="module")
@@ -51,113 +41,6 @@ def graph_entry(
 
 def keys(hits: list[LexiconHit]) -> list[str]:
     return [h.entry.key for h in hits]
-
-
-# ---------------------------------------------------------------- data file
-
-
-def test_data_file_is_compact_and_attributed() -> None:
-    assert DATA_FILE.stat().st_size < 1_000_000
-    data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
-    attribution = data["attribution"]
-    assert "European Union" in attribution["copyright"]
-    assert "CC BY 4.0" in attribution["licence"]
-    assert attribution["release"] == "2021-06-04"
-    assert set(data["microthesauri"]) == {
-        "2446",
-        "2806",
-        "2811",
-        "2816",
-        "2821",
-        "2826",
-        "2831",
-        "2836",
-        "2841",
-        "2846",
-    }
-    assert data["concept_count"] == len(data["concepts"]) == 731
-
-
-def test_loads_real_eurovoc_entries(eurovoc: ConceptLexicon) -> None:
-    assert len(eurovoc) == 731
-    vat = eurovoc.get("eurovoc:4585")
-    assert vat is not None
-    assert vat.pref_label == "VAT"
-    assert {"TVA", "value added tax", "taxe sur la valeur ajoutée"} <= set(vat.alt_labels)
-    assert vat.domain == "TAX"
-    assert vat.kind == "VAT"
-    assert vat.scheme == "eurovoc"
-    assert vat.jurisdiction is None
-    assert vat.source_urls == ("http://eurovoc.europa.eu/4585",)
-    assert vat.notation == "4585"
-    assert vat.broader == ("eurovoc:1321",)
-    assert vat.microthesaurus == "2446"
-    for entry in eurovoc:
-        assert re.fullmatch(r"[A-Z0-9_]{1,64}", entry.kind), entry
-        assert re.fullmatch(r"[A-Z_]+", entry.domain), entry
-
-
-def test_domain_mapping(eurovoc: ConceptLexicon) -> None:
-    def domain(cid: str) -> str:
-        entry = eurovoc.get(f"eurovoc:{cid}")
-        assert entry is not None
-        return entry.domain
-
-    assert domain("1326") == "TAX"  # tax on income (2446)
-    assert domain("4050") == "WELFARE"  # social security (2836)
-    assert domain("3751") == "PENSIONS"  # pension scheme subtree
-    assert domain("3362") == "PENSIONS"  # supplementary pension, narrower of 3751
-    assert domain("1695") == "HOUSING"  # subsidised housing (2846)
-
-
-# ---------------------------------------------------------------- normalisation
-
-
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
-        ("Taxe sur la valeur ajoutée", "taxe sur la valeur ajoutee"),
-        ("taxe sur la valeur ajoutee", "taxe sur la valeur ajoutee"),
-        ("  VALUE-ADDED   tax ", "value added tax"),
-        ("taxe à l'importation", "taxe a l importation"),
-        ("taxation de l’économie numérique", "taxation de l economie numerique"),
-        ("widow's pension", "widow s pension"),
-        ("Straße", "strasse"),
-        ("Œuvre", "oeuvre"),
-        ("COVID-19", "covid 19"),
-        ("Te\u0301le\u0301travail", "teletravail"),  # decomposed accents
-        ("ﬁscal", "fiscal"),  # ligature
-        ("tax_free/allowance", "tax free allowance"),
-        ("", ""),
-        (" ,;- ", ""),
-    ],
-)
-def test_normalise_label(raw: str, expected: str) -> None:
-    assert normalise_label(raw) == expected
-    assert normalise_label(expected) == expected  # idempotent
-
-
-@pytest.mark.parametrize(
-    ("label", "kind"),
-    [
-        ("value added tax", "VALUE_ADDED_TAX"),
-        ("VAT", "VAT"),
-        ("survivor's benefit", "SURVIVOR_S_BENEFIT"),
-        ("taxe à l'importation", "TAXE_A_L_IMPORTATION"),
-        ("tax-free allowance", "TAX_FREE_ALLOWANCE"),
-    ],
-)
-def test_kind_from_label(label: str, kind: str) -> None:
-    assert kind_from_label(label) == kind
-
-
-def test_kind_from_label_is_bounded() -> None:
-    kind = kind_from_label(" ".join(["contribution"] * 20))
-    assert len(kind) <= 64
-    assert re.fullmatch(r"[A-Z0-9_]+", kind)
-    assert not kind.endswith("_")
-    with pytest.raises(ValueError):
-        kind_from_label("--")
 
 
 # ---------------------------------------------------------------- matching
@@ -302,3 +185,54 @@ def test_limit_keeps_position_order_and_prefers_graph(eurovoc: ConceptLexicon) -
 def test_empty_and_punctuation_only_text(eurovoc: ConceptLexicon) -> None:
     assert eurovoc.match("") == []
     assert eurovoc.match("?!… — «»") == []
+
+
+def test_overlaps_of_equal_token_count_prefer_more_characters_then_the_earlier() -> None:
+    lexicon = ConceptLexicon(
+        [
+            graph_entry("TAX:IE:PAY_RELATED", "pay related"),
+            graph_entry("TAX:IE:RELATED_INSURANCE", "related insurance"),
+            graph_entry("TAX:IE:AB", "ab cd"),
+            graph_entry("TAX:IE:CD", "cd ef"),
+        ]
+    )
+    [hit] = lexicon.match("pay related insurance")
+    assert (hit.entry.key, hit.matched, hit.start, hit.end) == (
+        "TAX:IE:RELATED_INSURANCE", "related insurance", 4, 21,
+    )  # fmt: skip
+    assert keys(lexicon.match("ab cd ef")) == ["TAX:IE:AB"]
+
+
+def test_remove_keeps_other_entries_on_the_same_label() -> None:
+    lexicon = ConceptLexicon(
+        [
+            graph_entry("TAX:IE:VAT", "VAT", jurisdiction="IE"),
+            graph_entry("TAX:UK:VAT", "VAT", jurisdiction="UK"),
+        ]
+    )
+    lexicon.remove("TAX:IE:VAT")
+    assert "TAX:IE:VAT" not in lexicon
+    assert keys(lexicon.match("VAT?")) == ["TAX:UK:VAT"]
+    assert [e.key for e in lexicon.lookup("vat")] == ["TAX:UK:VAT"]
+
+
+@pytest.mark.parametrize(
+    ("scheme", "domain", "label", "policy"),
+    [
+        ("graph", "TAX", "VAT", "any"),
+        ("graph", "TAX", "a", "skip"),  # one character
+        ("graph", "TAX", "2024", "skip"),  # digits only
+        ("graph", "TAX", "--", "skip"),  # no token
+        ("eurovoc", "TAX", "VAT", "any"),
+        ("eurovoc", "TAX", "Impôt", "skip"),  # generic
+        ("eurovoc", "HEALTH", "AIDS", "upper_only"),
+        ("eurovoc", "FAMILY", "child", "skip"),
+        ("eurovoc", "FAMILY", "child benefit", "any"),
+    ],
+)
+def test_label_policy(scheme: str, domain: str, label: str, policy: str) -> None:
+    entry = LexiconEntry(
+        key="k", pref_label=label, alt_labels=(), domain=domain, kind="K", jurisdiction=None,
+        definition=None, source_urls=(), scheme=scheme, notation=None,
+    )  # fmt: skip
+    assert label_policy(entry, label, tokenise(label).texts) == policy

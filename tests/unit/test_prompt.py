@@ -4,6 +4,7 @@ from egress.wire import ChatMessage
 from engine.evidence import EvidenceHit
 from engine.prompt import (
     ACTIVE_HEADER,
+    ASPECTS,
     DISCLAIMER,
     EVIDENCE_HEADER,
     PromptInputs,
@@ -14,6 +15,8 @@ from engine.prompt import (
 from graph.models import GraphNode
 
 pytestmark = pytest.mark.unit
+
+QUESTION = ChatMessage(role="user", content="q", sanitised=True)
 
 
 @pytest.mark.parametrize(
@@ -35,7 +38,7 @@ def test_prompt_carries_every_aspect_in_order():
     node = GraphNode(id="IE:RATE:VAT_STANDARD", label="Rate", properties={"name": "VAT standard"})
     messages = build_messages(
         PromptInputs(
-            question="VAT rate?",
+            question=ChatMessage(role="user", content="VAT rate?", sanitised=True),
             jurisdictions=["IE"],
             active=[("TAX:IE:VAT", "Value-Added Tax")],
             evidence=[EvidenceHit(node=node, text="VAT standard — 23 percent", score=1.0)],
@@ -55,6 +58,27 @@ def test_prompt_carries_every_aspect_in_order():
 
 
 def test_no_active_concepts_leaves_the_aspect_out():
-    system = build_messages(PromptInputs(question="q", jurisdictions=[]))[0].content
+    system = build_messages(PromptInputs(question=QUESTION, jurisdictions=[]))[0].content
     assert ACTIVE_HEADER not in system
     assert "none found" in system
+
+
+def test_the_built_in_aspects_keep_the_system_prompt_marked_sanitised():
+    messages = build_messages(PromptInputs(question=QUESTION, jurisdictions=["IE"]))
+    assert messages[0].sanitised
+    assert messages[-1] is QUESTION
+
+
+def test_an_aspect_with_user_text_makes_the_system_prompt_unsanitised():
+    """Regression: provenance used to be index arithmetic in the turn (messages
+    0..len(history)+1 declared sanitised), so a new aspect carrying user text went out
+    unscanned. A plain-str aspect is unsanitised, and so is the system message holding it."""
+
+    def echo_user(inputs: PromptInputs) -> str:
+        return f"THE USER ASKED: {inputs.question.content}"
+
+    messages = build_messages(
+        PromptInputs(question=QUESTION, jurisdictions=[]), aspects=(*ASPECTS, echo_user)
+    )
+    assert not messages[0].sanitised
+    assert "THE USER ASKED: q" in messages[0].content

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from errors import SchemaViolation
-from graph.models import EdgeWrite, NodeWrite, WriteOutcome, utc_timestamp
+from errors import GraphUnavailable, SchemaViolation
+from graph.models import EdgeKey, EdgeWrite, NodeWrite, WriteOutcome, utc_timestamp
 from graph.port import GraphStore
+from tests.integration.graph.faults import StoreFault
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -119,7 +121,8 @@ async def test_batch_reports_one_outcome_per_item_in_order(store: GraphStore) ->
         ],
         ts(1),
     )
-    assert [r.key for r in results] == [new, kept, changed, new]
+    assert [r.node_id for r in results] == [new, kept, changed, new]
+    assert {r.edge for r in results} == {None}
     assert outcomes(results) == [
         WriteOutcome.CREATED,
         WriteOutcome.UNCHANGED,
@@ -197,6 +200,50 @@ async def test_concurrent_creation_of_one_concept_leaves_one_node(store: GraphSt
     assert after.by_label.get("Concept", 0) - before.by_label.get("Concept", 0) == 1
 
 
+async def test_an_id_given_twice_in_a_batch_is_created_then_updated(store: GraphStore) -> None:
+    node_id = uid("TAX:IE:TWICE")
+    results = await store.upsert_nodes(
+        [concept(node_id, "first"), concept(node_id, "second", definition="added")], ts(3)
+    )
+    assert outcomes(results) == [WriteOutcome.CREATED, WriteOutcome.UPDATED]
+    [stored] = await store.get_nodes([node_id])
+    assert stored.properties["pref_label"] == "second"
+    assert stored.properties["definition"] == "added"
+    assert (stored.properties["created_at"], stored.properties["updated_at"]) == (ts(3), ts(3))
+
+
+async def test_an_id_given_twice_with_two_labels_is_rejected_and_nothing_is_written(
+    store: GraphStore,
+) -> None:
+    node_id, other = uid("TAX:IE:TWO_LABELS"), uid("TAX:IE:OTHER")
+    with pytest.raises(SchemaViolation):
+        await store.upsert_nodes(
+            [concept(other), concept(node_id), label_node(node_id, "vat")], ts(0)
+        )
+    assert await store.get_nodes([node_id, other]) == []
+
+
+@pytest.mark.parametrize("stamp", ["created_at", "updated_at"])
+async def test_writes_cannot_set_timestamps(store: GraphStore, stamp: str) -> None:
+    a, b = uid("TAX:IE:A"), uid("TAX:IE:B")
+    with pytest.raises(SchemaViolation):
+        await store.upsert_nodes([concept(a, **{stamp: ts(-100)})], ts(0))
+    await store.upsert_nodes([concept(a), concept(b)], ts(0))
+    edge = EdgeWrite(
+        type="RELATED",
+        source_id=a,
+        source_label="Concept",
+        target_id=b,
+        target_label="Concept",
+        properties={stamp: ts(-100)},
+    )
+    with pytest.raises(SchemaViolation):
+        await store.upsert_edges([edge], ts(1))
+    [stored] = await store.get_nodes([a])
+    assert stored.properties["created_at"] == ts(0)
+    assert (await store.neighbourhood([a])).edges == []
+
+
 # -- relationships --------------------------------------------------------------------------
 
 
@@ -226,7 +273,8 @@ async def test_edge_upsert_timestamps_and_idempotency(store: GraphStore) -> None
         properties={"weight": 0.5},
     )
     first = await store.upsert_edges([edge], ts(1))
-    assert first[0].key == f"{a}|RELATED|{b}"
+    assert first[0].edge == EdgeKey(source=a, type="RELATED", target=b)
+    assert first[0].node_id is None
     assert outcomes(first) == [WriteOutcome.CREATED]
     assert outcomes(await store.upsert_edges([edge], ts(2))) == [WriteOutcome.UNCHANGED]
 
@@ -242,6 +290,28 @@ async def test_edge_upsert_timestamps_and_idempotency(store: GraphStore) -> None
         "created_at": ts(1),
         "updated_at": ts(3),
     }
+
+
+async def test_an_edge_given_twice_in_a_batch_is_created_then_updated(store: GraphStore) -> None:
+    a, b = uid("TAX:IE:A"), uid("TAX:IE:B")
+    await store.upsert_nodes([concept(a), concept(b)], ts(0))
+    edge = EdgeWrite(
+        type="RELATED",
+        source_id=a,
+        source_label="Concept",
+        target_id=b,
+        target_label="Concept",
+        properties={"weight": 0.5},
+    )
+    heavier = edge.model_copy(update={"properties": {"weight": 0.9}})
+    results = await store.upsert_edges([edge, edge, heavier], ts(1))
+    assert outcomes(results) == [
+        WriteOutcome.CREATED,
+        WriteOutcome.UNCHANGED,
+        WriteOutcome.UPDATED,
+    ]
+    [stored] = (await store.neighbourhood([a])).edges
+    assert stored.properties == {"weight": 0.9, "created_at": ts(1), "updated_at": ts(1)}
 
 
 async def test_edge_with_missing_endpoint_is_rejected_and_nothing_is_written(
@@ -444,3 +514,87 @@ async def test_an_id_belongs_to_one_label(store: GraphStore) -> None:
         await store.upsert_nodes([label_node(node_id, "vat")], ts(1))
     [stored] = await store.get_nodes([node_id])
     assert stored.label == "Concept"
+
+
+# -- failures: only the project's errors, and nothing half-written --------------------------
+
+
+def related(source: str, target: str, rel_type: str = "RELATED", **props: float) -> EdgeWrite:
+    return EdgeWrite(
+        type=rel_type,
+        source_id=source,
+        source_label="Concept",
+        target_id=target,
+        target_label="Concept",
+        properties=dict(props),
+    )
+
+
+# A batch of one new item, one changed and one new again: the second statement that writes
+# finds the connection broken, and once it is back the same batch lands whole.
+RETRIED = [WriteOutcome.CREATED, WriteOutcome.UPDATED, WriteOutcome.CREATED]
+
+
+async def break_mid_write(fault: StoreFault, write: Callable[[], Awaitable[object]]) -> None:
+    fault.break_next_write()
+    with pytest.raises(GraphUnavailable):
+        await write()
+    assert fault.cuts == 1  # the fault did fire inside this write
+
+
+async def test_a_connection_lost_mid_node_write_is_graph_unavailable_and_commits_nothing(
+    faulty_store: tuple[GraphStore, StoreFault],
+) -> None:
+    store, fault = faulty_store
+    kept, first, second = uid("TAX:IE:KEPT"), uid("TAX:IE:NEW"), uid("TAX:IE:NEW")
+    await store.upsert_nodes([concept(kept, "before")], ts(0))
+    batch = [concept(first, "first"), concept(kept, "after"), concept(second, "second")]
+
+    await break_mid_write(fault, lambda: store.upsert_nodes(batch, ts(1)))
+
+    assert await store.get_nodes([first, second]) == []
+    [stored] = await store.get_nodes([kept])
+    assert stored.properties["pref_label"] == "before"
+    assert stored.properties["updated_at"] == ts(0)
+    # The store is usable again, so the capture retry's next attempt lands.
+    assert outcomes(await store.upsert_nodes(batch, ts(2))) == RETRIED
+
+
+async def test_a_connection_lost_mid_edge_write_is_graph_unavailable_and_commits_nothing(
+    faulty_store: tuple[GraphStore, StoreFault],
+) -> None:
+    store, fault = faulty_store
+    a, b, c = uid("TAX:IE:A"), uid("TAX:IE:B"), uid("TAX:IE:C")
+    await store.upsert_nodes([concept(a), concept(b), concept(c)], ts(0))
+    await store.upsert_edges([related(a, b, weight=0.5)], ts(0))
+    batch = [related(a, c), related(a, b, weight=0.9), related(c, a, "BROADER")]
+
+    await break_mid_write(fault, lambda: store.upsert_edges(batch, ts(1)))
+
+    edges = (await store.neighbourhood([a, c])).edges
+    assert [(e.source, e.type, e.target) for e in edges] == [(a, "RELATED", b)]
+    assert edges[0].properties["weight"] == 0.5
+    assert edges[0].properties["updated_at"] == ts(0)
+    assert outcomes(await store.upsert_edges(batch, ts(2))) == RETRIED
+
+
+UNREACHABLE_CALLS: dict[str, Callable[[GraphStore, str, str], Awaitable[object]]] = {
+    "init_schema": lambda store, a, b: store.init_schema(),
+    "ping": lambda store, a, b: store.ping(),
+    "upsert_nodes": lambda store, a, b: store.upsert_nodes([concept(uid("TAX:IE:C"))], ts(1)),
+    "upsert_edges": lambda store, a, b: store.upsert_edges([related(a, b)], ts(1)),
+    "get_nodes": lambda store, a, b: store.get_nodes([a]),
+    "counts": lambda store, a, b: store.counts(),
+}
+
+
+@pytest.mark.parametrize("method", sorted(UNREACHABLE_CALLS))
+async def test_a_store_that_cannot_be_reached_raises_graph_unavailable(
+    faulty_store: tuple[GraphStore, StoreFault], method: str
+) -> None:
+    store, fault = faulty_store
+    a, b = uid("TAX:IE:A"), uid("TAX:IE:B")
+    await store.upsert_nodes([concept(a), concept(b)], ts(0))
+    fault.refuse()
+    with pytest.raises(GraphUnavailable):
+        await UNREACHABLE_CALLS[method](store, a, b)

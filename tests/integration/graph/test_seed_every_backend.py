@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.bootstrap import build_pii_scanner
+from egress.pii import build_ingress_detector
 from engine.seeding import read_seed_files, seed_graph
 from graph.ingress_guard import IngressGuard
 from graph.write_service import GraphWriteService
@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 
 async def test_seeding_twice_changes_nothing(store, graph_schema):
-    writer = GraphWriteService(store, IngressGuard(graph_schema, build_pii_scanner()))
+    writer = GraphWriteService(store, IngressGuard(graph_schema, build_ingress_detector()))
     seeds = read_seed_files()
     before = await store.counts()
     first = await seed_graph(store, writer)

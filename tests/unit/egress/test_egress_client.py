@@ -109,7 +109,12 @@ async def test_report_only_records_violation_never_blocks_and_sends_sanitised(de
     await collect(client, request(), EgressContext("t", "u", "c"))
     sent = provider.requests[0]
     assert sent == request().model_copy(
-        update={"messages": [request().messages[0], ChatMessage(role="user", content=SANITISED)]}
+        update={
+            "messages": [
+                request().messages[0].model_copy(update={"sanitised": True}),
+                ChatMessage(role="user", content=SANITISED, sanitised=True),
+            ]
+        }
     )
     record = audit.records[0]
     assert not record.blocked
@@ -153,7 +158,7 @@ async def test_reply_restores_placeholders_split_across_chunks(detector) -> None
 
 @pytest.mark.unit
 @pytest.mark.anyio
-async def test_presanitised_messages_are_not_scanned_again(detector) -> None:
+async def test_messages_marked_sanitised_are_not_scanned_again(detector) -> None:
     class CountingDetector:
         def __init__(self) -> None:
             self.texts: list[str] = []
@@ -179,10 +184,10 @@ async def test_presanitised_messages_are_not_scanned_again(detector) -> None:
         provider="fake",
         model="m",
         messages=[
-            ChatMessage(role="user", content=stored.text),
+            stored.as_message("user"),
             ChatMessage(role="user", content="And for Aoife Kavanagh's partner?"),
         ],
     )
-    await collect(client, req, EgressContext("t", "u", "c", presanitised=frozenset({0})))
+    await collect(client, req, EgressContext("t", "u", "c"))
     assert counting.texts == ["And for Aoife Kavanagh's partner?"]
     assert provider.requests[0].messages[1].content == "And for [PERSON_1]'s partner?"

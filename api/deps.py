@@ -1,0 +1,23 @@
+"""Typed access to the running app's :class:`~api.bootstrap.Container` for routes.
+
+``app.state`` is untyped; this is the one place that reads it, so routes declare
+``container: ContainerDep`` and get a typed container (no ``type: ignore`` in routes).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, cast
+
+from fastapi import Depends, Request
+
+from api.bootstrap import Container
+
+__all__ = ["ContainerDep", "get_container"]
+
+
+def get_container(request: Request) -> Container:
+    """The container the lifespan built (``app.state.container``)."""
+    return cast(Container, request.app.state.container)
+
+
+ContainerDep = Annotated[Container, Depends(get_container)]

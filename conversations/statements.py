@@ -1,0 +1,160 @@
+"""Every tenant-scoped statement of the conversation store, written once for both dialects.
+
+The SQLite and PostgreSQL adapters used to carry a copy each and the copies drifted (SQLite's
+``MAX(seq)`` lost its ``tenant_id`` filter). Now each statement is one template here: named
+parameters (``:tenant_id``), ``{schema}`` before every table name and ``{row_lock}`` where
+PostgreSQL locks the row it is about to update. :meth:`Statements.render` turns the templates
+into one dialect's text; the adapters only choose the schema, the parameter style, the row lock
+and the extra statement the vault needs on PostgreSQL (an advisory lock).
+
+Every statement binds ``:tenant_id`` and filters (or inserts) with it;
+``tests/unit/conversations/test_tenant_scoped_sql.py`` fails on one that does not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+
+__all__ = ["Statements"]
+
+# a named parameter, not the second colon of a PostgreSQL cast (``::text``)
+_NAMED_PARAMETER = re.compile(r"(?<!:):([a-z_]+)\b")
+
+
+@dataclass(frozen=True)
+class Statements:
+    """The tenant-scoped statements, one field per operation (the defaults are the templates).
+
+    ``lock_pseudonyms`` is the only dialect-specific one: ``None`` where the transaction
+    already serialises vault assignments (SQLite's ``BEGIN IMMEDIATE``).
+    """
+
+    # -- conversations, messages, context ------------------------------------------------------
+    insert_tenant: str = (
+        "INSERT INTO {schema}tenants (id, created_at) VALUES (:tenant_id, :now)"
+        " ON CONFLICT (id) DO NOTHING"
+    )
+    insert_conversation: str = (
+        "INSERT INTO {schema}conversations (id, tenant_id, user_id, created_at, updated_at)"
+        " VALUES (:conversation_id, :tenant_id, :user_id, :now, :now)"
+    )
+    insert_context: str = (
+        "INSERT INTO {schema}contexts (tenant_id, conversation_id, active_node_ids, updated_at)"
+        " VALUES (:tenant_id, :conversation_id, :active_node_ids, :now)"
+    )
+    select_conversation: str = (
+        "SELECT id, tenant_id, user_id, created_at, updated_at FROM {schema}conversations"
+        " WHERE tenant_id = :tenant_id AND id = :conversation_id"
+    )
+    select_context: str = (
+        "SELECT active_node_ids FROM {schema}contexts"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    select_context_for_update: str = (
+        "SELECT active_node_ids FROM {schema}contexts"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id{row_lock}"
+    )
+    select_recent_messages: str = (
+        "SELECT id, conversation_id, role, content, content_sanitised, status, referenced_nodes,"
+        " created_at FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " ORDER BY seq DESC LIMIT :limit"
+    )
+    touch_conversation: str = (
+        "UPDATE {schema}conversations SET updated_at = :now"
+        " WHERE tenant_id = :tenant_id AND id = :conversation_id"
+    )
+    last_seq: str = (
+        "SELECT COALESCE(MAX(seq), 0) AS seq FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    insert_message: str = (
+        "INSERT INTO {schema}messages (id, tenant_id, conversation_id, seq, role, content,"
+        " content_sanitised, status, referenced_nodes, created_at)"
+        " VALUES (:id, :tenant_id, :conversation_id, :seq, :role, :content, :content_sanitised,"
+        " :status, :referenced_nodes, :now)"
+    )
+    update_context: str = (
+        "UPDATE {schema}contexts SET active_node_ids = :active_node_ids, updated_at = :now"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+
+    # -- egress: policies, pseudonym vault, audit ----------------------------------------------
+    select_tenant_policy: str = (
+        "SELECT default_mode, allow_off_mode, allowed_providers, allowed_models"
+        " FROM {schema}tenant_policies WHERE tenant_id = :tenant_id"
+    )
+    select_user_policy: str = (
+        "SELECT mode FROM {schema}user_policies WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+    upsert_tenant_policy: str = (
+        "INSERT INTO {schema}tenant_policies (tenant_id, default_mode, allow_off_mode,"
+        " allowed_providers, allowed_models, updated_at) VALUES (:tenant_id, :default_mode,"
+        " :allow_off_mode, :allowed_providers, :allowed_models, :now)"
+        " ON CONFLICT (tenant_id) DO UPDATE SET default_mode = excluded.default_mode,"
+        " allow_off_mode = excluded.allow_off_mode,"
+        " allowed_providers = excluded.allowed_providers,"
+        " allowed_models = excluded.allowed_models, updated_at = excluded.updated_at"
+    )
+    upsert_user_policy: str = (
+        "INSERT INTO {schema}user_policies (tenant_id, user_id, mode, updated_at)"
+        " VALUES (:tenant_id, :user_id, :mode, :now) ON CONFLICT (tenant_id, user_id)"
+        " DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at"
+    )
+    lock_pseudonyms: str | None = None
+    select_placeholder: str = (
+        "SELECT placeholder FROM {schema}pseudonyms WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND entity_type = :entity_type"
+        " AND value = :value"
+    )
+    count_placeholders: str = (
+        "SELECT COUNT(*) AS n FROM {schema}pseudonyms WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND entity_type = :entity_type"
+    )
+    insert_pseudonym: str = (
+        "INSERT INTO {schema}pseudonyms (tenant_id, conversation_id, entity_type, value,"
+        " placeholder, created_at) VALUES (:tenant_id, :conversation_id, :entity_type, :value,"
+        " :placeholder, :now)"
+    )
+    select_pseudonyms: str = (
+        "SELECT placeholder, value FROM {schema}pseudonyms"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    insert_audit: str = (
+        "INSERT INTO {schema}egress_audit (tenant_id, user_id, conversation_id, task, provider,"
+        " model, requested_mode, effective_mode, counts, violations, blocked, reason, at)"
+        " VALUES (:tenant_id, :user_id, :conversation_id, :task, :provider, :model,"
+        " :requested_mode, :effective_mode, :counts, :violations, :blocked, :reason, :at)"
+    )
+    select_recent_audit: str = (
+        "SELECT tenant_id, user_id, conversation_id, task, provider, model, requested_mode,"
+        " effective_mode, counts, violations, blocked, reason, at FROM {schema}egress_audit"
+        " WHERE tenant_id = :tenant_id ORDER BY id DESC LIMIT :limit"
+    )
+
+    def render(
+        self,
+        *,
+        schema: str = "",
+        pyformat: bool = False,
+        row_lock: str = "",
+        lock_pseudonyms: str | None = None,
+    ) -> Statements:
+        """The templates in one dialect.
+
+        ``schema`` prefixes every table (``"regintel."``); ``pyformat`` turns ``:name`` into
+        ``%(name)s`` (psycopg); ``row_lock`` ends the reads that precede an update
+        (``" FOR UPDATE"``); ``lock_pseudonyms`` is taken as it is, already in the dialect.
+        """
+
+        def one(template: str) -> str:
+            text = template.format(schema=schema, row_lock=row_lock)
+            return _NAMED_PARAMETER.sub(r"%(\1)s", text) if pyformat else text
+
+        rendered = {
+            field.name: one(getattr(self, field.name))
+            for field in fields(self)
+            if field.name != "lock_pseudonyms"
+        }
+        return Statements(**rendered, lock_pseudonyms=lock_pseudonyms)

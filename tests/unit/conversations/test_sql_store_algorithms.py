@@ -1,0 +1,163 @@
+"""The shared store algorithms over a fake database: which statements run, with which tenant,
+and when a unit of work commits. The real databases are in ``tests/integration``."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import fields
+
+import pytest
+
+from conversations.models import ConversationContext, NewMessage
+from conversations.sql_store import SqlConversationStore
+from conversations.sqlite import SQLITE
+from conversations.unit_of_work import Result, StatementUnitOfWork
+from egress.audit import EgressAuditRecord
+from egress.policy import EgressMode, TenantPolicy, UserPolicy
+from errors import NotFound
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+NAMES = {
+    statement: f.name
+    for f in fields(SQLITE.statements)
+    if (statement := getattr(SQLITE.statements, f.name)) is not None
+}
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class FakeDatabase(SqlConversationStore):
+    """Records every statement with its unit of work's tenant; answers from ``rows``."""
+
+    dialect = SQLITE
+
+    def __init__(self, rows=None, rowcount=1):
+        self.rows = rows or {}
+        self.rowcount = rowcount
+        self.ran = []  # (unit's tenant, statement name, params)
+        self.units = []  # StatementUnitOfWork, in order
+
+    @asynccontextmanager
+    async def unit_of_work(self, tenant_id):
+        async def run(statement, params):
+            name = NAMES[statement]
+            self.ran.append((tenant_id, name, dict(params)))
+            return Result(self.rowcount, list(self.rows.get(name, [])))
+
+        work = StatementUnitOfWork(run)
+        self.units.append(work)
+        yield work
+
+    async def init(self):
+        return None
+
+    async def ping(self):
+        return None
+
+    async def aclose(self):
+        return None
+
+
+def turn():
+    return [
+        NewMessage(role="user", content="q", content_sanitised="q"),
+        NewMessage(role="assistant", content="a", content_sanitised="a", referenced_nodes=["X"]),
+    ]
+
+
+async def exercise_everything(db):
+    """Every method of the store and of the egress ports it hands out, as tenant acme."""
+    conversation = await db.create_conversation("acme", "alice")
+    await db.get_conversation("acme", conversation.id)
+    await db.load_context("acme", conversation.id)
+    await db.recent_messages("acme", conversation.id, 5)
+    await db.save_turn("acme", conversation.id, turn(), ConversationContext(active_node_ids=["B"]))
+    egress = db.egress_adapters()
+    await egress.policies.tenant_policy("acme")
+    await egress.policies.user_policy("acme", "alice")
+    await egress.policies.set_tenant_policy("acme", TenantPolicy(default_mode=EgressMode.ENFORCE))
+    await egress.policies.set_user_policy("acme", "alice", UserPolicy())
+    await egress.vault.get_or_assign("acme", conversation.id, "PPSN", "1234567TW")
+    await egress.vault.lookup("acme", conversation.id)
+    record = EgressAuditRecord(
+        tenant_id="acme", user_id="alice", conversation_id=conversation.id, task="chat",
+        provider="p", model="m", requested_mode=None, effective_mode="enforce",
+    )  # fmt: skip
+    await egress.audit.record(record)
+    await egress.audit.recent("acme")
+
+
+def conversation_row():
+    now = "2025-01-01T00:00:00.000000+00:00"
+    return {
+        "id": "c",
+        "tenant_id": "acme",
+        "user_id": "alice",
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
+    db = FakeDatabase(
+        rows={
+            "select_conversation": [conversation_row()],
+            "select_context": [{"active_node_ids": "[]"}],
+            "select_context_for_update": [{"active_node_ids": '["A"]'}],
+            "last_seq": [{"seq": 4}],
+            "count_placeholders": [{"n": 0}],
+        }
+    )
+    await exercise_everything(db)
+    assert {name for _, name, _ in db.ran} == set(NAMES.values())  # the whole table ran
+    for tenant, name, params in db.ran:
+        assert tenant == "acme" and params["tenant_id"] == "acme", name
+
+
+async def test_the_sqlite_seq_query_ignored_the_tenant_and_a_turn_now_numbers_per_tenant():
+    db = FakeDatabase(
+        rows={"last_seq": [{"seq": 4}], "select_context_for_update": [{"active_node_ids": "[]"}]}
+    )
+    await db.save_turn("acme", "c", turn(), ConversationContext())
+    [(_, _, seq_params)] = [r for r in db.ran if r[1] == "last_seq"]
+    assert seq_params == {"tenant_id": "acme", "conversation_id": "c"}
+    assert [p["seq"] for _, name, p in db.ran if name == "insert_message"] == [5, 6]
+
+
+async def test_a_turn_merges_its_nodes_in_front_and_commits_once():
+    db = FakeDatabase(rows={"select_context_for_update": [{"active_node_ids": '["A", "B"]'}]})
+    new = ConversationContext(active_node_ids=["B", "C"])
+    await db.save_turn("acme", "c", turn(), new, max_active_nodes=2)
+    [update] = [p for _, name, p in db.ran if name == "update_context"]
+    assert update["active_node_ids"] == '["B", "C"]'
+    assert [u.committed for u in db.units] == [True]
+
+
+async def test_a_turn_of_an_unknown_conversation_is_not_found_and_commits_nothing():
+    db = FakeDatabase(rowcount=0)  # the ownership UPDATE matched no row
+    with pytest.raises(NotFound):
+        await db.save_turn("acme", "c", turn(), ConversationContext())
+    assert [name for _, name, _ in db.ran] == ["touch_conversation"]
+    assert [u.committed for u in db.units] == [False]
+
+
+async def test_reads_never_commit_and_missing_rows_are_not_found():
+    db = FakeDatabase()
+    with pytest.raises(NotFound):
+        await db.get_conversation("acme", "c")
+    with pytest.raises(NotFound):
+        await db.load_context("acme", "c")
+    assert await db.recent_messages("acme", "c", 3) == []
+    assert await db.egress_adapters().vault.lookup("acme", "c") == {}
+    assert not any(u.committed for u in db.units)
+
+
+async def test_a_known_pseudonym_is_returned_without_writing():
+    db = FakeDatabase(rows={"select_placeholder": [{"placeholder": "[PPSN_3]"}]})
+    assert await db.egress_adapters().vault.get_or_assign("acme", "c", "PPSN", "x") == "[PPSN_3]"
+    assert [name for _, name, _ in db.ran] == ["select_placeholder"]
+    assert not db.units[0].committed
