@@ -1,0 +1,221 @@
+"""Which acts a question names, and whether the graph holds them.
+
+:class:`ActCatalogue` is built from the graph's act nodes (``Instrument``, ``EURegulation``,
+``EUDirective``, ``Statute``, ``Treaty``, ``Agreement``) and the ``instrument`` of its provisions.
+An act is known by its number (``2016/679``, ``Regulation (EC) No 883/2004``) and by its names:
+the short name (``GDPR``, ``AI Act``), the parenthetical of its title or name (``Artificial
+Intelligence Act``, ``VAT Directive``) and a statute's own name (``Finance Act 2024``).
+
+:meth:`ActCatalogue.mentions` finds, in a question, (1) the graph's own act names and numbers,
+(2) any other act citation (``Directive 2003/88/EC``), (3) a short list of widely used names of
+acts that are *not* necessarily in the graph (``DORA``, ``DSA``, ``NIS2``, ``CCPA``), each with its
+number so that ingesting the act makes it known, and (4) any capitalised name ending in
+``Act``/``Directive``/``Regulation``/``Code`` ("Texas Data Privacy and Security Act"). A mention
+without an ``instrument_id`` is an act the graph does not cover: the relevance gate refuses on it
+when the question names no covered act besides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from corpus.citations import find_act_citations
+from graph.models import GraphNode
+
+__all__ = [
+    "ACT_LABELS",
+    "EXTERNAL_ACTS",
+    "ActCatalogue",
+    "ActMention",
+]
+
+ACT_LABELS: Final = frozenset(
+    {"Instrument", "EURegulation", "EUDirective", "EUDecision", "Statute", "Treaty", "Agreement"}
+)
+#: Widely used names of acts, with (year, number) for EU acts. Known only once the graph has them.
+EXTERNAL_ACTS: Final[tuple[tuple[tuple[str, ...], tuple[int, int] | None], ...]] = (
+    (("DORA", "Digital Operational Resilience Act"), (2022, 2554)),
+    (("DSA", "Digital Services Act"), (2022, 2065)),
+    (("DMA", "Digital Markets Act"), (2022, 1925)),
+    (("NIS2", "NIS 2", "NIS2 Directive", "NIS Directive"), (2022, 2555)),
+    (("MiFID II", "MiFID", "MiFID2"), (2014, 65)),
+    (("MiFIR",), (2014, 600)),
+    (("MiCA", "MiCAR", "Markets in Crypto-Assets Regulation"), (2023, 1114)),
+    (("Data Act",), (2023, 2854)),
+    (("Data Governance Act", "DGA"), (2022, 868)),
+    (("Cyber Resilience Act", "CRA"), (2024, 2847)),
+    (("CSRD", "Corporate Sustainability Reporting Directive"), (2022, 2464)),
+    (("CSDDD", "CS3D", "Corporate Sustainability Due Diligence Directive"), (2024, 1760)),
+    (("eIDAS", "eIDAS 2"), (2014, 910)),
+    (("PSD2", "Payment Services Directive"), (2015, 2366)),
+    (("ePrivacy Directive", "ePrivacy Regulation"), (2002, 58)),
+    (("Working Time Directive",), (2003, 88)),
+    (("Whistleblower Directive", "Whistleblowing Directive"), (2019, 1937)),
+    (("Law Enforcement Directive", "LED"), (2016, 680)),
+    (("EUDPR",), (2018, 1725)),
+    (("Copyright Directive", "DSM Directive"), (2019, 790)),
+    (("Software Directive",), (2009, 24)),
+    (("AMLD", "AMLD5", "AMLD6", "Anti-Money Laundering Directive"), (2015, 849)),
+    (("European Accessibility Act",), (2019, 882)),
+    (("SFDR", "Sustainable Finance Disclosure Regulation"), (2019, 2088)),
+    (("Product Liability Directive",), (2024, 2853)),
+    (("CCPA", "CPRA", "California Consumer Privacy Act"), None),
+    (("HIPAA",), None),
+    (("COPPA",), None),
+    (("PIPEDA",), None),
+    (("LGPD",), None),
+    (("PIPL",), None),
+    (("Sarbanes-Oxley", "SOX"), None),
+)
+_GENERIC: Final = frozenset(
+    "act acts regulation regulations directive directives code convention the of on for and in "
+    "eu ec eec european union general council commission new".split()
+)
+_LEADING: Final = frozenset(
+    "what which who whom whose how does do did is are was can could may might must should would "
+    "will under in on of the a an to for and or by with about explain summarise summarize "
+    "describe tell please according as per if when where why".split()
+)
+_NAMED_ACT: Final = re.compile(
+    r"\b((?:[A-Z0-9][\w’'-]*\s+(?:(?:and|of|on|for|in|the)\s+)*){1,8})"
+    r"(Act|Directive|Regulation|Code)\b(\s+(?:of\s+)?(?:19|20)\d\d\b)?"
+)
+_BARE_NUMBER: Final = re.compile(r"\b(?P<year>(?:19|20)\d\d)/(?P<number>\d{1,4})\b")
+_PARENTHETICAL: Final = re.compile(r"\(([^()]{2,80})\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class ActMention:
+    """An act named in a question; ``instrument_id`` is ``None`` when the graph lacks it."""
+
+    start: int
+    end: int
+    name: str
+    instrument_id: str | None
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _GENERIC)
+
+
+def _alias_pattern(alias: str) -> str:
+    return r"(?<![\w-])" + re.escape(alias).replace(r"\ ", r"[\s-]*") + r"(?![\w-])"
+
+
+class ActCatalogue:
+    """The acts the graph holds, by number and by name (see the module docstring)."""
+
+    def __init__(
+        self, acts: Iterable[GraphNode], provision_instruments: Iterable[str] = ()
+    ) -> None:
+        self._by_number: dict[tuple[int, int], str] = {}
+        self._aliases: dict[str, str] = {}
+        self._nodes_of: dict[str, set[str]] = {}  # act id -> graph nodes standing for it
+        for instrument in sorted(set(provision_instruments)):
+            match = re.match(r"^EU:(?:REG|DIR|DEC)_(\d{4})_(\d+)$", instrument)
+            if match:
+                self._by_number[(int(match[1]), int(match[2]))] = instrument
+        for node in sorted(acts, key=lambda n: n.id):
+            if node.label in ACT_LABELS:
+                self._add(node)
+        self._names = {alias: _words(alias) for alias in self._aliases}
+        ordered = sorted(self._aliases, key=len, reverse=True)
+        self._pattern = (
+            re.compile("|".join(f"(?P<a{i}>{_alias_pattern(a)})" for i, a in enumerate(ordered)),
+                       re.IGNORECASE)
+            if ordered else None
+        )  # fmt: skip
+        self._ordered = ordered
+        external = [(name, number) for names, number in EXTERNAL_ACTS for name in names]
+        self._external = [
+            (re.compile(_alias_pattern(name), 0 if name.isupper() else re.IGNORECASE), name, num)
+            for name, num in sorted(external, key=lambda item: len(item[0]), reverse=True)
+        ]
+
+    def _add(self, node: GraphNode) -> None:
+        props = node.properties
+        texts = [
+            str(props[key]) for key in ("citation", "title", "name", "number") if props.get(key)
+        ]
+        numbers = {(c.year, c.number) for t in texts for m in find_act_citations(t) for c in m.acts}
+        numbers |= {(int(m["year"]), int(m["number"])) for t in texts
+                    for m in _BARE_NUMBER.finditer(t)}  # fmt: skip
+        target = node.id
+        for number in sorted(numbers):
+            # Prefer the act whose provisions are in the graph (the corpus id) over its summary.
+            target = self._by_number.setdefault(number, node.id)
+        self._nodes_of.setdefault(target, {target}).add(node.id)
+        names = [str(props[key]) for key in ("short_name", "code") if props.get(key)]
+        for text in (props.get("title"), props.get("name")):
+            if text:
+                tail = _PARENTHETICAL.search(str(text))
+                names.append(tail.group(1) if tail else "")
+        if node.label in {"Statute", "Treaty", "Agreement"} and props.get("name"):
+            names.append(str(props["name"]))
+        for name in names:
+            name = name.strip()
+            if len(name) >= 2 and not re.fullmatch(r"[\d\s/.,-]+", name):
+                self._aliases.setdefault(name.lower(), target)
+
+    def instrument_ids(self) -> set[str]:
+        """Ids of every act the catalogue knows."""
+        return set(self._by_number.values()) | set(self._aliases.values())
+
+    def nodes_of(self, instrument_ids: Iterable[str]) -> set[str]:
+        """Graph nodes standing for these acts (the act's node and any summary of it)."""
+        return {n for i in instrument_ids for n in self._nodes_of.get(i, {i})}
+
+    def by_number(self, year: int, number: int) -> str | None:
+        return self._by_number.get((year, number))
+
+    def _known_name(self, name: str) -> str | None:
+        words = _words(name)
+        if not words:
+            return None
+        exact = self._aliases.get(name.lower())
+        if exact:
+            return exact
+        for alias, alias_words in self._names.items():
+            if alias_words and words <= alias_words:
+                return self._aliases[alias]
+        return None
+
+    def mentions(self, question: str) -> list[ActMention]:
+        """Every act the question names, known or not, in order of appearance."""
+        found: list[ActMention] = []
+        taken: list[tuple[int, int]] = []
+
+        def add(start: int, end: int, name: str, instrument: str | None) -> None:
+            if any(start < e and s < end for s, e in taken):
+                return
+            taken.append((start, end))
+            found.append(ActMention(start, end, name, instrument))
+
+        for mention in find_act_citations(question):
+            for act in mention.acts:
+                add(mention.start, mention.end, act.printed, self.by_number(act.year, act.number))
+        for match in _BARE_NUMBER.finditer(question):
+            year, number = int(match["year"]), int(match["number"])
+            add(match.start(), match.end(), match.group(), self.by_number(year, number))
+        if self._pattern is not None:
+            for match in self._pattern.finditer(question):
+                alias = self._ordered[int((match.lastgroup or "a0")[1:])]
+                add(match.start(), match.end(), match.group(), self._aliases[alias])
+        for pattern, name, act_number in self._external:
+            for match in pattern.finditer(question):
+                known = self.by_number(*act_number) if act_number else self._known_name(name)
+                add(match.start(), match.end(), name, known)
+        for match in _NAMED_ACT.finditer(question):
+            words = list(re.finditer(r"\S+", match.group(1)))
+            while words and words[0].group().lower() in _LEADING:
+                words.pop(0)
+            if not words:
+                continue
+            start = match.start(1) + words[0].start()
+            name = question[start : match.end()]
+            add(start, match.end(), name, self._known_name(name))
+        found.sort(key=lambda m: m.start)
+        return found

@@ -1,0 +1,60 @@
+"""Reciprocal-rank fusion with a stable order.
+
+Each channel (lexical over articles, over paragraphs, over recitals, citation expansion, focus
+concepts) ranks ids on its own scale; RRF adds ``weight / (k + rank)`` over the channels an id
+appears in (Cormack, Clarke and Büttcher, SIGIR 2009), so no channel's raw scores need
+calibrating against another's. Ties, which RRF makes common (two ids with the same ranks in
+mirrored channels), are broken by id, so the same question over the same graph always gives the
+same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "Channel",
+    "FusedItem",
+    "reciprocal_rank_fusion",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """One ranked list of ids (best first) and its weight in the fusion."""
+
+    name: str
+    ranked: Sequence[str]
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class FusedItem:
+    """A fused id, its RRF score and the channels that contributed, in channel order."""
+
+    id: str
+    score: float
+    channels: tuple[str, ...]
+
+
+def reciprocal_rank_fusion(channels: Sequence[Channel], k: float = 60.0) -> list[FusedItem]:
+    """Fuse ``channels`` (duplicates within one channel count at their best rank).
+
+    Sorted by descending score, then by id.
+    """
+    if k <= 0:
+        raise ValueError("the RRF constant k must be positive")
+    scores: dict[str, float] = {}
+    sources: dict[str, list[str]] = {}
+    for channel in channels:
+        seen: set[str] = set()
+        for rank, item in enumerate(channel.ranked, start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            scores[item] = scores.get(item, 0.0) + channel.weight / (k + rank)
+            sources.setdefault(item, []).append(channel.name)
+    fused = [FusedItem(item, score, tuple(sources[item])) for item, score in scores.items()]
+    fused.sort(key=lambda entry: (-entry.score, entry.id))
+    return fused

@@ -1,0 +1,97 @@
+"""The relevance gate: can the retrieved evidence answer the question at all?
+
+Decided before the model is called, from what the question names and how well the best evidence
+covers it, in this order:
+
+1. **An act the graph does not hold** (``unknown_instrument``): the question names an act
+   (by citation, number, a well-known name such as DORA, or any "... Act/Directive/Regulation")
+   that is not in the graph, and names no act that is. Comparisons with a covered act go through.
+2. **An explicit reference that resolved** ("Article 17 GDPR"): answerable, whatever the words.
+3. **A place outside coverage** (``out_of_coverage_jurisdiction``): the question names a country
+   or US state whose law the graph does not hold, and neither a covered place (Ireland, the UK,
+   the EU...) nor a covered act. Only EU law can speak to another country (it applies in the
+   member states and governs dealings with third countries), so the best evidence must be EU
+   law; a place outside the EU (the US, California) also raises the bar to ``strong_coverage``,
+   because such a question is usually about that place's own law.
+4. **Weak evidence** (``no_evidence``): the IDF-weighted share of the question's terms that the
+   best of the top evidence units contains is below ``min_coverage``.
+
+Coverage, not the raw BM25 score, is the confidence: it is normalised to [0, 1] whatever the
+question's length, and a question about something the acts never mention ("speed limit",
+"wealth tax") scores low because its rarest, most informative words are missing. Both thresholds
+are calibrated on the dev set by ``bench/retrieval_bench.py --calibrate`` (see ADR 0012).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.retrieval.acts import ActMention
+from engine.retrieval.places import Place, PlaceKind
+
+__all__ = [
+    "GateThresholds",
+    "RefusalReason",
+    "RelevanceVerdict",
+    "judge",
+]
+
+
+class RefusalReason(StrEnum):
+    NO_EVIDENCE = "no_evidence"
+    OUT_OF_COVERAGE_JURISDICTION = "out_of_coverage_jurisdiction"
+    UNKNOWN_INSTRUMENT = "unknown_instrument"
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceVerdict:
+    """Whether to answer; when not, why and what the question named (for the refusal text)."""
+
+    answerable: bool
+    reason: RefusalReason | None = None
+    subject: str | None = None
+    confidence: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class GateThresholds:
+    """Coverage bars of the gate (see the module docstring and ADR 0012)."""
+
+    min_coverage: float = 0.31  # Youden's J on the dev set (bench/retrieval_bench.py --calibrate)
+    strong_coverage: float = 0.5  # set by principle: half the question's information
+
+
+def judge(
+    *,
+    acts: Sequence[ActMention],
+    places: Sequence[Place],
+    explicit: bool,
+    confidence: float,
+    thresholds: GateThresholds,
+    evidence_jurisdiction: str | None = None,
+) -> RelevanceVerdict:
+    """Apply the gate's rules in order (see the module docstring)."""
+    known = [act for act in acts if act.instrument_id is not None]
+    unknown = [act for act in acts if act.instrument_id is None]
+    if unknown and not known:
+        return RelevanceVerdict(
+            False, RefusalReason.UNKNOWN_INSTRUMENT, unknown[0].name, confidence
+        )
+    if explicit:
+        return RelevanceVerdict(True, confidence=confidence)
+    covered = known or any(place.kind is PlaceKind.COVERED for place in places)
+    foreign = [place for place in places if place.kind is not PlaceKind.COVERED]
+    if foreign and not covered:
+        # Only EU law can speak to another country (third-country transfers, EU law in a member
+        # state); Irish or UK rules never answer for France or California.
+        outside = any(place.kind is PlaceKind.OTHER for place in foreign)
+        bar = thresholds.strong_coverage if outside else thresholds.min_coverage
+        if evidence_jurisdiction != "EU" or confidence < bar:
+            return RelevanceVerdict(
+                False, RefusalReason.OUT_OF_COVERAGE_JURISDICTION, foreign[0].name, confidence
+            )
+    if confidence < thresholds.min_coverage:
+        return RelevanceVerdict(False, RefusalReason.NO_EVIDENCE, None, confidence)
+    return RelevanceVerdict(True, confidence=confidence)

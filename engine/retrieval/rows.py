@@ -1,0 +1,258 @@
+"""The searchable rows of the retriever: one per evidence node, with numpy columns for filters.
+
+A row is an article, paragraph, recital, annex, rule node, act or confirmed concept (divisions
+are not evidence on their own: their headings are indexed with the articles they hold;
+provisional concepts are never evidence). What a row indexes is its heading twice, its body, and
+its context: an article adds the headings of its chapter and section, a paragraph its article's
+heading, a concept its alt labels, a rule node its label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from corpus.ids import annex_id, article_id, id_part, paragraph_id, recital_id
+from engine.retrieval.documents import DocKind, RetrievalDoc
+from engine.retrieval.lexical import LexicalIndex, Scores
+from engine.retrieval.references import ProvisionRef
+from engine.retrieval.structure import GraphStructure
+from engine.retrieval.tokenise import QUERY_CHATTER, tokenise
+
+__all__ = [
+    "RowTable",
+    "index_tokens",
+]
+
+_KINDS = tuple(DocKind)
+_PROVISIONS = frozenset(
+    {DocKind.ARTICLE, DocKind.PARAGRAPH, DocKind.RECITAL, DocKind.ANNEX, DocKind.DIVISION}
+)
+
+
+def index_tokens(
+    doc: RetrievalDoc, docs: Mapping[str, RetrievalDoc], shape: GraphStructure
+) -> list[str]:
+    """The tokens a row is indexed by (see the module docstring)."""
+    parts = [doc.heading, doc.heading] if doc.heading else []
+    if doc.kind is DocKind.ARTICLE:
+        parts += [docs[a].heading for a in shape.ancestors(doc.id) if a in docs]
+    elif doc.kind is DocKind.PARAGRAPH and shape.parents.get(doc.id) in docs:
+        parts.append(docs[shape.parents[doc.id]].heading)
+    elif doc.kind is DocKind.CONCEPT:
+        parts += shape.alt_labels.get(doc.id, [])
+    elif doc.kind in (DocKind.RULE, DocKind.INSTRUMENT):
+        parts.append(doc.label)
+    parts.append(doc.body)
+    return tokenise("\n".join(p for p in parts if p))
+
+
+def _searchable(doc: RetrievalDoc) -> bool:
+    return doc.kind is not DocKind.DIVISION and not doc.provisional
+
+
+@dataclass
+class RowTable:
+    """Rows, their columns and the lexical index over them."""
+
+    ids: list[str]
+    docs: list[RetrievalDoc]
+    lexical: LexicalIndex
+    token_sets: list[frozenset[str]]
+    kind: npt.NDArray[np.int8]
+    jurisdiction: list[str | None]
+    instrument: list[str | None]
+    unit: dict[int, int] = field(default_factory=dict)  # paragraph row -> article row
+    paragraphs: dict[int, list[int]] = field(default_factory=dict)  # article row -> rows
+    all_docs: dict[str, RetrievalDoc] = field(default_factory=dict)
+    instruments: set[str] = field(default_factory=set)
+    row_of: dict[str, int] = field(default_factory=dict)
+    para_rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    para_units: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+
+    @classmethod
+    def build(cls, docs: Mapping[str, RetrievalDoc], shape: GraphStructure) -> RowTable:
+        chosen = sorted((d for d in docs.values() if _searchable(d)), key=lambda d: d.id)
+        tokens = [index_tokens(doc, docs, shape) for doc in chosen]
+        table = cls(
+            ids=[doc.id for doc in chosen],
+            docs=chosen,
+            lexical=LexicalIndex(tokens),
+            token_sets=[frozenset(t) for t in tokens],
+            kind=np.array([_KINDS.index(d.kind) for d in chosen], dtype=np.int8),
+            jurisdiction=[d.jurisdiction for d in chosen],
+            instrument=[d.instrument_id for d in chosen],
+            all_docs=dict(docs),
+        )
+        table.row_of = {doc_id: row for row, doc_id in enumerate(table.ids)}
+        table.instruments = {
+            d.instrument_id for d in docs.values() if d.kind in _PROVISIONS and d.instrument_id
+        }
+        for row, doc in enumerate(chosen):
+            if doc.kind is DocKind.PARAGRAPH:
+                parent = shape.unit_of(shape.parents.get(doc.id, ""), docs)
+                if parent is not None and parent in table.row_of:
+                    table.unit[row] = table.row_of[parent]
+                    table.paragraphs.setdefault(table.row_of[parent], []).append(row)
+        table.index_paragraphs()
+        return table
+
+    def index_paragraphs(self) -> None:
+        """numpy arrays of (paragraph row, its article's row), for :meth:`unit_scores`."""
+        pairs = sorted(self.unit.items())
+        self.para_rows = np.array([p for p, _ in pairs], dtype=np.int64)
+        self.para_units = np.array([u for _, u in pairs], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, node_id: object) -> bool:
+        return node_id in self.row_of
+
+    def upsert(self, doc: RetrievalDoc, shape: GraphStructure) -> None:
+        """Make ``doc`` searchable now (or unsearchable, if it became provisional)."""
+        self.all_docs[doc.id] = doc
+        tokens = index_tokens(doc, self.all_docs, shape) if _searchable(doc) else []
+        old = self.row_of.get(doc.id)
+        row = self.lexical.replace(old, tokens) if old is not None else self.lexical.add(tokens)
+        if old is not None and row != old:
+            self.ids[old] = ""  # the base row is masked in the index; its id is free
+        if row == len(self.ids):
+            self.ids.append(doc.id)
+            self.docs.append(doc)
+            self.token_sets.append(frozenset(tokens))
+            self.kind = np.append(self.kind, np.int8(_KINDS.index(doc.kind)))
+            self.jurisdiction.append(doc.jurisdiction)
+            self.instrument.append(doc.instrument_id)
+        else:
+            self.docs[row], self.token_sets[row] = doc, frozenset(tokens)
+            self.kind[row] = _KINDS.index(doc.kind)
+            self.jurisdiction[row], self.instrument[row] = doc.jurisdiction, doc.instrument_id
+        self.row_of[doc.id] = row
+
+    def scores(
+        self,
+        tokens: Sequence[str],
+        jurisdictions: Collection[str],
+        instruments: Collection[str],
+        *,
+        rules_pass: Collection[str] | None,
+    ) -> Scores:
+        """BM25 per row, 0 where a filter excludes the row.
+
+        ``instruments`` keeps provisions of those acts; the rule nodes, concepts and acts in
+        ``rules_pass`` pass too (the acts were named in the question rather than chosen as a
+        filter, and these nodes hang off them).
+        """
+        scores = self.lexical.scores([t for t in tokens if t not in QUERY_CHATTER])
+        if jurisdictions:
+            keep = np.array([j in jurisdictions for j in self.jurisdiction], dtype=bool)
+            scores = np.where(keep, scores, 0.0).astype(np.float32)
+        if instruments:
+            keep = np.array(
+                [
+                    (i in instruments)
+                    or (rules_pass is not None and d.kind not in _PROVISIONS and d.id in rules_pass)
+                    for i, d in zip(self.instrument, self.docs, strict=True)
+                ],
+                dtype=bool,
+            )
+            scores = np.where(keep, scores, 0.0).astype(np.float32)
+        return scores
+
+    def top(
+        self,
+        scores: Scores,
+        kinds: Iterable[DocKind],
+        depth: int,
+        only: Collection[str] | None = None,
+        act: str | None = None,
+    ) -> list[str]:
+        """Ids of the best rows of ``kinds`` (score > 0), ties by id; ``only`` those ids,
+        ``act`` only provisions of that act."""
+        mask = np.isin(self.kind, [_KINDS.index(k) for k in kinds]) & (scores > 0)
+        rows = np.flatnonzero(mask)
+        if act is not None:
+            rows = np.array([r for r in rows if self.instrument[r] == act], dtype=np.int64)
+        if only is not None:
+            rows = np.array([r for r in rows if self.ids[r] in only], dtype=np.int64)
+        if len(rows) > depth * 4:
+            rows = rows[np.argpartition(-scores[rows], depth * 4)[: depth * 4]]
+        ranked = sorted(rows.tolist(), key=lambda r: (-float(scores[r]), self.ids[r]))
+        return [self.ids[r] for r in ranked[:depth]]
+
+    def unit_scores(self, scores: Scores, paragraph_mix: float, recital_factor: float) -> Scores:
+        """Scores of units on one scale: an article takes its best paragraph's score when that
+        is higher (plus ``paragraph_mix`` times the lower of the two, so an article matching as
+        a whole and in one paragraph beats one matching only once); recitals are scaled by
+        ``recital_factor``; paragraphs themselves score 0 (they vote for their article)."""
+        best = np.zeros_like(scores)
+        if len(self.para_rows):
+            np.maximum.at(best, self.para_units, scores[self.para_rows])
+        combined = np.maximum(scores, best) + paragraph_mix * np.minimum(scores, best)
+        combined[self.kind == _KINDS.index(DocKind.PARAGRAPH)] = 0.0
+        recitals = self.kind == _KINDS.index(DocKind.RECITAL)
+        combined[recitals] = combined[recitals] * recital_factor
+        return combined.astype(np.float32)
+
+    def passages(self, node_id: str, scores: Scores, limit: int) -> tuple[str, ...]:
+        """The best-matching paragraphs of an article (none for other kinds)."""
+        row = self.row_of.get(node_id)
+        children = self.paragraphs.get(row, []) if row is not None else []
+        matching = sorted((r for r in children if scores[r] > 0),
+                          key=lambda r: (-float(scores[r]), self.ids[r]))  # fmt: skip
+        return tuple(self.ids[r] for r in matching[:limit])
+
+    def resolve(
+        self, refs: Sequence[ProvisionRef], instruments: Collection[str]
+    ) -> list[tuple[str, bool]]:
+        """Node ids named by ``refs``, as ``(id, named)``: ``named`` is false for the article
+        added after a named paragraph. References to absent provisions resolve to nothing."""
+        found: list[tuple[str, bool]] = []
+        for ref in refs:
+            acts = [ref.instrument_id] if ref.instrument_id else sorted(self.instruments)
+            for act in acts:
+                if not instruments or act in instruments:
+                    found += [(i, named) for i, named in self._ids_for(ref, act)
+                              if i in self.all_docs]  # fmt: skip
+        return found
+
+    def _ids_for(self, ref: ProvisionRef, act: str) -> list[tuple[str, bool]]:
+        if ref.kind == "article":
+            article = article_id(act, ref.number)
+            paragraph = paragraph_id(article, ref.paragraph) if ref.paragraph else None
+            if paragraph in self.all_docs:
+                return [(paragraph, True), (article, False)]
+            return [(article, True)]
+        if ref.kind == "recital":
+            return [(recital_id(act, ref.number), True)]
+        if ref.kind == "annex":
+            return [(annex_id(act, ref.number), True)]
+        return [(f"{act}:CHAPTER_{id_part(ref.number)}", True)]
+
+    def coverage(
+        self, tokens: Sequence[str], ignore: Collection[str], unit_ids: Sequence[str]
+    ) -> float:
+        """Best IDF-weighted share of the question's terms found in one of ``unit_ids``.
+
+        ``ignore``: tokens that say where to look rather than what to find (act and place
+        names); question chatter is ignored too.
+        """
+        terms = {t for t in tokens if t not in QUERY_CHATTER and t not in ignore}
+        if not terms:
+            return 1.0 if ignore else 0.0
+        weights = {t: self.lexical.idf(t) for t in terms}
+        total = sum(weights.values())
+        best = 0.0
+        for unit in unit_ids:
+            row = self.row_of.get(unit)
+            if row is None:
+                continue
+            present = set(self.token_sets[row])
+            for child in self.paragraphs.get(row, []):
+                present |= self.token_sets[child]
+            best = max(best, sum(w for t, w in weights.items() if t in present) / total)
+        return best
