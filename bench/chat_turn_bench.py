@@ -92,7 +92,7 @@ async def direct_provider(settings: Settings, turns: int) -> tuple[list[float], 
                 messages=build_messages(PromptInputs(
                     question=ChatMessage(role="user", content=question, sanitised=True),
                     jurisdictions=jurisdictions,
-                    evidence=container.evidence.search(question, 6, jurisdictions),
+                    evidence=container.evidence.search(question, 6, jurisdictions).hits,
                 )),
             )  # fmt: skip
             start = time.perf_counter()

@@ -22,7 +22,6 @@ Ordering that matters:
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -47,8 +46,9 @@ from engine.events import (
     TurnWarning,
     WarningEvent,
 )
-from engine.evidence import EvidenceHit, EvidenceIndex
+from engine.evidence import Evidence, EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
+from engine.grounding import ground_answer, refusal_sentence
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS, Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter
@@ -59,7 +59,6 @@ from errors import InvalidInput, RegintelError
 __all__ = ["ChatEngine", "ChatLimits", "EgressGateway", "PreparedTurn", "TurnRequest"]
 
 log = structlog.get_logger(__name__)
-_CITATION = re.compile(r"\[([A-Za-z0-9_:.\-#/]+)\]")
 
 
 class EgressGateway(Protocol):
@@ -100,7 +99,7 @@ class PreparedTurn:
     question: str  # sanitised (stored as ``content_sanitised``)
     ctx: EgressContext
     jurisdictions: list[str]
-    evidence: list[EvidenceHit]
+    evidence: Evidence
     llm_request: LlmRequest
 
 
@@ -178,6 +177,9 @@ class ChatEngine:
             jurisdictions,
             self._named_concepts(sanitised.text, jurisdictions),
         )
+        refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
+        if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
+            evidence = Evidence(hits=[], verdict=evidence.verdict)
         prompt = build_messages(
             PromptInputs(
                 question=ChatMessage(role="user", content=message)
@@ -185,7 +187,8 @@ class ChatEngine:
                 else sanitised.as_message("user"),
                 jurisdictions=jurisdictions,
                 active=self._evidence.descriptions(context.active_node_ids),
-                evidence=evidence,
+                evidence=evidence.hits,
+                refusal=refusal,
                 history=[_history_message(m, unsanitised) for m in history],
             ),
             self._aspects,
@@ -209,9 +212,7 @@ class ChatEngine:
         population: list[asyncio.Task[list[ResolvedConcept]]] = []
         record = TurnRecord(save=lambda r: self._save(turn, r), spawn=self._spawn)
         async with record:
-            yield MetadataEvent(
-                turn.conversation_id, turn.jurisdictions, [hit.node.id for hit in turn.evidence]
-            )
+            yield MetadataEvent(turn.conversation_id, turn.jurisdictions, turn.evidence.ids())
             async for event in self._provider_events(turn, record, population):
                 yield event
             resolved = await self._await_population(population, record)
@@ -219,28 +220,34 @@ class ChatEngine:
                 yield ConceptsEvent([_concept_data(r) for r in resolved])
             for warning in record.warnings:
                 yield WarningEvent(warning)
-            cited = self._check_citations(record)
-            if unknown := cited.unknown:
-                warning = TurnWarning("unknown_citation", f"cited ids not in the graph: {unknown}")
+            grounding = ground_answer(record.answer, turn.evidence, self._evidence.get)
+            if grounding.rejected:
+                # A model citing what this turn did not retrieve: say so, never pass it on.
+                warning = TurnWarning(
+                    "unknown_citation",
+                    f"cited ids not in this turn's evidence: {grounding.rejected}",
+                )
                 record.warnings.append(warning)
                 yield WarningEvent(warning)
-            record.complete(list(dict.fromkeys([*cited.known, *(r.id for r in resolved)])))
+            record.grounding = grounding
+            record.complete(list(dict.fromkeys([*grounding.cited, *(r.id for r in resolved)])))
         if record.save_error is not None:
             exc = record.save_error
             if isinstance(exc, RegintelError):
                 yield ErrorEvent(exc.code, f"the conversation could not be saved: {exc.message}")
             else:
                 yield ErrorEvent("internal_error", "the conversation could not be saved")
+        grounding = record.grounding
         yield DoneEvent(
-            turn.conversation_id, record.referenced, record.usage, record.warnings, record.status
+            turn.conversation_id,
+            record.referenced,
+            record.usage,
+            record.warnings,
+            record.status,
+            citations=[c.data() for c in grounding.citations] if grounding else [],
+            confidence=grounding.confidence if grounding else 0.0,
+            refused=None if turn.evidence.answerable else _reason(turn.evidence),
         )
-
-    def _check_citations(self, record: TurnRecord) -> _Citations:
-        """Citations the graph knows, and ids that look like node ids but are not in it."""
-        candidates = list(dict.fromkeys(_CITATION.findall(record.answer)))
-        known = [i for i in candidates if self._evidence.get(i)]
-        unknown = [i for i in candidates if ":" in i and not self._evidence.get(i)]
-        return _Citations(known, unknown)
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
         """Graph concepts the question names (they focus the evidence search)."""
@@ -351,10 +358,9 @@ class ChatEngine:
         return task
 
 
-@dataclass(frozen=True)
-class _Citations:
-    known: list[str]
-    unknown: list[str]
+def _reason(evidence: Evidence) -> str:
+    reason = evidence.verdict.reason
+    return reason.value if reason is not None else "no_evidence"
 
 
 def _history_message(stored: StoredMessage, unsanitised: bool) -> ChatMessage:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from conversations.models import MessageStatus
+
 __all__ = [
     "ConceptsEvent",
     "DoneEvent",
@@ -86,7 +88,10 @@ class DoneEvent:
     referenced_nodes: list[str]
     usage: dict[str, int]
     warnings: list[TurnWarning] = field(default_factory=list)
-    status: str = "complete"
+    status: MessageStatus = "complete"
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    confidence: float = 0.0
+    refused: str | None = None
     type: Literal["done"] = "done"
 
     def data(self) -> dict[str, Any]:
@@ -94,6 +99,9 @@ class DoneEvent:
             "type": self.type,
             "conversationId": self.conversation_id,
             "referencedNodes": self.referenced_nodes,
+            "citations": self.citations,
+            "confidence": self.confidence,
+            "refused": self.refused,
             "usage": self.usage,
             "warnings": [asdict(w) for w in self.warnings],
             "status": self.status,

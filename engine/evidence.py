@@ -1,10 +1,15 @@
-"""Graph evidence: a BM25 index over the rules graph's nodes, held in memory.
+"""Graph evidence held in memory: the :class:`~engine.retrieval.Retriever` over provisions and
+rule nodes, plus one-line descriptions of every node.
 
 Why in memory: the stream must not wait on the graph before the first token, and the graph is
-small (thousands of nodes), so the engine keeps a lexical index (``bm25s``) and one-line
-descriptions of every node, rebuilt from a graph snapshot whenever the graph changes. Provisional
+small (thousands of nodes), so the engine keeps the retriever (ADR 0012) and the node map,
+rebuilt from a graph snapshot whenever the graph changes (in the background). Provisional
 concepts are described (a conversation may have them active) but never returned as evidence:
 captured concepts are shared knowledge only once confirmed.
+
+A search returns :class:`Evidence`: the hits, each with the text the prompt quotes (a
+provision's heading and its best-matching paragraphs, bounded), and the relevance gate's
+verdict, which decides before the model is called whether the turn must refuse.
 """
 
 from __future__ import annotations
@@ -14,19 +19,22 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import bm25s
 import structlog
 
 from engine.normalise import normalise_label
+from engine.retrieval import RelevanceVerdict, Retriever
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
 
 __all__ = [
+    "MAX_EVIDENCE_CHARS",
     "MAX_NODES",
     "NOT_EVIDENCE",
+    "Evidence",
     "EvidenceHit",
     "EvidenceIndex",
     "describe",
+    "evidence_text",
     "jurisdiction_of",
     "node_title",
 ]
@@ -36,6 +44,7 @@ log = structlog.get_logger(__name__)
 NOT_EVIDENCE = frozenset({"Label"})
 _JURISDICTION_PREFIX = re.compile(r"^(IE|UK|NI|EU|GB):")
 MAX_NODES = 50_000
+MAX_EVIDENCE_CHARS = 1500  # per hit in the prompt: a provision's relevant paragraphs, not all
 
 
 def jurisdiction_of(node: GraphNode) -> str | None:
@@ -82,15 +91,27 @@ class EvidenceHit:
     score: float
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What a question retrieved, and whether it can answer the question at all."""
+
+    hits: list[EvidenceHit]
+    verdict: RelevanceVerdict
+
+    @property
+    def answerable(self) -> bool:
+        return self.verdict.answerable and bool(self.hits)
+
+    def ids(self) -> list[str]:
+        return [hit.node.id for hit in self.hits]
+
+
 class EvidenceIndex:
     def __init__(self, reader: GraphReader) -> None:
         self._reader = reader
         self._nodes: dict[str, GraphNode] = {}
-        self._searchable: list[GraphNode] = []
         self._names: dict[str, list[GraphNode]] = {}
-        self._adjacent: dict[str, set[str]] = {}
-        self._tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=None)
-        self._bm25: bm25s.BM25 | None = None
+        self._retriever = Retriever(())
         self._refresh_lock = asyncio.Lock()
         self._pending: asyncio.Task[None] | None = None
 
@@ -101,7 +122,8 @@ class EvidenceIndex:
         """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock."""
         async with self._refresh_lock:
             snapshot = await self._reader.snapshot(limit=MAX_NODES)
-            self._build(snapshot.nodes, snapshot.edges)
+            # Building the index is CPU work (~0.5 s for two acts): off the event loop.
+            await asyncio.to_thread(self._build, snapshot.nodes, snapshot.edges)
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
@@ -116,31 +138,13 @@ class EvidenceIndex:
 
     def _build(self, nodes: Iterable[GraphNode], edges: Iterable[GraphEdge] = ()) -> None:
         by_id = {node.id: node for node in nodes}
-        adjacent: dict[str, set[str]] = {}
-        for edge in edges:
-            if edge.type != "HAS_ALT_LABEL":
-                adjacent.setdefault(edge.source, set()).add(edge.target)
-                adjacent.setdefault(edge.target, set()).add(edge.source)
-        searchable = [
-            node
-            for node in by_id.values()
-            if node.label not in NOT_EVIDENCE and node.properties.get("status") != "provisional"
-        ]
         names: dict[str, list[GraphNode]] = {}
-        for node in searchable:
-            if node.label != "Concept":
+        for node in by_id.values():
+            if node.label not in NOT_EVIDENCE and node.label != "Concept":
                 names.setdefault(normalise_label(node_title(node)), []).append(node)
-        bm25 = None
-        if searchable:
-            corpus = [f"{describe(n)} {n.label}" for n in searchable]
-            tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=None)
-            ids = tokenizer.tokenize(corpus, show_progress=False, return_as="ids")
-            bm25 = bm25s.BM25()
-            bm25.index(ids, show_progress=False)
-            self._tokenizer = tokenizer
-        self._nodes, self._searchable, self._names, self._bm25 = by_id, searchable, names, bm25
-        self._adjacent = adjacent
-        log.debug("evidence_index_built", nodes=len(by_id), searchable=len(searchable))
+        retriever = Retriever(by_id.values(), edges)
+        self._nodes, self._names, self._retriever = by_id, names, retriever
+        log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
     def search(
         self,
@@ -148,42 +152,20 @@ class EvidenceIndex:
         k: int,
         jurisdictions: Sequence[str] = (),
         focus: Sequence[str] = (),
-    ) -> list[EvidenceHit]:
-        """Top ``k`` nodes for the query (BM25), re-ranked.
+    ) -> Evidence:
+        """The top ``k`` provisions and rule nodes for the question, and the gate's verdict.
 
-        Nodes of the question's ``jurisdictions`` get x1.5, others x0.5; nodes within two hops
-        of a ``focus`` concept (one the question names) get x2, so "the standard rate of VAT"
-        prefers the VAT regime's rates over income tax's "standard rate".
+        ``jurisdictions`` the question names restrict the evidence to them and to EU law
+        (which applies in every member state); none named: no restriction. ``focus`` are
+        concept ids the question names; nodes near them rank higher.
         """
-        if self._bm25 is None or not query.strip():
-            return []
-        tokens = self._tokenizer.tokenize(
-            [query], update_vocab=False, show_progress=False, return_as="ids"
-        )
-        if not tokens or not tokens[0]:
-            return []
-        wanted = set(jurisdictions)
-        near = self._within_two_hops(focus)
-        pool = min(len(self._searchable), max(k * 8, 40))
-        docs, scores = self._bm25.retrieve(tokens, k=pool, show_progress=False)
-        hits = []
-        for doc, score in zip(docs[0], scores[0], strict=True):
-            if score <= 0:
-                continue
-            node = self._searchable[int(doc)]
-            where = jurisdiction_of(node)
-            boosted = float(score) * (1.5 if wanted and where in wanted else 1.0)
-            if wanted and where and where not in wanted:
-                boosted *= 0.5
-            if node.id in near:
-                boosted *= 2.0
-            hits.append(EvidenceHit(node=node, text=describe(node), score=boosted))
-        hits.sort(key=lambda hit: (-hit.score, hit.node.id))
-        return hits[:k]
-
-    def _within_two_hops(self, ids: Sequence[str]) -> set[str]:
-        first = {n for i in ids for n in self._adjacent.get(i, ())}
-        return first | {n for i in first for n in self._adjacent.get(i, ())}
+        where = [*jurisdictions, "EU"] if jurisdictions else []
+        result = self._retriever.search(query, k, jurisdictions=where, focus=focus)
+        hits = [
+            EvidenceHit(node=hit.node, text=evidence_text(hit.node, hit.passages), score=hit.score)
+            for hit in result.hits
+        ]
+        return Evidence(hits=hits, verdict=result.verdict)
 
     def remember(self, nodes: Sequence[GraphNode]) -> None:
         """Know these nodes for descriptions now, before the next rebuild (not searchable)."""
@@ -204,3 +186,23 @@ class EvidenceIndex:
                 if jurisdiction_of(node) in (jurisdiction, None):
                     found[node.id] = node
         return list(found.values())
+
+
+def evidence_text(node: GraphNode, passages: Sequence[str] = ()) -> str:
+    """What the prompt quotes for ``node``, on one line: for a provision its citation, heading
+    and best-matching paragraphs (else its text), bounded; for a rule node its description."""
+    props = node.properties
+    if not props.get("text") or props.get("status") == "provisional":
+        return describe(node)
+    head = " — ".join(str(props[k]) for k in ("name", "title") if props.get(k))
+    body = " ".join(passages) if passages else str(props["text"])
+    return _bounded(f"{head}: {body}" if head else body)
+
+
+def _bounded(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    return (cut[: end + 1] if end > limit // 2 else cut.rstrip()) + " …"

@@ -1,4 +1,10 @@
-"""Load the seed rules graph (``seeds/rules/*.yaml``) through ``GraphWriteService``.
+"""Load the seed rules graph through ``GraphWriteService``: the rule nodes of
+``seeds/rules/*.yaml`` and the legal acts that ship with the project (``seeds/legal/``).
+
+Order: rule nodes (they include the jurisdictions the acts hang off), then the acts
+(:mod:`engine.legal_ingest`), then the rule edges and concepts, which may point at provisions
+of the acts (a rule that cites ``EU:REG_2016_679:ART_33``). The seeds hold no summary of an
+article the project ingests: the provision itself is the node (no competing duplicates).
 
 Seeds take the same path as every other write (ingress guard, timestamps), so running the seed
 twice changes nothing: every upsert comes back UNCHANGED and ``created_at`` stays put. Seeded
@@ -9,13 +15,16 @@ concepts are ``confirmed`` (they were reviewed with the seed data); captured one
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from corpus import shipped_acts
 from engine.concepts import CapturedConcept
+from engine.legal_ingest import IngestProgress, IngestReport, ingest_acts
 from engine.self_population import ConceptWrite, ConceptWriter
 from graph.models import EdgeWrite, NodeWrite, WriteOutcome
 from graph.port import GraphReader
@@ -41,12 +50,14 @@ class SeedReport:
     nodes: Counter[str] = field(default_factory=Counter)
     edges: Counter[str] = field(default_factory=Counter)
     concepts: Counter[str] = field(default_factory=Counter)
+    legal: IngestReport = field(default_factory=IngestReport)
 
-    def summary(self) -> dict[str, dict[str, int]]:
+    def summary(self) -> dict[str, object]:
         return {
             "nodes": dict(self.nodes),
             "edges": dict(self.edges),
             "concepts": dict(self.concepts),
+            "legal": self.legal.summary(),
         }
 
 
@@ -60,8 +71,13 @@ def read_seed_files(folder: Path = DEFAULT_SEEDS) -> dict[str, list[dict[str, An
 
 
 async def seed_graph(
-    reader: GraphReader, writer: GraphWriteService, folder: Path = DEFAULT_SEEDS
+    reader: GraphReader,
+    writer: GraphWriteService,
+    folder: Path = DEFAULT_SEEDS,
+    legal: Sequence[Path] | None = None,
+    progress: IngestProgress | None = None,
 ) -> SeedReport:
+    """Seed rules and the shipped acts (``legal``: the files of ``seeds/legal`` by default)."""
     data = read_seed_files(folder)
     report = SeedReport()
     nodes = [
@@ -71,6 +87,14 @@ async def seed_graph(
     labels = {node.id: node.label for node in nodes}
     for result in await writer.upsert_nodes(nodes):
         report.nodes[result.outcome.value] += 1
+
+    report.legal = await ingest_acts(
+        shipped_acts() if legal is None else legal, reader, writer, progress
+    )
+    referenced = {e["source"] for e in data["edges"]} | {e["target"] for e in data["edges"]}
+    referenced |= {a for c in data["concepts"] for a in c.get("aligns_with") or []}
+    stored = await reader.get_nodes(sorted(referenced - labels.keys()))
+    labels |= {node.id: node.label for node in stored}
 
     edges = []
     for edge in data["edges"]:

@@ -26,6 +26,7 @@ import structlog
 
 from conversations.models import MessageStatus
 from engine.events import TurnWarning
+from engine.grounding import Grounding
 
 __all__ = ["SaveTurn", "TurnRecord"]
 
@@ -48,6 +49,7 @@ class TurnRecord:
     failed: bool = False
     completed: bool = False
     save_error: BaseException | None = None
+    grounding: Grounding | None = None
     _saved: bool = False
 
     @property

@@ -5,7 +5,7 @@ v1 checks, in order, and rejects the whole write on the first failure:
 1. batch size, label / relationship type known to ``schema/graph.yaml``, endpoints allowed;
 2. id shape (bounded, no control characters) and property names allowed for the label;
 3. value types as declared (ints are widened to float where the schema says float), string
-   and list sizes bounded;
+   and list sizes bounded (``text``, a provision's published wording, by its own larger limit);
 4. every string value, list item and id is scanned for PII with the same detectors as egress;
    a finding rejects the write. The rejection is recorded with label, id, property and entity
    types, never with the offending value.
@@ -171,7 +171,8 @@ class IngressGuard:
         return float(value)
 
     def _check_string(self, text: str, name: str, target: str) -> None:
-        if len(text) > self._schema.limits.max_string_chars:
+        # `text` (a provision's wording) has its own, larger bound; every other string 4000.
+        if len(text) > self._schema.limits.max_chars(name):
             self._reject(SchemaViolation, target, name, "string too long")
         if any(ord(c) < 32 and c not in "\n\t" for c in text):
             self._reject(SchemaViolation, target, name, "control characters are not allowed")

@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_SCHEMA_PATH",
     "IDENTIFIER",
     "IMPLICIT_PROPERTIES",
+    "TEXT_PROPERTY",
     "GraphSchema",
     "Limits",
     "PropertyType",
@@ -37,12 +38,28 @@ class SchemaFileError(ValueError):
     """``graph.yaml`` itself is inconsistent (a programming error, not user input)."""
 
 
+TEXT_PROPERTY = "text"
+
+
 @dataclass(frozen=True)
 class Limits:
+    """Size bounds the ingress guard enforces (``limits:`` in ``graph.yaml``).
+
+    ``max_string_chars`` bounds every string value and list item except the ``text`` property,
+    which holds a provision's published wording and is bounded by ``max_text_chars`` instead.
+    """
+
     max_string_chars: int = 4000
+    max_text_chars: int = 200_000
     max_list_items: int = 50
     max_properties: int = 40
     max_batch: int = 2000
+
+    def max_chars(self, property_name: str) -> int:
+        """The longest string allowed in ``property_name``."""
+        if property_name == TEXT_PROPERTY:
+            return self.max_text_chars
+        return self.max_string_chars
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,8 @@ def load_schema(path: Path | None = None) -> GraphSchema:
     if unknown := [p for p in rel_props if p not in types]:
         raise SchemaFileError(f"relationship properties undeclared: {unknown}")
     limits = Limits(**raw.get("limits", {}))
+    if limits.max_text_chars < limits.max_string_chars:
+        raise SchemaFileError("limits: max_text_chars must not be below max_string_chars")
     return GraphSchema(
         property_types=types,
         node_properties=nodes,

@@ -35,7 +35,14 @@ equals the event name:
 - `warning` `{code, message}` — the turn goes on (malformed tool payload, rejected graph write,
   a graph write still pending, a citation of an id the graph does not have)
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows
-- `done` `{conversationId, referencedNodes, usage, warnings, status}` — always last
+- `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
+  status}` — always last. `citations`: one `{id, heading, instrument, url}` per node the answer
+  cites that was evidence of this turn (`url` is the EUR-Lex deep link of a provision);
+  citations of anything else are dropped with a `warning`. `confidence` (0–1) = the share of
+  the question's terms the best evidence covers × the share of answer sentences with a valid
+  citation; 0 when the turn refuses. `refused`: null, or why the graph cannot answer
+  (`no_evidence`, `out_of_coverage_jurisdiction`, `unknown_instrument`); the answer then says
+  "The rules graph has no evidence on …" and cites nothing.
 
 Comment frames (`: heartbeat`) are sent while the stream waits. Errors found before the stream
 starts (bad input, unknown conversation) are ordinary JSON error responses."""

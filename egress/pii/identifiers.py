@@ -5,7 +5,9 @@ Checksums decide where one exists: a PPSN must carry its check character
 checksum-invalid number is never flagged. Phone numbers are found by ``phonenumbers``'
 ``PhoneNumberMatcher`` for the IE and GB numbering plans (every written form it accepts), plus a
 cheaper shape regex for numbers written in other countries' styles, which must parse as a
-possible number for one of a few regions or in international form.
+possible number for one of a few regions or in international form. Digits that run on into a
+percentage, or that are an amount ("EUR 35 000 000", "10 000 000 EUR", "1 500 000 euros") and
+carry no trunk or international prefix, are a quantity, not a phone number.
 """
 
 from __future__ import annotations
@@ -106,6 +108,14 @@ class IbanRecogniser:
         return out
 
 
+# Currency symbols and ISO 4217 codes of the currencies Regintel's users and legal texts write
+# amounts in (EU and EEA members, the UK, Switzerland, the US and a few other major ones).
+_CURRENCY = (
+    r"[€£$¥]|EUR|GBP|USD|CHF|JPY|CNY|CAD|AUD|SEK|DKK|NOK|ISK|PLN|CZK|HUF|RON|BGN|HRK"
+    r"|Euro|euro|EURO|Stg|IR£|US\$|C\$|A\$"
+)
+
+
 class PhoneRecogniser:
     """Phone numbers: IE and GB numbering plans via ``PhoneNumberMatcher``, others by shape."""
 
@@ -115,8 +125,15 @@ class PhoneRecogniser:
     )
     _DATE_LIKE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})(?:\s|$)")
     _IBAN_GROUP_BEFORE = re.compile(r"(?:[A-Z]{4}|[A-Z]{2}\d{2}|[A-Z0-9]{4}) $")
-    # A quantity, not a number to dial: "11.05%", "13.8 per cent", "2024 (11.05% before)".
-    _QUANTITY_AFTER = re.compile(r"\d*(?:[.,]\d+)?\s?(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
+    # A rate, not a number to dial: "11.05%", "13.8 per cent", "2024 (11.05% before)".
+    _PERCENT_AFTER = re.compile(r"\d*(?:[.,]\d+)?\s?(?:%|per\s?cent\b|percent\b)", re.IGNORECASE)
+    # An amount: a currency right before the digits ("EUR 35 000 000", "€15 000 000") or a
+    # currency or magnitude right after them ("10 000 000 EUR", "1 500 000 euros").
+    _CURRENCY_BEFORE = re.compile(rf"(?<![A-Za-z])(?:{_CURRENCY}) ?$")
+    _CURRENCY_AFTER = re.compile(
+        rf"\s?(?:(?:{_CURRENCY})(?![A-Za-z])"
+        r"|(?i:euros?|pounds?|dollars?|francs?|million|billion|thousand)\b)"
+    )
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
@@ -139,14 +156,14 @@ class PhoneRecogniser:
                 for number in phonenumbers.PhoneNumberMatcher(
                     text[start:end], region, leniency=phonenumbers.Leniency.VALID
                 ):
-                    if self._quantity(text, start + number.end):
+                    if self._amount(text, start + number.start, start + number.end):
                         continue
                     out.append(
                         PiiFinding(PHONE_NUMBER, start + number.start, start + number.end, 0.9)
                     )
         for match in shapes:
             value = match.group().strip()
-            if not self._balanced(value) or self._quantity(text, match.end()):
+            if not self._balanced(value) or self._amount(text, match.start(), match.end()):
                 continue  # "from 1 October 2024 (11.05% before)": a year, then a rate
             digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
             if not 7 <= len(digits) <= 15 or self._DATE_LIKE.match(value):
@@ -160,9 +177,17 @@ class PhoneRecogniser:
                 out.append(PiiFinding(PHONE_NUMBER, match.start(), match.end(), 0.6))
         return out
 
-    def _quantity(self, text: str, end: int) -> bool:
-        """The digits run on into a percentage: a rate, not a phone number."""
-        return self._QUANTITY_AFTER.match(text, end) is not None
+    def _amount(self, text: str, start: int, end: int) -> bool:
+        """``text[start:end]`` is a quantity, not a phone number: the digits run on into a
+        percentage, or they are an amount (a currency before or after them, or "million")."""
+        if self._PERCENT_AFTER.match(text, end) is not None:
+            return True
+        if text[start] in "0+(":
+            return False  # a trunk or international prefix: dialled, never an amount
+        return (
+            self._CURRENCY_AFTER.match(text, end) is not None
+            or self._CURRENCY_BEFORE.search(text, max(0, start - 6), start) is not None
+        )
 
     @staticmethod
     def _balanced(value: str) -> bool:

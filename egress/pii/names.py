@@ -13,7 +13,12 @@ capitalised words (with initials and particles such as "van", "de") is a name wh
 Words that a name is already known to contain are then matched again anywhere in the text, so
 "Gerth" found once is found everywhere. Common English words, countries, days and
 nationalities never make a name on their own, which keeps legal prose ("Section 472 TCA 1997",
-"Capital Gains Tax") clear of findings.
+"Capital Gains Tax") clear of findings. Neither does a run that the words around it make a place,
+a body or an instrument, unless a title precedes it: one followed by "Street", "Ltd",
+"Convention", "Agreement" ...; one after "Treaty of", "Council of", "Committee for" ...; one
+after "in" or the Official Journal's "done at" / "signed at" (a possessive, "in Mary's view",
+is still a person). Legal text names places that are also first names ("Geneva", "Rome",
+"Paris") in exactly these positions. Plural acronyms ("SMEs") are words.
 """
 
 from __future__ import annotations
@@ -47,14 +52,38 @@ _CUE = re.compile(
     r"|by|with|assistant\s+to)\s*$",
     re.IGNORECASE,
 )
-# A run followed by one of these names a place or an organisation, not a person.
+# A run followed by one of these names a place, an organisation or a legal instrument, not a
+# person: "Dublin Airport", "Geneva Conventions", "Paris Agreement", "Rome Statute".
 _NOT_PERSON_AFTER = frozenset(
     """park street st road rd avenue ave lane mall bypass flat gateway inc ltd llc corporation
     corp company co group orchestra bank university college school hospital hotel house court
     square bridge station airport river lake mount island city county centre center fort
     limited plc partners associates foundation trust council department office agency
-    authority institute society club church cathedral drive way place close terrace""".split()
+    authority institute society club church cathedral drive way place close terrace
+    convention conventions protocol protocols treaty treaties charter agreement agreements
+    accord accords declaration statute regulation regulations directive directives act acts
+    code committee commission tribunal parliament assembly board union federation
+    organisation organization programme fund conference""".split()
 )
+# A run after a body or an instrument and "of" / "for" / "on" completes its name: "Treaty of
+# Rome", "Council of Europe", "Committee for Electrotechnical Standardization". Capitalised,
+# as the head of a proper name is; "the office of Mary Murphy" still reads as a person.
+_BODY_BEFORE = re.compile(
+    r"\b(?:Treaty|Treaties|Convention|Protocol|Charter|Statute|Court|Council|Committee"
+    r"|Commission|Agency|Authority|Board|Bank|Union|Federation|Organisation|Organization"
+    r"|Association|Institute|University|Ministry|Department|Parliament|Assembly|Tribunal"
+    r"|Republic|Kingdom|Principality|Duchy|Government|Conference|Declaration|Agreement)s?"
+    r"\s+(?:of|for|on)\s+(?:the\s+)?$"
+)
+# A capitalised word after "in", or after the Official Journal's place-of-signature formula
+# ("done at Geneva", "signed at Rome"), is a place. A bare "at" is not enough ("shouted at
+# Todd"), and a possessive ("in Mary's view") is still a person.
+_PLACE_BEFORE = re.compile(
+    r"(?:\b(?i:in)|\b(?:done|signed|adopted|concluded|held|made|opened|based|seated)\s+at)\s+$"
+)
+_POSSESSIVE = re.compile(r"['’]s\b")
+# The last word of every _BODY_BEFORE and _PLACE_BEFORE match (lower-cased).
+_LINK_WORDS = frozenset({"of", "for", "on", "the", "in", "at"})
 # Words that end a street name and are (almost) never a surname.
 _STREET_END = frozenset(
     "street st road rd avenue ave blvd boulevard terrace tce crescent quay".split()
@@ -143,6 +172,8 @@ class PersonNameRecogniser:
     def _is_word(self, tok: _Tok) -> bool:
         if tok.low in self._words or (tok.core.isupper() and len(tok.core) > 1):
             return True
+        if len(tok.core) > 2 and tok.core[-1] == "s" and tok.core[:-1].isupper():
+            return True  # a plural acronym: "SMEs", "NGOs"
         # "Irish-established", "Non-resident": a compound of words is a word, not a name
         parts = re.split(r"[-’']", tok.low)
         return len(parts) > 1 and all(p in self._words for p in parts if len(p) > 1)
@@ -160,6 +191,8 @@ class PersonNameRecogniser:
         titled = False
         while run and run[0].low in _TITLES:
             titled, run = True, run[1:]
+        if run and not titled and self._place_or_body(text, run[0].start, run[-1].end):
+            return None
         while (
             run
             and not titled
@@ -217,6 +250,22 @@ class PersonNameRecogniser:
         else:
             return None
         return PiiFinding(PERSON, run[0].start, run[-1].end, score)
+
+    @staticmethod
+    def _place_or_body(text: str, start: int, end: int) -> bool:
+        """The run at ``start:end`` names a place or completes a body's or an instrument's name,
+        judged by the words before it (see ``_PLACE_BEFORE`` and ``_BODY_BEFORE``)."""
+        # Most runs follow none of the linking words: look at the word before first, as the
+        # detector runs on every chat message and this is called for every capitalised run.
+        before = text[max(0, start - 8) : start].split()
+        if not before or before[-1].lower() not in _LINK_WORDS:
+            return False
+        if _BODY_BEFORE.search(text, max(0, start - 40), start) is not None:
+            return True
+        return (
+            _PLACE_BEFORE.search(text, max(0, start - 16), start) is not None
+            and _POSSESSIVE.match(text, end) is None
+        )
 
     @staticmethod
     def _cue(text: str, tok: _Tok) -> bool:

@@ -1,11 +1,13 @@
 """The offline extractive provider: the default LLM, no key, no network.
 
 It reads the prompt like a model would: the ``GRAPH EVIDENCE`` section gives the nodes it may
-quote, the ``JURISDICTION`` line the jurisdictions, the last user message the question. It
-streams an answer that quotes the best evidence with ``[node-id]`` citations and ends with the
-research-only disclaimer, then calls ``capture_concepts`` with the concepts of the question
+quote, the ``JURISDICTION`` line the jurisdictions, the last user message the question. For
+each of the top evidence nodes it quotes the sentences that best answer the question (most
+question words, rarer words counting more), each with its ``[node-id]``, and ends with the
+research-only disclaimer; then it calls ``capture_concepts`` with the concepts of the question
 that its lexicon recognises (EuroVoc taxation and social questions, plus the graph's concepts).
-It answers only from evidence; with none it says so instead of guessing.
+It answers only from evidence: when the prompt carries the gate's ``NO EVIDENCE`` sentence it
+says exactly that and cites nothing.
 """
 
 from __future__ import annotations
@@ -18,18 +20,27 @@ from typing import Any
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
-from engine.prompt import DISCLAIMER, EVIDENCE_HEADER, JURISDICTION_HEADER, section
+from engine.prompt import DISCLAIMER, EVIDENCE_HEADER, JURISDICTION_HEADER, refusal_line, section
 
 __all__ = [
     "MAX_CONCEPTS",
     "MAX_QUOTES",
+    "MAX_SENTENCES",
     "ExtractiveProvider",
+    "best_sentences",
 ]
 
 _EVIDENCE_LINE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<text>.+)$")
 _CODES = re.compile(r"\b(IE|UK|NI|EU)\b")
 MAX_QUOTES = 3
+MAX_SENTENCES = 2  # per quoted node
 MAX_CONCEPTS = 5
+_WORD = re.compile(r"[a-z0-9]+(?:\([0-9a-z]+\))*")
+_SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(‘'\"])|(?<=\.)\s+(?=\d+\.\s)")
+_STOP = frozenset(
+    "a an and are as at be by can do does for from has have how i if in is it its may of on or "
+    "that the their there this to under was what when where which who will with would".split()
+)
 
 
 class ExtractiveProvider:
@@ -46,7 +57,7 @@ class ExtractiveProvider:
         system = next((m.content for m in request.messages if m.role == "system"), "")
         question = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
         jurisdictions = _jurisdictions(system)
-        answer = self._answer(system, jurisdictions)
+        answer = self._answer(system, question, jurisdictions)
         for chunk in _chunks(answer, self._words_per_chunk):
             yield Text(chunk)
             await asyncio.sleep(0)  # a real stream yields to the loop between chunks
@@ -56,11 +67,16 @@ class ExtractiveProvider:
         prompt_words = sum(len(m.content.split()) for m in request.messages)
         yield Done(Usage(input_tokens=prompt_words, output_tokens=len(answer.split())))
 
-    def _answer(self, system: str, jurisdictions: list[str]) -> str:
-        quotes = []
-        for line in section(system, EVIDENCE_HEADER)[:MAX_QUOTES]:
-            if match := _EVIDENCE_LINE.match(line):
-                quotes.append(f"- {match['text']} [{match['id']}]")
+    def _answer(self, system: str, question: str, jurisdictions: list[str]) -> str:
+        if (refusal := refusal_line(system)) is not None:
+            return f"{refusal}\n\n{DISCLAIMER}"
+        lines = [
+            m for line in section(system, EVIDENCE_HEADER) if (m := _EVIDENCE_LINE.match(line))
+        ]
+        quotes = [
+            f"- {best_sentences(match['text'], question, lines)} [{match['id']}]"
+            for match in lines[:MAX_QUOTES]
+        ]
         where = ", ".join(jurisdictions) if jurisdictions else "IE (assumed)"
         if not quotes:
             body = (
@@ -94,6 +110,32 @@ class ExtractiveProvider:
                 concept["definition"] = entry.definition
             concepts.setdefault(key, concept)
         return list(concepts.values())
+
+
+def best_sentences(text: str, question: str, evidence: list[re.Match[str]]) -> str:
+    """The sentences of ``text`` that share most of the question's words (weighted by how rare
+    each word is across the evidence), in their original order; the heading stays in front."""
+    head, sep, body = text.partition(": ")
+    if not sep:
+        head, body = "", text
+    sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+    if len(sentences) <= MAX_SENTENCES:
+        return text
+    wanted = _words(question)
+    documents = [_words(match["text"]) for match in evidence] or [set()]
+    weight = {w: 1.0 / (1 + sum(w in d for d in documents)) for w in wanted}
+
+    def score(sentence: str) -> float:
+        return sum(weight[w] for w in _words(sentence) & wanted)
+
+    ranked = sorted(range(len(sentences)), key=lambda i: (-score(sentences[i]), i))
+    chosen = sorted(ranked[:MAX_SENTENCES])
+    quoted = " … ".join(sentences[i] for i in chosen)
+    return f"{head}: {quoted}" if head else quoted
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
 def _jurisdictions(system: str) -> list[str]:

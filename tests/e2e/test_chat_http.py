@@ -2,7 +2,9 @@
 
 import asyncio
 import sqlite3
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import httpx
@@ -10,9 +12,10 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
+from egress.wire import LlmRequest, StreamChunk
 from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
-from tests.support.server import running_server, sse_events
+from tests.support.server import SseEvent, running_server, sse_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -27,16 +30,16 @@ class RecordingProvider:
     inner: ExtractiveProvider
     delay: float = 0.0
     name: str = "extractive"
-    requests: list = field(default_factory=list)
+    requests: list[LlmRequest] = field(default_factory=list)
 
-    async def stream(self, request):
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
         self.requests.append(request)
         async for chunk in self.inner.stream(request):
             if self.delay:
                 await asyncio.sleep(self.delay)
             yield chunk
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         return None
 
 
@@ -50,8 +53,10 @@ def app_parts(seeded_data_dir):
         yield base, provider, app
 
 
-async def chat(client, body, headers=ALICE):
-    events = []
+async def chat(
+    client: httpx.AsyncClient, body: dict[str, Any], headers: dict[str, str] = ALICE
+) -> list[SseEvent]:
+    events: list[SseEvent] = []
     async with client.stream("POST", "/api/chat", json=body, headers=headers) as response:
         assert response.status_code == 200, await response.aread()
         async for event in sse_events(response):
@@ -66,13 +71,13 @@ async def test_two_turns_in_one_conversation(app_parts):
         first = await chat(client, {"message": "What is the standard rate of VAT in Ireland?"})
         kinds = [e.event for e in first]
         assert kinds[0] == "metadata" and kinds[-1] == "done" and "text" in kinds
-        done = first[-1].data
+        done = first[-1].payload
         conversation_id = done["conversationId"]
-        answer = "".join(e.data["delta"] for e in first if e.event == "text")
-        cited = [i for i in first[0].data["evidenceNodeIds"] if f"[{i}]" in answer]
+        answer = "".join(e.payload["delta"] for e in first if e.event == "text")
+        cited = [i for i in first[0].payload["evidenceNodeIds"] if f"[{i}]" in answer]
         assert cited, answer
         assert "not legal, tax or financial advice" in answer
-        concepts = [c["id"] for e in first if e.event == "concepts" for c in e.data["concepts"]]
+        concepts = [c["id"] for e in first if e.event == "concepts" for c in e.payload["concepts"]]
         assert "TAX:IE:VAT" in concepts
         assert done["referencedNodes"] == list(dict.fromkeys([*cited, *concepts]))
 
@@ -80,7 +85,7 @@ async def test_two_turns_in_one_conversation(app_parts):
             client,
             {"message": "And what about the reduced rate?", "conversationId": conversation_id},
         )
-        assert second[-1].data["conversationId"] == conversation_id
+        assert second[-1].payload["conversationId"] == conversation_id
         system = provider.requests[-1].messages[0].content
         active = system.split("ACTIVE CONCEPTS", 1)[1].split("\n\n", 1)[0]
         assert "[TAX:IE:VAT]" in active
@@ -101,7 +106,7 @@ async def test_a_new_concept_is_created_provisional_once_across_ten_conversation
     question = {"message": "Is there a wealth tax in Ireland?"}
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
         turns = await asyncio.gather(*[chat(client, question) for _ in range(10)])
-    resolved = [c for t in turns for e in t if e.event == "concepts" for c in e.data["concepts"]]
+    resolved = [c for t in turns for e in t if e.event == "concepts" for c in e.payload["concepts"]]
     created = [c for c in resolved if c["created"]]
     assert len(created) == 1, resolved
     concept_id = created[0]["id"]
@@ -170,7 +175,7 @@ async def test_another_tenants_conversation_is_a_404(app_parts):
     base, _, _ = app_parts
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         events = await chat(client, {"message": "What is USC?"})
-        conversation_id = events[-1].data["conversationId"]
+        conversation_id = events[-1].payload["conversationId"]
         response = await client.get(f"/api/conversations/{conversation_id}", headers=CAROL)
         assert response.status_code == 404
         assert response.json() == {
@@ -192,7 +197,7 @@ async def test_pii_is_pseudonymised_upstream_and_restored_for_the_user(app_parts
     assert "[PPSN_1]" in sent and "[EMAIL_ADDRESS_1]" in sent
     records = await app.state.container.egress._audit.recent("acme")
     assert records[0].counts.get("PPSN") == 1 and records[0].effective_mode == "enforce"
-    conversation_id = events[-1].data["conversationId"]
+    conversation_id = events[-1].payload["conversationId"]
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         stored = (await client.get(f"/api/conversations/{conversation_id}", headers=ALICE)).json()
     assert stored["messages"][0]["content"] == message
@@ -221,7 +226,7 @@ async def test_a_client_that_disconnects_mid_stream_loses_no_message(app_parts):
         ) as response:
             async for event in sse_events(response):
                 if event.event == "metadata":
-                    conversation_id = event.data["conversationId"]
+                    conversation_id = event.payload["conversationId"]
                 if event.event == "text":
                     break  # hang up after the first words
     store = app.state.container.conversations
@@ -258,7 +263,7 @@ async def test_graph_uis_get_a_patch_when_a_turn_creates_a_concept(app_parts):
             with anyio.fail_after(10):
                 async for event in sse_events(patches):
                     if event.event == "graph_patch":
-                        added = {n["id"] for n in event.data["nodes"]["added"]}
+                        added = {n["id"] for n in event.payload["nodes"]["added"]}
                         if "TAX:IE:WEALTH_TAX" in added:
                             break
         snapshot = await client.get(

@@ -4,7 +4,10 @@ import pytest
 
 from api.bootstrap import bootstrap
 from api.settings import Settings
+from conversations.sql_egress import SqlAuditSink
+from egress.client import EgressClient
 from engine.chat import TurnRequest
+from engine.events import DoneEvent
 from errors import NotFound
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -32,14 +35,18 @@ async def test_two_turns_on_postgres_with_pseudonyms_and_tenant_isolation(
                 )
             )
         ]
-        conversation_id = first[-1].conversation_id
+        done = first[-1]
+        assert isinstance(done, DoneEvent)
+        conversation_id = done.conversation_id
         second = [
             e
             async for e in engine.run_turn(
                 TurnRequest("acme", "alice", "And the reduced rate?", conversation_id)
             )
         ]
-        assert second[-1].status == "complete"
+        done = second[-1]
+        assert isinstance(done, DoneEvent)
+        assert done.status == "complete"
         messages = await store.recent_messages("acme", conversation_id, 10)
         assert [m.role for m in messages] == ["user", "assistant"] * 2
         assert "1234567TW" in messages[0].content
@@ -56,7 +63,11 @@ async def test_two_turns_on_postgres_with_pseudonyms_and_tenant_isolation(
                     TurnRequest("globex", "carol", "hi", conversation_id)
                 )
             ]
-        [record, *_] = await container.egress._audit.recent("acme")
+        egress = container.egress
+        assert isinstance(egress, EgressClient)
+        audit = egress._audit
+        assert isinstance(audit, SqlAuditSink)
+        [record, *_] = await audit.recent("acme")
         assert record.effective_mode == "enforce"
     finally:
         await container.aclose()

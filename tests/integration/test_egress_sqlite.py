@@ -112,7 +112,7 @@ async def test_concurrent_assignment_numbers_distinct_values_without_gaps(
     vault = conversation_backend.vault(store)
     values = [f"Person {i % 7}" for i in range(28)]
     got = await asyncio.gather(*[vault.get_or_assign("acme", "c", "PERSON", v) for v in values])
-    by_value = {}
+    by_value: dict[str, str] = {}
     for value, placeholder in zip(values, got, strict=True):
         assert by_value.setdefault(value, placeholder) == placeholder  # one per value
     assert sorted(by_value.values()) == sorted(f"[PERSON_{n}]" for n in range(1, 8))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+from collections.abc import AsyncIterator, Iterator
 
 import anyio
 import pytest
@@ -60,13 +61,13 @@ def chat_request(**overrides) -> LlmRequest:
 
 
 @pytest.fixture(scope="module")
-def responses_server():
+def responses_server() -> Iterator[tuple[str, ResponsesServer]]:
     with running_responses_server() as (base_url, server):
         yield base_url, server
 
 
 @pytest.fixture
-def server(responses_server) -> ResponsesServer:
+def server(responses_server: tuple[str, ResponsesServer]) -> ResponsesServer:
     _, server = responses_server
     server.requests.clear()
     server.headers.clear()
@@ -74,7 +75,9 @@ def server(responses_server) -> ResponsesServer:
 
 
 @pytest.fixture
-async def provider(responses_server):
+async def provider(
+    responses_server: tuple[str, ResponsesServer],
+) -> AsyncIterator[OpenAIResponsesProvider]:
     base_url, _ = responses_server
     provider = OpenAIResponsesProvider(api_key=API_KEY, base_url=base_url, timeout=10)
     yield provider
@@ -149,7 +152,9 @@ async def test_a_capture_concepts_call_arrives_once_with_parsed_args(provider, s
         Tool(name=CAPTURE_TOOL_NAME, args=CONCEPTS),
         Done(Usage(input_tokens=11, output_tokens=7)),
     ]
-    [concept] = parse_capture_payload(chunks[1].args)
+    tool = chunks[1]
+    assert isinstance(tool, Tool)
+    [concept] = parse_capture_payload(tool.args)
     assert concept.id == "TAX:IE:VAT"
 
 
@@ -163,8 +168,10 @@ async def test_invalid_tool_json_arrives_as_the_raw_string(provider, server):
         Tool(name=CAPTURE_TOOL_NAME, args=broken),
         Done(Usage(input_tokens=11, output_tokens=7)),
     ]
+    tool = chunks[0]
+    assert isinstance(tool, Tool)
     with pytest.raises(MalformedToolPayload):
-        parse_capture_payload(chunks[0].args)
+        parse_capture_payload(tool.args)
 
 
 async def test_http_401_becomes_an_error_without_the_key(provider, server):

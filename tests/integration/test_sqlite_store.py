@@ -54,7 +54,7 @@ async def test_a_failed_turn_saves_nothing(store):
     bad = [
         messages()[0],
         NewMessage.model_construct(
-            role="system",
+            role="system",  # type: ignore[arg-type]  # deliberately invalid: the save must fail
             content="x",
             content_sanitised="x",
             status="complete",

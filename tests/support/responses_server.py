@@ -130,7 +130,7 @@ def event_sequence(reply: Reply, body: dict[str, Any], *, response_id: str) -> l
     output: list[dict[str, Any]] = []
     if reply.text:
         index, item_id, text = len(output), f"msg_{response_id}", "".join(reply.text)
-        message = {
+        message: dict[str, Any] = {
             "id": item_id,
             "type": "message",
             "status": "in_progress",
@@ -138,7 +138,12 @@ def event_sequence(reply: Reply, body: dict[str, Any], *, response_id: str) -> l
             "content": [],
         }
         emit("response.output_item.added", output_index=index, item=message)
-        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        part: dict[str, Any] = {
+            "type": "output_text",
+            "text": "",
+            "annotations": [],
+            "logprobs": [],
+        }
         emit(
             "response.content_part.added",
             item_id=item_id,

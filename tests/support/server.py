@@ -43,6 +43,12 @@ class SseEvent:
     data: dict[str, Any] | None
     comment: str | None = None
 
+    @property
+    def payload(self) -> dict[str, Any]:
+        """``data``, for an event that must carry some."""
+        assert self.data is not None, f"{self.event!r} event without data"
+        return self.data
+
 
 async def sse_events(response: httpx.Response) -> AsyncIterator[SseEvent]:
     """Parse an SSE body as it arrives; comment frames are yielded too."""

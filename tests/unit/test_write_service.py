@@ -30,8 +30,9 @@ class RecordingWriter:
         raise AssertionError("not used")
 
 
-def service(writer: RecordingWriter, **options: int) -> GraphWriteService:
-    return GraphWriteService(writer, IngressGuard(load_schema(), EmailOnlyScanner()), **options)
+def service(writer: RecordingWriter, batch_size: int = 500) -> GraphWriteService:
+    guard = IngressGuard(load_schema(), EmailOnlyScanner())
+    return GraphWriteService(writer, guard, batch_size=batch_size)
 
 
 def rates(count: int, prefix: str = "R") -> list[NodeWrite]:

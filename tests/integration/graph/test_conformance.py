@@ -15,7 +15,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from errors import GraphUnavailable, SchemaViolation
-from graph.models import EdgeKey, EdgeWrite, NodeWrite, WriteOutcome, utc_timestamp
+from graph.models import (
+    EdgeKey,
+    EdgeWrite,
+    NodeWrite,
+    PropertyValue,
+    WriteOutcome,
+    WriteResult,
+    utc_timestamp,
+)
 from graph.port import GraphStore
 from tests.integration.graph.faults import StoreFault
 
@@ -32,15 +40,15 @@ def uid(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:12].upper()}"
 
 
-def concept(node_id: str, pref_label: str = "Value-added tax", **extra: object) -> NodeWrite:
-    props: dict[str, object] = {
+def concept(node_id: str, pref_label: str = "Value-added tax", **extra: PropertyValue) -> NodeWrite:
+    props: dict[str, PropertyValue] = {
         "domain": "TAX",
         "kind": "VAT",
         "jurisdiction": "IE",
         "pref_label": pref_label,
         **extra,
     }
-    return NodeWrite(id=node_id, label="Concept", properties=props)  # type: ignore[arg-type]
+    return NodeWrite(id=node_id, label="Concept", properties=props)
 
 
 def label_node(node_id: str, text: str) -> NodeWrite:
@@ -59,7 +67,7 @@ def alt_label(concept_id: str, label_id: str) -> EdgeWrite:
     )
 
 
-def outcomes(results: list) -> list[WriteOutcome]:
+def outcomes(results: list[WriteResult]) -> list[WriteOutcome]:
     return [r.outcome for r in results]
 
 

@@ -80,7 +80,10 @@ def sql_literals(path: Path) -> Iterator[tuple[str | None, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             text = "".join(
-                part.value if isinstance(part, ast.Constant) else "{}" for part in node.values
+                part.value
+                if isinstance(part, ast.Constant) and isinstance(part.value, str)
+                else "{}"
+                for part in node.values
             )
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if id(node) in inside_fstrings:

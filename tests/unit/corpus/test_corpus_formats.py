@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -16,8 +17,9 @@ IEA = "EU:REG_2024_903"
 
 
 @pytest.fixture(scope="module")
-def expected() -> dict:
-    return json.loads(IEA_EXPECTED.read_text(encoding="utf-8"))
+def expected() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(IEA_EXPECTED.read_text(encoding="utf-8"))
+    return data
 
 
 def test_formats_are_detected(iea_formex, iea_xhtml, payment_accounts):

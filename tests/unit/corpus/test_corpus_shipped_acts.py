@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 import time
+from typing import Any
 
 import pytest
 
@@ -146,9 +147,9 @@ def test_signatures_final_formula_and_footnotes_are_not_provisions(ai_act, gdpr)
 
 def test_gdpr_matches_the_gdprtext_structure(gdpr):
     expected = json.loads(GDPR_EXPECTED.read_text(encoding="utf-8"))
-    articles: list[tuple[str, dict]] = []
+    articles: list[tuple[str, dict[str, Any]]] = []
 
-    def walk(node: dict, parent: str) -> None:
+    def walk(node: dict[str, Any], parent: str) -> None:
         for child in node.get("contents", []):
             if child["type"] == "article":
                 articles.append((parent, child))

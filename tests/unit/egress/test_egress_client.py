@@ -7,7 +7,7 @@ from egress.client import EgressClient, EgressContext
 from egress.pii import PiiDetector
 from egress.policy import EgressMode, InMemoryPolicyStore, TenantPolicy, UserPolicy
 from egress.sanitiser import InMemoryPseudonymVault, Sanitiser
-from egress.wire import ChatMessage, Done, LlmRequest, Text, Tool
+from egress.wire import ChatMessage, Done, LlmRequest, StreamChunk, Text, Tool
 from errors import EgressBlocked
 from tests.support.fakes import ScriptedProvider
 
@@ -34,7 +34,7 @@ def request(provider: str = "fake", model: str = "m1") -> LlmRequest:
     )
 
 
-async def collect(client: EgressClient, req: LlmRequest, ctx: EgressContext) -> list:
+async def collect(client: EgressClient, req: LlmRequest, ctx: EgressContext) -> list[StreamChunk]:
     return [chunk async for chunk in client.stream(req, ctx)]
 
 
@@ -137,7 +137,7 @@ async def test_audit_record_never_holds_the_payload(detector) -> None:
 @pytest.mark.unit
 @pytest.mark.anyio
 async def test_reply_restores_placeholders_split_across_chunks(detector) -> None:
-    chunks = [
+    chunks: list[StreamChunk] = [
         Text("Hello [PER"),
         Text("SON_1], your [PP"),
         Text("SN_1"),

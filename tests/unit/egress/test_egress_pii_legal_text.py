@@ -157,3 +157,66 @@ def test_real_pii_next_to_the_fixes_is_still_found(
         f.entity_type == entity_type and value in text[f.start : f.end]
         for f in egress_detector.detect(text)
     ), egress_detector.detect(text)
+
+
+# Formulae of EU acts as the Official Journal prints them: fine amounts, places of signature,
+# treaties and bodies named after places, OJ references, CELEX numbers, ELI URIs. The first six
+# are the kinds of false positive that rejected AI Act and GDPR provisions at ingest.
+EU_ACT_TEXT = [
+    "administrative fines of up to EUR 35 000 000 or, if the offender is an undertaking, up to"
+    " 7 % of its total worldwide annual turnover",
+    "be subject to administrative fines up to 20 000 000 EUR, or in the case of an undertaking,"
+    " up to 4 % of the total worldwide annual turnover",
+    "fines of up to €15 000 000, USD 10 000 000 or GBP 7 500 000, and a budget of"
+    " 1 500 000 euros or 2 000 million",
+    "the Convention relating to the Status of Refugees done at Geneva on 28 July 1951",
+    "a task incumbent under the Geneva Conventions or the Rome Statute",
+    "the European Committee for Electrotechnical Standardization (CENELEC) and SMEs, including"
+    " start-ups",
+    "the Treaty of Rome, the Treaty of Lisbon, the Paris Agreement and the Council of Europe"
+    " Convention signed at Rome on 4 November 1950",
+    "Done at Brussels, 13 June 2024. Done at Strasbourg, 27 April 2016.",
+    "the Court of Justice of the European Union, which has its seat in Luxembourg",
+    "(OJ L 119, 4.5.2016, p. 1), (OJ C 202, 7.6.2016, p. 389) and (OJ L 295, 21.11.2018, p. 39)",
+    "CELEX 32024R1689, ELI: http://data.europa.eu/eli/reg/2024/1689/oj",
+    "Regulation (EU) 2016/679 of the European Parliament and of the Council of 27 April 2016,"
+    " Regulation (EC) No 45/2001 and Directive 95/46/EC",
+    "Council Framework Decision 2002/584/JHA of 13 June 2002, COM(2021) 206 final",
+    "shall apply from 2 August 2026; Article 5 from 2 February 2025; Annex III, point 1(a)",
+]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", EU_ACT_TEXT)
+def test_eu_act_formulae_have_no_findings(
+    ingress: PiiDetector, egress_detector: PiiDetector, text: str
+) -> None:
+    assert _both(ingress, egress_detector, text) == []
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("text", "value", "entity_type"),
+    [
+        # a phone number has a trunk or international prefix, so a currency beside it
+        # does not make it an amount
+        ("Ring 087 123 4567 EUR desk.", "087 123 4567", "PHONE_NUMBER"),
+        ("The fee is EUR 50; call +353 1 234 5678 to pay.", "+353 1 234 5678", "PHONE_NUMBER"),
+        ("It costs €20 000 a year; my number is 0871234567.", "0871234567", "PHONE_NUMBER"),
+        # a possessive after "in" is a person's view, not a place
+        ("In Mary Murphy's view the fine is too high.", "Mary Murphy", "PERSON"),
+        # a place-name first name with a title, or starting a sentence, is still a person
+        ("Contact Dr Geneva Smith about the Geneva Conventions.", "Geneva Smith", "PERSON"),
+        ("Geneva Murphy signed the form yesterday.", "Geneva Murphy", "PERSON"),
+        ("I live in Paris with Florence Dubois.", "Florence Dubois", "PERSON"),
+        ("Send it to Seán Ó Briain at the Council of Europe.", "Seán Ó Briain", "PERSON"),
+    ],
+)
+def test_real_pii_next_to_legal_formulae_is_still_found(
+    ingress: PiiDetector, egress_detector: PiiDetector, text: str, value: str, entity_type: str
+) -> None:
+    for detector in (ingress, egress_detector):
+        findings = detector.detect(text)
+        assert any(
+            f.entity_type == entity_type and value in text[f.start : f.end] for f in findings
+        ), findings
