@@ -35,6 +35,8 @@ demo: seed
 	@echo "    -H 'Authorization: Bearer dev-acme-alice' -H 'Content-Type: application/json' \\"
 	@echo "    -d '{\"message\": \"What is the standard rate of VAT in Ireland?\"}'"
 	@echo
+	@echo "  (or: \"What does Article 5 of the AI Act prohibit?\", \"What is the wealth tax rate in France?\")"
+	@echo
 	$(BIN)/regintel serve --host $(HOST) --port $(PORT)
 
 serve: install

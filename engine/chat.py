@@ -77,7 +77,7 @@ class TurnRequest:
     user_id: str
     message: str
     conversation_id: str | None = None
-    egress_mode: str | None = None
+    egress_mode: EgressMode | None = None  # the per-call override the client asked for
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class ChatEngine:
         if len(message) > self._limits.max_message_chars:
             raise InvalidInput(f"message is longer than {self._limits.max_message_chars} chars")
         store, tenant = self._store, request.tenant_id
-        override = EgressMode(request.egress_mode) if request.egress_mode else None
+        override = request.egress_mode
         # The mode first: a refused "off" is a 403 that must not leave an empty conversation.
         mode = await self._egress.effective_mode(
             EgressContext(tenant, request.user_id, request.conversation_id or "", override)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import structlog
 
 from engine.normalise import normalise_label
-from engine.retrieval import RelevanceVerdict, Retriever
+from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retriever
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
 
@@ -162,10 +162,21 @@ class EvidenceIndex:
         where = [*jurisdictions, "EU"] if jurisdictions else []
         result = self._retriever.search(query, k, jurisdictions=where, focus=focus)
         hits = [
-            EvidenceHit(node=hit.node, text=evidence_text(hit.node, hit.passages), score=hit.score)
+            EvidenceHit(node=hit.node, text=evidence_text(hit.node, self._passages(hit)),
+                        score=hit.score)
             for hit in result.hits
-        ]
+        ]  # fmt: skip
         return Evidence(hits=hits, verdict=result.verdict)
+
+    def _passages(self, hit: RetrievalHit) -> list[str]:
+        """The paragraphs the retriever matched, in the act's order; none for a provision the
+        question named ("Article 5"): it is quoted from its beginning."""
+        if hit.why is HitReason.EXPLICIT:
+            return []
+        found = (self._nodes.get(i) for i in hit.passages)
+        nodes = [node for node in found if node is not None and node.properties.get("text")]
+        nodes.sort(key=lambda node: int(node.properties.get("position", 0)))
+        return [str(node.properties["text"]) for node in nodes]
 
     def remember(self, nodes: Sequence[GraphNode]) -> None:
         """Know these nodes for descriptions now, before the next rebuild (not searchable)."""

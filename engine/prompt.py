@@ -113,8 +113,10 @@ def base_rules(_: PromptInputs) -> PromptSection:
 
 
 def jurisdiction_aspect(inputs: PromptInputs) -> PromptSection:
-    codes = ", ".join(inputs.jurisdictions) or "not stated (assume IE and say so)"
-    return trusted(f"{JURISDICTION_HEADER}: {codes}")  # codes from a fixed list
+    if not inputs.jurisdictions:
+        unknown = "not stated (do not assume one; say which jurisdiction each cited rule is from)"
+        return trusted(f"{JURISDICTION_HEADER}: {unknown}")
+    return trusted(f"{JURISDICTION_HEADER}: {', '.join(inputs.jurisdictions)}")  # a fixed list
 
 
 def active_concepts_aspect(inputs: PromptInputs) -> PromptSection:

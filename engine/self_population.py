@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
@@ -31,21 +32,27 @@ from graph.port import GraphReader
 from graph.write_service import GraphWriteService
 
 __all__ = [
+    "ConceptStatus",
     "ConceptWrite",
     "ConceptWriter",
+    "MatchedBy",
     "ResolvedConcept",
     "SelfPopulation",
     "confirm_concept",
 ]
 
 
+ConceptStatus = Literal["provisional", "confirmed"]
+MatchedBy = Literal["key", "alias", "created"]
+
+
 @dataclass(frozen=True)
 class ResolvedConcept:
     id: str
     pref_label: str
-    status: str
+    status: ConceptStatus
     created: bool
-    matched_by: str  # "key" | "alias" | "created"
+    matched_by: MatchedBy
     aligned_with: tuple[str, ...] = ()
 
 
@@ -54,7 +61,7 @@ class ConceptWrite:
     """A concept as it is written: the captured fields plus status and alignments."""
 
     concept: CapturedConcept
-    status: str
+    status: ConceptStatus
     aligns_with: Sequence[tuple[str, str]] = field(default_factory=tuple)  # (id, label)
     scheme: str = "captured"
 
@@ -220,7 +227,7 @@ class SelfPopulation:
 
     async def _find(
         self, concept: CapturedConcept, labels: Sequence[str]
-    ) -> tuple[GraphNode | None, str]:
+    ) -> tuple[GraphNode | None, MatchedBy]:
         found = await self._reader.get_nodes([concept.id])
         if found:
             return found[0], "key"
@@ -228,11 +235,11 @@ class SelfPopulation:
             for candidate in await self._reader.find_concepts_by_label(label):
                 if candidate.properties.get("jurisdiction") == concept.jurisdiction:
                     return candidate, "alias"
-        return None, ""
+        return None, "created"
 
 
-def _status(node: GraphNode) -> str:
-    return str(node.properties.get("status") or "confirmed")
+def _status(node: GraphNode) -> ConceptStatus:
+    return "provisional" if node.properties.get("status") == "provisional" else "confirmed"
 
 
 def _as_known(concept: CapturedConcept, existing: GraphNode) -> CapturedConcept:

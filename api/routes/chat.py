@@ -13,6 +13,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from api.sse import heartbeat, to_sse
+from egress.policy import EgressMode
 from engine.chat import TurnRequest
 from engine.events import TurnEvent
 
@@ -86,7 +87,7 @@ async def chat(
             user_id=principal.user_id,
             message=body.message,
             conversation_id=body.conversationId,
-            egress_mode=body.egressMode,
+            egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
         )
     )
     return EventSourceResponse(

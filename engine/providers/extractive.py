@@ -77,14 +77,14 @@ class ExtractiveProvider:
             f"- {best_sentences(match['text'], question, lines)} [{match['id']}]"
             for match in lines[:MAX_QUOTES]
         ]
-        where = ", ".join(jurisdictions) if jurisdictions else "IE (assumed)"
+        where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
         if not quotes:
             body = (
                 "The rules graph holds no evidence for this question, so I cannot answer it "
                 "from cited sources. Try naming the tax, benefit or rule and the jurisdiction."
             )
         else:
-            body = f"From the rules graph ({where}):\n\n" + "\n".join(quotes)
+            body = f"From the rules graph{where}:\n\n" + "\n".join(quotes)
         return f"{body}\n\n{DISCLAIMER}"
 
     def _concepts(self, question: str, jurisdictions: list[str]) -> list[dict[str, Any]]:
