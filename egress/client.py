@@ -21,7 +21,8 @@ rules graph, which must hold no PII.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,9 @@ class EgressClient:
         user = await self._policies.user_policy(ctx.tenant_id, ctx.user_id)
         return resolve_mode(self._default_mode, tenant, user, ctx.override_mode)
 
-    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+    async def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]:
         """Send ``request`` under the effective mode and stream the reply, placeholders restored.
 
         Raises :class:`errors.EgressBlocked` before sending when the mode or the request is
@@ -140,17 +143,19 @@ class EgressClient:
             if mode is not EgressMode.OFF
             else {}
         )
-        async for chunk in provider.stream(outbound):
-            if isinstance(chunk, Text):
-                shown = restorer.feed(chunk.delta)
-                if shown:
-                    yield Text(shown)
-                continue
-            if isinstance(chunk, Done):
-                rest = restorer.flush()
-                if rest:
-                    yield Text(rest)
-            yield chunk
+        # aclosing: a consumer that stops early (a client gone) closes the upstream stream now.
+        async with aclosing(provider.stream(outbound)) as chunks:
+            async for chunk in chunks:
+                if isinstance(chunk, Text):
+                    shown = restorer.feed(chunk.delta)
+                    if shown:
+                        yield Text(shown)
+                    continue
+                if isinstance(chunk, Done):
+                    rest = restorer.flush()
+                    if rest:
+                        yield Text(rest)
+                yield chunk
         rest = restorer.flush()
         if rest:
             yield Text(rest)

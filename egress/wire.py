@@ -9,7 +9,7 @@ The stream is a tagged union (DESIGN.md step 5):
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -106,6 +106,6 @@ class LlmProvider(Protocol):
 
     name: str
 
-    def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]: ...
+    def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]: ...
 
     async def aclose(self) -> None: ...

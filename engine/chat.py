@@ -22,7 +22,7 @@ Ordering that matters:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -64,7 +64,9 @@ log = structlog.get_logger(__name__)
 class EgressGateway(Protocol):
     """What the engine needs of :class:`egress.client.EgressClient`."""
 
-    def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]: ...
+    def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]: ...
 
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText: ...
 
@@ -213,8 +215,9 @@ class ChatEngine:
         record = TurnRecord(save=lambda r: self._save(turn, r), spawn=self._spawn)
         async with record:
             yield MetadataEvent(turn.conversation_id, turn.jurisdictions, turn.evidence.ids())
-            async for event in self._provider_events(turn, record, population):
-                yield event
+            async with aclosing(self._provider_events(turn, record, population)) as events:
+                async for event in events:
+                    yield event
             resolved = await self._await_population(population, record)
             if resolved:
                 yield ConceptsEvent([_concept_data(r) for r in resolved])
@@ -262,23 +265,24 @@ class ChatEngine:
         turn: PreparedTurn,
         record: TurnRecord,
         population: list[asyncio.Task[list[ResolvedConcept]]],
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         try:
-            async for chunk in self._egress.stream(turn.llm_request, turn.ctx):
-                if isinstance(chunk, Text):
-                    record.answer_parts.append(chunk.delta)
-                    yield TextEvent(chunk.delta)
-                elif isinstance(chunk, Tool):
-                    self._on_tool(chunk, record, population)
-                elif isinstance(chunk, Error):
-                    record.fail()
-                    yield ErrorEvent(chunk.code, chunk.error)
-                    return
-                elif isinstance(chunk, Done):
-                    record.usage = {
-                        "inputTokens": chunk.usage.input_tokens,
-                        "outputTokens": chunk.usage.output_tokens,
-                    }
+            async with aclosing(self._egress.stream(turn.llm_request, turn.ctx)) as chunks:
+                async for chunk in chunks:
+                    if isinstance(chunk, Text):
+                        record.answer_parts.append(chunk.delta)
+                        yield TextEvent(chunk.delta)
+                    elif isinstance(chunk, Tool):
+                        self._on_tool(chunk, record, population)
+                    elif isinstance(chunk, Error):
+                        record.fail()
+                        yield ErrorEvent(chunk.code, chunk.error)
+                        return
+                    elif isinstance(chunk, Done):
+                        record.usage = {
+                            "inputTokens": chunk.usage.input_tokens,
+                            "outputTokens": chunk.usage.output_tokens,
+                        }
         except RegintelError as exc:  # e.g. EgressBlocked: nothing was sent
             record.fail()
             yield ErrorEvent(exc.code, exc.message)

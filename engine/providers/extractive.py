@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
@@ -53,7 +53,7 @@ class ExtractiveProvider:
     async def aclose(self) -> None:
         return None
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         system = next((m.content for m in request.messages if m.role == "system"), "")
         question = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
         jurisdictions = _jurisdictions(system)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 import openai
@@ -104,7 +104,7 @@ class OpenAIResponsesProvider:
     async def aclose(self) -> None:
         await self._client.close()
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         instructions, items = _input(request.messages)
         try:
             events = await self._client.responses.create(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ class ScriptedProvider:
     name: str = "scripted"
     requests: list[LlmRequest] = field(default_factory=list)
 
-    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         self.requests.append(request)
         for chunk in self.script:
             yield chunk
@@ -68,6 +68,8 @@ class PassThroughEgress:
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
         return SanitisedText(text=text)
 
-    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+    async def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]:
         async for chunk in self.providers[request.provider].stream(request):
             yield chunk
