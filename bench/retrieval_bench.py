@@ -3,6 +3,7 @@
     .venv/bin/python bench/retrieval_bench.py                  # provisions only (the dev graph)
     .venv/bin/python bench/retrieval_bench.py --rules          # plus the seeded rules graph
     .venv/bin/python bench/retrieval_bench.py --calibrate      # gate thresholds on the dev set
+    .venv/bin/python bench/retrieval_bench.py --set recital_flow=0 --set phrase_weight=0  # ablate
     .venv/bin/python bench/retrieval_bench.py --json out.json
 
 Acts are parsed with ``corpus`` and mapped with ``corpus.graph_writes`` exactly as the ingester
@@ -22,7 +23,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from corpus.graph_writes import to_graph_writes
 from corpus.parse import parse_act, shipped_acts
 from engine.concepts import CapturedConcept
-from engine.retrieval import GateThresholds, Retriever
+from engine.retrieval import GateThresholds, RetrievalConfig, Retriever
 from engine.retrieval_eval import EvalQuestion, evaluate, load_jsonl, load_scra
 from engine.seeding import read_seed_files
 from engine.self_population import ConceptWrite, ConceptWriter
@@ -99,6 +100,22 @@ def extra_questions(path: Path) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def config_with(settings: Sequence[str]) -> RetrievalConfig:
+    """``RetrievalConfig`` with ``NAME=VALUE`` overrides (numbers; ``min_coverage`` too)."""
+    config = RetrievalConfig()
+    types = {f.name: f.type for f in fields(RetrievalConfig)}
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        if name == "min_coverage":
+            config = replace(config, gate=replace(config.gate, min_coverage=float(value)))
+        elif name in types and types[name] in ("int", "float"):
+            number = int(value) if types[name] == "int" else float(value)
+            config = replace(config, **{name: number})
+        else:
+            raise SystemExit(f"--set: unknown or non-numeric setting {name!r}")
+    return config
+
+
 def run_eval(retriever: Retriever, questions: list[EvalQuestion], k: int, gate: bool = True) -> Any:
     def retrieve(question: str) -> tuple[list[str], bool]:
         result = retriever.search(question, k)
@@ -153,24 +170,29 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-gate", action="store_true", help="rank only: never refuse")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a RetrievalConfig number (or min_coverage)")  # fmt: skip
     args = parser.parse_args()
 
     start = time.perf_counter()
     nodes, edges = build_graph(args.rules)
     parsed = time.perf_counter()
-    retriever = Retriever(nodes, edges)
+    config = config_with(args.set)
+    retriever = Retriever(nodes, edges, config)
     built = time.perf_counter()
     # Memory on a second build (tracing slows the build, so it is not the one timed).
     tracemalloc.start()
-    Retriever(nodes, edges)
-    _, peak = tracemalloc.get_traced_memory()
+    traced = Retriever(nodes, edges, config)
+    kept, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
+    del traced
     out: dict[str, Any] = {
         "graph": {"nodes": len(nodes), "edges": len(edges), "rows": len(retriever)},
         "build": {
             "parse_ms": (parsed - start) * 1000,
             "index_ms": (built - parsed) * 1000,
             "peak_traced_mib": peak / 2**20,
+            "kept_traced_mib": kept / 2**20,
         },
     }
     print(f"graph: {out['graph']}\nbuild: {out['build']}")

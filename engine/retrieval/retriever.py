@@ -4,12 +4,14 @@ One search, in this order:
 
 1. **Explicit references** ("Article 17 GDPR", "Annex III", "recital 47") resolve straight to
    their nodes and come first (``why=explicit``); a paragraph reference brings its article next.
-2. **Lexical channels** over one BM25 index (``lexical.py``, tokens from ``tokenise.py``):
-   *units* (articles, annexes, rule nodes, acts, confirmed concepts) by their own text and
-   headings; *paragraphs*, each voting for its article (an article's best paragraph is often a
-   sharper match than the long article); *recitals*, in a channel of their own with a lower
-   weight, so that explanatory recitals join the list without crowding out the operative
-   articles. A question that names acts held in the graph searches those acts' provisions only.
+2. **Lexical ranking** over one BM25 index of tokens and one of phrases (``rows.py``,
+   ``lexical.py``, tokens from ``tokenise.py``): *units* (articles, annexes, recitals, rule
+   nodes, acts, confirmed concepts) by their own text and headings; *paragraphs*, each voting
+   for its article (an article's best paragraph is often a sharper match than the long article);
+   recitals at a lower weight, and each recital's match flowing to the articles it explains
+   (``links.py``), so that lay wording that only the recitals use reaches the operative
+   provision. A question that names acts held in the graph searches those acts' provisions
+   first, with a lighter channel over every act beside them.
 3. **Graph expansion**: the articles cited by the top fused units (``CITES``), and the rule nodes
    a matched concept ``ALIGNS_WITH`` (``why=expansion``); nodes near the conversation's focus
    concepts form one more channel.
@@ -35,9 +37,10 @@ from engine.retrieval.documents import DocKind, document_of
 from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
 from engine.retrieval.lexical import Scores
+from engine.retrieval.links import link_recitals
 from engine.retrieval.places import find_places
 from engine.retrieval.references import find_provision_refs, tie_to_acts
-from engine.retrieval.rows import RowTable
+from engine.retrieval.rows import RowTable, index_tokens
 from engine.retrieval.structure import GraphStructure
 from engine.retrieval.tokenise import tokenise
 from graph.models import GraphEdge, GraphNode, GraphSnapshot
@@ -50,6 +53,8 @@ __all__ = [
     "SearchResult",
 ]
 
+_LINKED = frozenset({DocKind.ARTICLE, DocKind.ANNEX, DocKind.RECITAL})
+_PROVISIONS = (DocKind.ARTICLE, DocKind.ANNEX, DocKind.RECITAL)
 _UNITS = (
     DocKind.ARTICLE,
     DocKind.ANNEX,
@@ -102,6 +107,10 @@ class RetrievalConfig:
     expand_from: int = 3  # top fused units whose citations are added
     passages: int = 2
     coverage_depth: int = 3  # top units the gate's coverage looks at
+    phrase_weight: float = 0.35  # adjacent token pairs, added to the token score (rows.py)
+    recitals_per_unit: int = 3  # recitals linked to each article and annex (links.py)
+    recital_flow: float = 0.6  # share of a linked recital's score its article gains
+    unnamed_weight: float = 0.5  # channel over every act when the question names some
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -120,7 +129,15 @@ class Retriever:
         docs = {i: d for i, n in self._nodes.items() if (d := document_of(n)) is not None}
         self._docs = docs
         self._shape = GraphStructure.build(docs, self._nodes, self._edges)
-        self._rows = RowTable.build(docs, self._shape)
+        linkable = {i: index_tokens(d, docs, self._shape) for i, d in docs.items()
+                    if d.kind in _LINKED and not d.provisional}  # fmt: skip
+        self._rows = RowTable.build(
+            docs, self._shape, phrase_weight=self.config.phrase_weight, known=linkable
+        )
+        if self.config.recitals_per_unit > 0 and self.config.recital_flow:
+            self._rows.link(
+                link_recitals(docs, linkable, self._shape, self.config.recitals_per_unit)
+            )
         self._catalogue = ActCatalogue(
             self._nodes.values(), (d.instrument_id for d in docs.values() if d.kind is not
                                    DocKind.INSTRUMENT and d.instrument_id)
@@ -176,7 +193,7 @@ class Retriever:
             tokens, set(jurisdictions), set(instruments) or named,
             rules_pass=None if instruments else near_acts,
         )  # fmt: skip
-        units = self._rows.unit_scores(scores, config.paragraph_mix, config.recital_factor)
+        units = self._unit_scores(scores)
         channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth))]
         if len(named) > 1 and not instruments:
             # A question about several acts wants each act's best provisions: one channel per act
@@ -185,6 +202,13 @@ class Retriever:
                 Channel("lexical", self._rows.top(units, _UNITS, config.depth, act=act))
                 for act in sorted(named)
             ]
+        if named and not instruments and config.unnamed_weight:
+            # A named act says where to look first, not where the answer must be: "can an AI
+            # provider ..., given that the GDPR restricts ..." is answered by the AI Act too.
+            # This channel holds the other acts' provisions, not every rule node.
+            everywhere = self._rows.scores(tokens, set(jurisdictions), set(), rules_pass=None)
+            ranked = self._rows.top(self._unit_scores(everywhere), _PROVISIONS, config.depth)
+            channels.append(Channel("lexical", ranked, config.unnamed_weight))
         if focus:
             near = self._shape.within_two_hops(focus)
             ranked = self._rows.top(units, _UNITS, config.depth, only=near)
@@ -208,6 +232,12 @@ class Retriever:
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )
         return SearchResult(tuple(self._hits(explicit, fused, scores, k)), verdict)
+
+    def _unit_scores(self, scores: Scores) -> Scores:
+        config = self.config
+        return self._rows.unit_scores(
+            scores, config.paragraph_mix, config.recital_factor, config.recital_flow
+        )
 
     def _expansion(self, top: Sequence[str]) -> list[str]:
         expanded: list[str] = []

@@ -5,12 +5,20 @@ are not evidence on their own: their headings are indexed with the articles they
 provisional concepts are never evidence). What a row indexes is its heading twice, its body, and
 its context: an article adds the headings of its chapter and section, a paragraph its article's
 heading, a concept its alt labels, a rule node its label.
+
+Each row is scored twice with BM25: on its tokens, and on its *phrases* (adjacent token pairs,
+``personal_data``, ``facial_recognit``), which are added with ``phrase_weight``: a question
+whose words appear together in a provision ranks it above one where they are scattered (the
+sequential-dependence idea of Metzler and Croft, 2005, reduced to ordered pairs). A unit can
+also take part of the score of the recitals linked to it (``links.py``): see
+:meth:`RowTable.unit_scores`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +33,7 @@ from engine.retrieval.tokenise import QUERY_CHATTER, tokenise
 __all__ = [
     "RowTable",
     "index_tokens",
+    "phrases",
 ]
 
 _KINDS = tuple(DocKind)
@@ -50,6 +59,11 @@ def index_tokens(
     return tokenise("\n".join(p for p in parts if p))
 
 
+def phrases(tokens: Sequence[str]) -> list[str]:
+    """Adjacent token pairs, ``a_b`` (a token never holds ``_``, so a pair never meets a token)."""
+    return [f"{a}_{b}" for a, b in pairwise(tokens)]
+
+
 def _searchable(doc: RetrievalDoc) -> bool:
     return doc.kind is not DocKind.DIVISION and not doc.provisional
 
@@ -61,6 +75,7 @@ class RowTable:
     ids: list[str]
     docs: list[RetrievalDoc]
     lexical: LexicalIndex
+    pairs: LexicalIndex  # phrases of the same rows, in the same order (see ``phrases``)
     token_sets: list[frozenset[str]]
     kind: npt.NDArray[np.int8]
     jurisdiction: list[str | None]
@@ -72,15 +87,31 @@ class RowTable:
     row_of: dict[str, int] = field(default_factory=dict)
     para_rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     para_units: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    phrase_weight: float = 0.0
+    # (unit row, recital row, similarity) of each recital link, for :meth:`unit_scores`.
+    link_units: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    link_recitals: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    link_weights: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
 
     @classmethod
-    def build(cls, docs: Mapping[str, RetrievalDoc], shape: GraphStructure) -> RowTable:
+    def build(
+        cls,
+        docs: Mapping[str, RetrievalDoc],
+        shape: GraphStructure,
+        *,
+        phrase_weight: float = 0.0,
+        known: Mapping[str, list[str]] | None = None,
+    ) -> RowTable:
+        """The rows of ``docs``; ``known`` holds index tokens already computed, by id."""
         chosen = sorted((d for d in docs.values() if _searchable(d)), key=lambda d: d.id)
-        tokens = [index_tokens(doc, docs, shape) for doc in chosen]
+        computed = known or {}
+        tokens = [computed.get(d.id) or index_tokens(d, docs, shape) for d in chosen]
         table = cls(
             ids=[doc.id for doc in chosen],
             docs=chosen,
             lexical=LexicalIndex(tokens),
+            pairs=LexicalIndex([phrases(t) for t in tokens] if phrase_weight else []),
+            phrase_weight=phrase_weight,
             token_sets=[frozenset(t) for t in tokens],
             kind=np.array([_KINDS.index(d.kind) for d in chosen], dtype=np.int8),
             jurisdiction=[d.jurisdiction for d in chosen],
@@ -100,6 +131,15 @@ class RowTable:
         table.index_paragraphs()
         return table
 
+    def link(self, links: Mapping[str, Sequence[tuple[str, float]]]) -> None:
+        """Record recital links (unit id -> ``(recital id, similarity)``) for scoring."""
+        triples = [(self.row_of[unit], self.row_of[recital], similarity)
+                   for unit, linked in sorted(links.items()) for recital, similarity in linked
+                   if unit in self.row_of and recital in self.row_of]  # fmt: skip
+        self.link_units = np.array([t[0] for t in triples], dtype=np.int64)
+        self.link_recitals = np.array([t[1] for t in triples], dtype=np.int64)
+        self.link_weights = np.array([t[2] for t in triples], dtype=np.float32)
+
     def index_paragraphs(self) -> None:
         """numpy arrays of (paragraph row, its article's row), for :meth:`unit_scores`."""
         pairs = sorted(self.unit.items())
@@ -118,6 +158,15 @@ class RowTable:
         tokens = index_tokens(doc, self.all_docs, shape) if _searchable(doc) else []
         old = self.row_of.get(doc.id)
         row = self.lexical.replace(old, tokens) if old is not None else self.lexical.add(tokens)
+        if self.phrase_weight:  # the phrase index keeps the same row numbers
+            pairs = phrases(tokens)
+            if old is not None:
+                self.pairs.replace(old, pairs)
+            else:
+                self.pairs.add(pairs)
+        if old is not None and row != old:  # links follow a base row that moved
+            self.link_units[self.link_units == old] = row
+            self.link_recitals[self.link_recitals == old] = row
         if old is not None and row != old:
             self.ids[old] = ""  # the base row is masked in the index; its id is free
         if row == len(self.ids):
@@ -147,7 +196,10 @@ class RowTable:
         ``rules_pass`` pass too (the acts were named in the question rather than chosen as a
         filter, and these nodes hang off them).
         """
-        scores = self.lexical.scores([t for t in tokens if t not in QUERY_CHATTER])
+        query = [t for t in tokens if t not in QUERY_CHATTER]
+        scores = self.lexical.scores(query)
+        if self.phrase_weight:
+            scores = scores + np.float32(self.phrase_weight) * self.pairs.scores(phrases(query))
         if jurisdictions:
             keep = np.array([j in jurisdictions for j in self.jurisdiction], dtype=bool)
             scores = np.where(keep, scores, 0.0).astype(np.float32)
@@ -184,11 +236,21 @@ class RowTable:
         ranked = sorted(rows.tolist(), key=lambda r: (-float(scores[r]), self.ids[r]))
         return [self.ids[r] for r in ranked[:depth]]
 
-    def unit_scores(self, scores: Scores, paragraph_mix: float, recital_factor: float) -> Scores:
+    def unit_scores(
+        self,
+        scores: Scores,
+        paragraph_mix: float,
+        recital_factor: float,
+        recital_flow: float = 0.0,
+    ) -> Scores:
         """Scores of units on one scale: an article takes its best paragraph's score when that
         is higher (plus ``paragraph_mix`` times the lower of the two, so an article matching as
         a whole and in one paragraph beats one matching only once); recitals are scaled by
-        ``recital_factor``; paragraphs themselves score 0 (they vote for their article)."""
+        ``recital_factor``; paragraphs themselves score 0 (they vote for their article).
+
+        An article or annex then gains ``recital_flow`` times the best of its linked recitals'
+        scores, each times the link's similarity: a question in a recital's words lifts the
+        provision that the recital explains, as far as the two are alike."""
         best = np.zeros_like(scores)
         if len(self.para_rows):
             np.maximum.at(best, self.para_units, scores[self.para_rows])
@@ -196,6 +258,10 @@ class RowTable:
         combined[self.kind == _KINDS.index(DocKind.PARAGRAPH)] = 0.0
         recitals = self.kind == _KINDS.index(DocKind.RECITAL)
         combined[recitals] = combined[recitals] * recital_factor
+        if recital_flow and len(self.link_units):
+            flow = np.zeros_like(scores)
+            np.maximum.at(flow, self.link_units, scores[self.link_recitals] * self.link_weights)
+            combined = combined + recital_flow * flow
         return combined.astype(np.float32)
 
     def passages(self, node_id: str, scores: Scores, limit: int) -> tuple[str, ...]:

@@ -61,6 +61,7 @@ _TOKEN = re.compile(
     r"|(?P<number>\b\d+(?:[.,]\d+)?[a-z]?\b)"
     r"|(?P<word>[a-z]+)"
 )
+_VOWEL = re.compile(r"[aeiouy]")
 _ARTICLE_OF_ADDRESS = re.compile(r"^\d{1,3}[a-z]?")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
 
@@ -92,14 +93,21 @@ def stem(word: str) -> str:
 
     ``notified``/``notifies`` -> ``notify``; ``processing``/``processed``/``processes`` ->
     ``process``; ``requirement``/``required``/``requires`` -> ``requir``; ``protection`` ->
-    ``protect``. Words of three letters or fewer are returned unchanged.
+    ``protect``; ``use``/``used``/``using`` -> ``us``, ``fine``/``fined`` -> ``fin``. As in
+    Porter's step 1b, -ed and -ing go only when a vowel stays before them (``thing``, ``shed``
+    stay) and -eed stays (``need``, ``exceed``). Words of two letters are returned unchanged.
     """
-    if len(word) <= 3 or not word.isalpha():
+    if len(word) <= 2 or not word.isalpha():
         return word
     word = _stem_inflection(word)
-    if word.endswith("ing") and len(word) >= 6:
+    if word.endswith("ing") and len(word) >= 5 and _VOWEL.search(word[:-3]):
         word = _undouble(word[:-3])
-    elif word.endswith("ed") and len(word) >= 6:
+    elif (
+        word.endswith("ed")
+        and not word.endswith("eed")
+        and len(word) >= 4
+        and _VOWEL.search(word[:-2])
+    ):
         word = _undouble(word[:-2])
     if word.endswith("ication") and len(word) >= 9:
         word = word[:-7] + "y"  # notification -> notify, classification -> classify
@@ -109,7 +117,7 @@ def stem(word: str) -> str:
         word = word[:-3]
     elif word.endswith("ment") and len(word) >= 9:
         word = word[:-4]
-    if word.endswith("e") and len(word) >= 4:
+    if word.endswith("e") and len(word) >= 3:
         word = word[:-1]
     return word
 

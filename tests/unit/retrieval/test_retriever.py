@@ -82,7 +82,9 @@ def test_focus_concept_prefers_its_neighbours(retriever: Retriever) -> None:
     assert focused.ids[0] == "IE:RATE:VAT_STANDARD"
 
 
-def test_a_named_act_restricts_the_provisions(retriever: Retriever) -> None:
+def test_a_named_act_restricts_the_provisions_it_shares_no_words_with(
+    retriever: Retriever,
+) -> None:
     result = retriever.search("What does the Gadget Regulation say about data?")
     assert all(not i.startswith(ACT) for i in result.ids)
 

@@ -43,5 +43,21 @@ def test_stem_conflates_inflections(words: tuple[str, ...], common: str) -> None
     assert {stem(word) for word in words} == {common}
 
 
-def test_stem_leaves_short_words_alone() -> None:
-    assert [stem(w) for w in ("ai", "use", "act", "dpo")] == ["ai", "use", "act", "dpo"]
+@pytest.mark.parametrize(
+    ("words", "common"),
+    [
+        (("use", "used", "uses", "using"), "us"),
+        (("fine", "fined", "fines"), "fin"),
+        (("die", "died"), "di"),
+        (("need", "needed", "needs"), "need"),
+        (("exceed", "exceeding", "exceeds"), "exceed"),
+    ],
+)
+def test_short_stems_conflate_too(words: tuple[str, ...], common: str) -> None:
+    assert {stem(word) for word in words} == {common}
+
+
+def test_stem_leaves_two_letter_words_and_vowelless_stems_alone() -> None:
+    assert [stem(w) for w in ("ai", "eu", "act", "dpo", "thing", "bring", "shed")] == [
+        "ai", "eu", "act", "dpo", "thing", "bring", "shed"
+    ]  # fmt: skip
