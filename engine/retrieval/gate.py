@@ -11,8 +11,8 @@ covers it, in this order:
    or US state whose law the graph does not hold, and neither a covered place (Ireland, the UK,
    the EU...) nor a covered act. Only EU law can speak to another country (it applies in the
    member states and governs dealings with third countries), so the best evidence must be EU
-   law; a place outside the EU (the US, California) also raises the bar to ``strong_coverage``,
-   because such a question is usually about that place's own law.
+   law, and it must cover the question strongly (``strong_coverage``): such a question is
+   usually about that country's own law (France's wealth tax), which the graph does not hold.
 4. **Weak evidence** (``no_evidence``): the IDF-weighted share of the question's terms that the
    best of the top evidence units contains is below ``min_coverage``.
 
@@ -85,10 +85,9 @@ def judge(
     foreign = [place for place in places if place.kind is not PlaceKind.COVERED]
     if foreign and not covered:
         # Only EU law can speak to another country (third-country transfers, EU law in a member
-        # state); Irish or UK rules never answer for France or California.
-        outside = any(place.kind is PlaceKind.OTHER for place in foreign)
-        bar = thresholds.strong_coverage if outside else thresholds.min_coverage
-        if evidence_jurisdiction != "EU" or confidence < bar:
+        # state); Irish or UK rules never answer for France or California. Such a question is
+        # usually about that country's own law, so EU evidence must cover it strongly.
+        if evidence_jurisdiction != "EU" or confidence < thresholds.strong_coverage:
             return RelevanceVerdict(
                 False, RefusalReason.OUT_OF_COVERAGE_JURISDICTION, foreign[0].name, confidence
             )
