@@ -38,6 +38,7 @@ __all__ = [
     "graph_counts",
     "graph_init",
     "ingest",
+    "main",
     "seed",
     "serve",
 ]
@@ -50,6 +51,13 @@ app.add_typer(concept_app, name="concept")
 eval_app = typer.Typer(help="Quality measurements.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 console = Console()
+
+
+@app.callback()
+def main() -> None:
+    """Regintel operator commands (settings from REGINTEL_* variables; logs on stderr)."""
+    settings = Settings()
+    configure_logging(settings.log_level, json=settings.log_json)
 
 
 @app.command()
@@ -71,7 +79,6 @@ def seed(
 ) -> None:
     """Load the seed rules graph through the write service (idempotent)."""
     settings = Settings()
-    configure_logging(settings.log_level, json=settings.log_json)
 
     async def run() -> dict[str, object]:
         async with open_graph(settings) as handle:
@@ -89,7 +96,6 @@ def ingest(
 ) -> None:
     """Ingest EU legal acts into the rules graph (idempotent; through the ingress guard)."""
     settings = Settings()
-    configure_logging(settings.log_level, json=settings.log_json)
     for path in paths:
         if not path.is_file():
             raise typer.BadParameter(f"{path}: no such file")
