@@ -198,15 +198,7 @@ def main() -> None:
         ladybug = build_graph_store("ladybug", schema=schema, ladybug_path=Path(tmp) / "graph.lbug")
         results["ladybug (embedded)"] = asyncio.run(run_backend(ladybug, args))
     with running_arcadedb() as server:
-        bolt = build_graph_store(
-            "bolt",
-            schema=schema,
-            bolt_uri=server.bolt_uri,
-            bolt_user=server.user,
-            bolt_password=server.password,
-            bolt_database=server.database,
-            bolt_dialect="neo4j",
-        )
+        bolt = server.graph_store(schema)
         results["bolt (ArcadeDB, neo4j)"] = asyncio.run(run_backend(bolt, args))
     print(table(results))
 

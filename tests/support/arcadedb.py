@@ -29,6 +29,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph.factory import build_graph_store
+from graph.port import GraphStore
+from graph.schema import GraphSchema
+
 DATABASE = "regintel"
 USER = "root"
 START_TIMEOUT_S = 60.0
@@ -51,6 +55,18 @@ class ArcadeDBServer:
     @property
     def auth(self) -> tuple[str, str]:
         return (self.user, self.password)
+
+    def graph_store(self, schema: GraphSchema) -> GraphStore:
+        """A Bolt ``GraphStore`` on this server (dialect ``neo4j``: ArcadeDB speaks its DDL)."""
+        return build_graph_store(
+            "bolt",
+            schema=schema,
+            bolt_uri=self.bolt_uri,
+            bolt_user=self.user,
+            bolt_password=self.password,
+            bolt_database=self.database,
+            bolt_dialect="neo4j",
+        )
 
 
 def _package_dir() -> Path:

@@ -41,15 +41,7 @@ def make_store(
     if backend == "ladybug":
         return build_graph_store("ladybug", schema=schema, ladybug_path=tmp_path / "graph.lbdb")
     server: ArcadeDBServer = request.getfixturevalue("arcadedb_server")
-    return build_graph_store(
-        "bolt",
-        schema=schema,
-        bolt_uri=server.bolt_uri,
-        bolt_user=server.user,
-        bolt_password=server.password,
-        bolt_database=server.database,
-        bolt_dialect="neo4j",
-    )
+    return server.graph_store(schema)
 
 
 @pytest.fixture(params=BACKENDS)

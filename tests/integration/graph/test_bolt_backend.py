@@ -22,15 +22,7 @@ pytestmark = pytest.mark.integration
 
 
 def bolt_store(server: ArcadeDBServer, schema: GraphSchema) -> BoltGraphStore:
-    store = build_graph_store(
-        "bolt",
-        schema=schema,
-        bolt_uri=server.bolt_uri,
-        bolt_user=server.user,
-        bolt_password=server.password,
-        bolt_database=server.database,
-        bolt_dialect="neo4j",
-    )
+    store = server.graph_store(schema)
     assert isinstance(store, BoltGraphStore)
     return store
 
