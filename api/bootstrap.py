@@ -158,6 +158,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     await conversations.init()
 
     evidence = EvidenceIndex(graph)
+    stack.push_async_callback(evidence.aclose)
     lexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
     sync = GraphSync(graph, evidence, lexicon)
     await sync.start()

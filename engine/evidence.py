@@ -114,6 +114,7 @@ class EvidenceIndex:
         self._retriever = Retriever(())
         self._refresh_lock = asyncio.Lock()
         self._pending: asyncio.Task[None] | None = None
+        self._closed = False
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -127,8 +128,18 @@ class EvidenceIndex:
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
+        if self._closed:
+            return  # shutting down: the graph is about to close
         if self._pending is None or self._pending.done():
             self._pending = asyncio.get_running_loop().create_task(self._refresh_quietly())
+
+    async def aclose(self) -> None:
+        """Stop a background rebuild and refuse new ones (at shutdown, before the graph closes
+        under them; the write service's last notifications may still ask for one)."""
+        self._closed = True
+        if self._pending is not None and not self._pending.done():
+            self._pending.cancel()
+            await asyncio.gather(self._pending, return_exceptions=True)
 
     async def _refresh_quietly(self) -> None:
         try:
