@@ -1,9 +1,14 @@
 """Keeps the engine's in-memory views of the graph in step with it.
 
-Two views: the evidence index (every node, rebuilt in the background after a write) and the
-concept lexicon (what the extractive provider and evidence focus recognise). Only CONFIRMED
-concepts join the lexicon: a provisional one was captured in some tenant's chat and is not yet
-shared knowledge (DESIGN.md invariant), so another tenant's questions must not be steered by it.
+Two views: the evidence index (every node, rebuilt in the background after a write that can
+change evidence) and the concept lexicon (what the extractive provider and evidence focus
+recognise). Only CONFIRMED concepts join the lexicon: a provisional one was captured in some
+tenant's chat and is not yet shared knowledge (DESIGN.md invariant), so another tenant's
+questions must not be steered by it.
+
+A chat's capture writes a provisional concept, its labels and its alignments: none of that is
+evidence, so it is only remembered for descriptions; the index (about a second of CPU with the
+shipped acts) is rebuilt only when a write touches something evidence is made of.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ from typing import Any
 from engine.evidence import EvidenceIndex
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
-from graph.models import GraphEdge, GraphNode, WriteResult
+from graph.models import EdgeKey, GraphEdge, GraphNode, WriteResult
 from graph.port import GraphReader
 
 __all__ = [
+    "CAPTURE_EDGES",
     "GraphSync",
     "concept_entry",
 ]
@@ -72,15 +78,47 @@ class GraphSync:
         return count
 
     async def on_change(self, results: Sequence[WriteResult], _: str) -> None:
-        """The write service's listener: refresh the index; (re)learn confirmed concepts."""
-        self._evidence.schedule_refresh()
+        """The write service's listener: refresh the index if evidence may have changed;
+        (re)learn confirmed concepts."""
         node_ids = [r.node_id for r in results if r.node_id is not None]
-        for node in await self._graph.get_nodes(node_ids):
+        edges = [r.edge for r in results if r.edge is not None]
+        sources = [e.source for e in edges if e.type in CAPTURE_EDGES]
+        nodes = {n.id: n for n in await self._graph.get_nodes([*node_ids, *sources])}
+        if _changes_evidence([nodes[i] for i in node_ids if i in nodes], edges, nodes):
+            self._evidence.schedule_refresh()
+        else:
+            self._evidence.remember([nodes[i] for i in node_ids if i in nodes])
+        for node in (nodes[i] for i in node_ids if i in nodes):
             if _confirmed(node):
                 around = await self._graph.neighbourhood([node.id], limit=200)
                 texts = {n.id: str(n.properties.get("text", "")) for n in around.nodes
                          if n.label == "Label"}  # fmt: skip
                 self._lexicon.add(concept_entry(node, _labels(node.id, around.edges, texts)))
+
+
+CAPTURE_EDGES = frozenset({"HAS_ALT_LABEL", "ALIGNS_WITH"})
+"""What a capture writes besides its concept and labels (edges out of the concept)."""
+
+
+def _provisional_capture(node: GraphNode | None) -> bool:
+    if node is None:
+        return False
+    return node.label == "Label" or (
+        node.label == "Concept" and node.properties.get("status") == "provisional"
+    )
+
+
+def _changes_evidence(
+    nodes: Sequence[GraphNode], edges: Sequence[EdgeKey], known: dict[str, GraphNode]
+) -> bool:
+    """False only for a write of provisional concepts, labels and their outgoing edges,
+    none of which is ever evidence; anything else (or anything not found) may be."""
+    return not (
+        all(_provisional_capture(node) for node in nodes)
+        and all(
+            e.type in CAPTURE_EDGES and _provisional_capture(known.get(e.source)) for e in edges
+        )
+    )
 
 
 def _labels(concept_id: str, edges: Sequence[GraphEdge], texts: dict[str, str]) -> list[str]:

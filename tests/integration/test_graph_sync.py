@@ -67,3 +67,54 @@ async def test_start_learns_confirmed_concepts_with_their_labels(parts, tmp_path
     fresh = ConceptLexicon()
     assert await GraphSync(graph, evidence, fresh).start() == 1
     assert [h.entry.key for h in fresh.match("a net worth levy")] == ["TAX:IE:WEALTH_TAX"]
+
+
+class CountingEvidence(EvidenceIndex):
+    """The real index, counting the background rebuilds it is asked for."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.rebuilds = 0
+
+    def schedule_refresh(self):
+        self.rebuilds += 1
+        super().schedule_refresh()
+
+
+@pytest.fixture
+async def counted(tmp_path):
+    schema = load_schema()
+    graph = LadybugGraphStore(tmp_path / "g", schema)
+    await graph.init_schema()
+    writer = GraphWriteService(graph, IngressGuard(schema, EmailOnlyScanner()))
+    evidence = CountingEvidence(graph)
+    writer.subscribe(GraphSync(graph, evidence, ConceptLexicon()).on_change)
+    await writer.upsert_nodes([NodeWrite(id="IE", label="Jurisdiction", properties={})])
+    await writer.drain()
+    evidence.rebuilds = 0
+    yield graph, writer, evidence
+    await evidence.aclose()
+    await writer.aclose()
+    await graph.aclose()
+
+
+async def test_a_chat_capture_is_remembered_without_rebuilding_the_index(counted):
+    graph, writer, evidence = counted
+    await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    await writer.drain()
+    assert evidence.rebuilds == 0
+    [(_, text)] = evidence.descriptions(["TAX:IE:WEALTH_TAX"])  # described at once
+    assert text == "Wealth tax [provisional]"
+
+
+async def test_writes_that_can_change_evidence_rebuild_the_index(counted):
+    graph, writer, evidence = counted
+    await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    await writer.upsert_nodes(  # confirming makes it shared knowledge: evidence changes
+        [NodeWrite(id="TAX:IE:WEALTH_TAX", label="Concept", properties={"status": "confirmed"})]
+    )
+    await writer.upsert_nodes(
+        [NodeWrite(id="IE:RATE:X", label="Rate", properties={"name": "A rate"})]
+    )
+    await writer.drain()
+    assert evidence.rebuilds == 2
