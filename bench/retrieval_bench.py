@@ -40,7 +40,7 @@ from graph.models import GraphEdge, GraphNode
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "bench" / "data" / "retrieval_dev.jsonl"
-SCRA = ROOT.parent / "shared" / "data" / "eval" / "scra" / "golden_dataset_eu-ai-act.json"
+SCRA = ROOT / "bench" / "data" / "scra_golden_dataset_eu-ai-act.json"
 SCRA_ANSWERABLE_NEGATIVE = "eval_013"  # "GDPR right to erasure": answerable once GDPR is in
 
 

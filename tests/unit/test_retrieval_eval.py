@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -33,13 +32,8 @@ AI = "EU:REG_2024_1689"
 GDPR = "EU:REG_2016_679"
 REPO = Path(__file__).resolve().parents[2]
 DEV_FILE = REPO / "bench" / "data" / "retrieval_dev.jsonl"
-# SCRA's golden data set (MIT) lives beside the checkout, not in it; point elsewhere with the env.
-SCRA_FILE = Path(
-    os.environ.get(
-        "REGINTEL_SCRA_DATASET",
-        REPO.parent / "shared" / "data" / "eval" / "scra" / "golden_dataset_eu-ai-act.json",
-    )
-)
+# SCRA's golden data set (MIT), shipped beside the dev set (bench/data/README.md).
+SCRA_FILE = REPO / "bench" / "data" / "scra_golden_dataset_eu-ai-act.json"
 
 
 def question(qid: str, gold: tuple[str, ...] = (), category: str = "lookup") -> EvalQuestion:
@@ -305,7 +299,6 @@ def test_load_scra_rejects_unknown_sources(tmp_path: Path, source: str) -> None:
         load_scra(path)
 
 
-@pytest.mark.skipif(not SCRA_FILE.is_file(), reason=f"SCRA data set not at {SCRA_FILE}")
 def test_load_scra_on_the_real_file() -> None:
     questions = load_scra(SCRA_FILE)
     assert len(questions) == 25

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from corpus import parse_act, shipped_acts, to_graph_writes
 from engine.retrieval import HitReason, Retriever
 from graph.models import GraphEdge, GraphNode
 
@@ -14,12 +15,8 @@ AI_ACT = "EU:REG_2024_1689"
 
 @pytest.fixture(scope="module")
 def ai_act() -> Retriever:
-    corpus_graph = pytest.importorskip("corpus.graph_writes")
-    corpus_parse = pytest.importorskip("corpus.parse")
-    paths = [p for p in corpus_parse.shipped_acts() if "32024R1689" in p.name]
-    if not paths:
-        pytest.skip("the AI Act is not shipped under seeds/legal")
-    writes, links = corpus_graph.to_graph_writes(corpus_parse.parse_act(paths[0]))
+    [path] = [p for p in shipped_acts() if "32024R1689" in p.name]
+    writes, links = to_graph_writes(parse_act(path))
     nodes = [GraphNode(id=w.id, label=w.label, properties=dict(w.properties)) for w in writes]
     edges = [GraphEdge(source=e.source_id, target=e.target_id, type=e.type) for e in links]
     return Retriever(nodes, edges)
