@@ -21,6 +21,7 @@ from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
 from engine.prompt import DISCLAIMER, EVIDENCE_HEADER, JURISDICTION_HEADER, refusal_line, section
+from engine.retrieval.tokenise import tokenise
 
 __all__ = [
     "MAX_CONCEPTS",
@@ -35,12 +36,7 @@ _CODES = re.compile(r"\b(IE|UK|NI|EU)\b")
 MAX_QUOTES = 3
 MAX_SENTENCES = 2  # per quoted node
 MAX_CONCEPTS = 5
-_WORD = re.compile(r"[a-z0-9]+(?:\([0-9a-z]+\))*")
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(‘'\"])|(?<=\.)\s+(?=\d+\.\s)")
-_STOP = frozenset(
-    "a an and are as at be by can do does for from has have how i if in is it its may of on or "
-    "that the their there this to under was what when where which who will with would".split()
-)
 
 
 class ExtractiveProvider:
@@ -135,7 +131,9 @@ def best_sentences(text: str, question: str, evidence: list[re.Match[str]]) -> s
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+    """The retriever's tokens (legal-aware, stemmed, stopwords out), so the sentences quoted
+    are matched to the question the way the evidence was."""
+    return set(tokenise(text))
 
 
 def _jurisdictions(system: str) -> list[str]:
