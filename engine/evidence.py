@@ -15,7 +15,6 @@ verdict, which decides before the model is called whether the turn must refuse.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ import structlog
 
 from engine.normalise import normalise_label
 from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retriever
+from engine.retrieval.documents import jurisdiction_of_id
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
 
@@ -42,7 +42,6 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 NOT_EVIDENCE = frozenset({"Label"})
-_JURISDICTION_PREFIX = re.compile(r"^(IE|UK|NI|EU|GB):")
 MAX_NODES = 50_000
 MAX_EVIDENCE_CHARS = 1500  # per hit in the prompt: a provision's relevant paragraphs, not all
 
@@ -53,8 +52,7 @@ def jurisdiction_of(node: GraphNode) -> str | None:
         return str(value) if value else None
     if node.label == "Jurisdiction":
         return node.id
-    match = _JURISDICTION_PREFIX.match(node.id)
-    return match.group(1) if match else None
+    return jurisdiction_of_id(node.id)
 
 
 def node_title(node: GraphNode) -> str:
