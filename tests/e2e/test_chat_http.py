@@ -12,6 +12,8 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
+from conversations.sql_egress import SqlAuditSink
+from conversations.sqlite import SqliteConversationStore
 from egress.wire import LlmRequest, StreamChunk
 from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
@@ -102,7 +104,7 @@ async def test_two_turns_in_one_conversation(app_parts):
 
 
 async def test_a_new_concept_is_created_provisional_once_across_ten_conversations(app_parts):
-    base, _, app = app_parts
+    base, _, _ = app_parts
     question = {"message": "Is there a wealth tax in Ireland?"}
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
         turns = await asyncio.gather(*[chat(client, question) for _ in range(10)])
@@ -111,11 +113,13 @@ async def test_a_new_concept_is_created_provisional_once_across_ten_conversation
     assert len(created) == 1, resolved
     concept_id = created[0]["id"]
     assert sum(c["id"] == concept_id for c in resolved) == 10
-    graph = app.state.container.graph
-    [node] = await graph.get_nodes([concept_id])
-    assert node.properties["status"] == "provisional"
-    labels = await graph.neighbourhood([concept_id])
-    assert any(e.type == "HAS_ALT_LABEL" for e in labels.edges)
+    # Read over HTTP: the graph adapter belongs to the server's event loop, not this one.
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        got = await client.get(f"/api/graph/nodes/{concept_id}/neighbourhood", headers=ALICE)
+    around = got.json()
+    [node] = [n for n in around["nodes"] if n["id"] == concept_id]
+    assert node["properties"]["status"] == "provisional"
+    assert any(e["type"] == "HAS_ALT_LABEL" for e in around["edges"])
 
 
 def conversation_count(app) -> int:
@@ -195,7 +199,14 @@ async def test_pii_is_pseudonymised_upstream_and_restored_for_the_user(app_parts
     sent = provider.requests[-1].messages[-1].content
     assert "1234567TW" not in sent and "mary.murphy@example.ie" not in sent
     assert "[PPSN_1]" in sent and "[EMAIL_ADDRESS_1]" in sent
-    records = await app.state.container.egress._audit.recent("acme")
+    # A store of this test's own on the same file: the app's belongs to the server's loop.
+    audit_store = SqliteConversationStore(app.state.container.settings.resolved_sqlite_path)
+    try:
+        audit = audit_store.egress_adapters().audit
+        assert isinstance(audit, SqlAuditSink)
+        records = await audit.recent("acme")
+    finally:
+        await audit_store.aclose()
     assert records[0].counts.get("PPSN") == 1 and records[0].effective_mode == "enforce"
     conversation_id = events[-1].payload["conversationId"]
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
@@ -218,7 +229,7 @@ async def test_heartbeats_are_sent_while_the_stream_waits(app_parts):
 
 
 async def test_a_client_that_disconnects_mid_stream_loses_no_message(app_parts):
-    base, provider, app = app_parts
+    base, provider, _ = app_parts
     provider.delay = 0.05
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         async with client.stream(
@@ -229,13 +240,17 @@ async def test_a_client_that_disconnects_mid_stream_loses_no_message(app_parts):
                     conversation_id = event.payload["conversationId"]
                 if event.event == "text":
                     break  # hang up after the first words
-    store = app.state.container.conversations
-    with anyio.fail_after(10):
-        while len(await store.recent_messages("acme", conversation_id, 10)) < 2:  # noqa: ASYNC110 - the save is another task's; polling a store is the test
-            await asyncio.sleep(0.05)
-    user, assistant = await store.recent_messages("acme", conversation_id, 10)
-    assert user.content == "What is the VAT rate in Ireland?"
-    assert assistant.status == "partial" and assistant.content
+        # Read back over HTTP: the store belongs to the server's event loop, not this one.
+        with anyio.fail_after(10):
+            while True:
+                got = await client.get(f"/api/conversations/{conversation_id}", headers=ALICE)
+                messages = got.json()["messages"]
+                if len(messages) == 2:
+                    break
+                await asyncio.sleep(0.05)  # the save is the server's background task
+    user, assistant = messages
+    assert user["content"] == "What is the VAT rate in Ireland?"
+    assert assistant["status"] == "partial" and assistant["content"]
 
 
 async def test_health_and_openapi(app_parts):
