@@ -34,4 +34,7 @@ VOLUME ["/app/var"]
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=5 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=4)"]
 
-CMD ["uvicorn", "api.app:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000"]
+# uvloop and the httptools parser, with a deadline for request heads (api/server.py,
+# REGINTEL_HEADER_READ_TIMEOUT_SECONDS; ADR 0019, ADR 0029)
+CMD ["uvicorn", "api.app:create_app", "--factory", "--host", "0.0.0.0", "--port", "8000", \
+     "--loop", "uvloop", "--http", "api.server:TimedHttpToolsProtocol", "--timeout-keep-alive", "5"]

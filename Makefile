@@ -29,7 +29,9 @@ seed: install
 
 demo: seed
 	@echo
-	@echo "Regintel is starting on http://$(HOST):$(PORT) (Ctrl-C to stop). Try, in another shell:"
+	@echo "Regintel is starting on http://$(HOST):$(PORT) (Ctrl-C to stop)."
+	@echo "Open http://$(HOST):$(PORT)/ in a browser and sign in with dev-acme-alice (chat beside the graph)."
+	@echo "Or, in another shell:"
 	@echo
 	@echo "  curl -N http://$(HOST):$(PORT)/api/chat \\"
 	@echo "    -H 'Authorization: Bearer dev-acme-alice' -H 'Content-Type: application/json' \\"
@@ -43,12 +45,23 @@ serve: install
 	$(BIN)/regintel serve --host $(HOST) --port $(PORT)
 
 # The integration suite starts its own throwaway PostgreSQL cluster from the machine's server
-# binaries (Debian layout); install them when they are missing (root: apt-get).
+# binaries (Debian layout), and the web app's tests drive Debian's chromium (Playwright, no browser
+# download); install them when they are missing (root: apt-get).
 system-deps:
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 	  echo "installing PostgreSQL server binaries for the test suite"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; \
+	fi
+	@if ! command -v redis-server >/dev/null 2>&1; then \
+	  echo "installing redis-server for the test suite (it starts its own, never the service)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq redis-server; \
+	fi
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium for the web app's browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	fi
 
 lint: install
@@ -67,7 +80,7 @@ unit: install
 integration: install system-deps
 	$(BIN)/pytest -m integration
 
-e2e: install
+e2e: install system-deps
 	$(BIN)/pytest -m e2e
 
 bench: install

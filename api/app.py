@@ -6,13 +6,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from api.body_limit import BodySizeLimit
 from api.bootstrap import bootstrap
 from api.errors import ERROR_RESPONSES, install_error_handlers
 from api.logging import configure_logging
-from api.routes import chat, conversations, graph, health
+from api.rate_limits import enforce_rate_limit
+from api.routes import chat, conversations, graph, health, metrics, review
+from api.routes.web import mount_web_app
 from api.settings import Settings
 
 __all__ = [
@@ -49,8 +51,17 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
     )
     install_error_handlers(app)
 
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.max_body_bytes,
+        max_json_depth=settings.max_json_depth,
+        read_timeout=settings.body_read_timeout_seconds,
+    )
 
-    for module in (chat, conversations, graph, health):
+    limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
+    for module in (chat, conversations, graph):
+        app.include_router(module.router, dependencies=limited)
+    for module in (health, review, metrics):
         app.include_router(module.router)
+    mount_web_app(app)  # the web app at / (ADR 0021)
     return app

@@ -22,11 +22,17 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 import structlog
+from redis.asyncio import Redis
 
+from api.admission import TurnAdmission
+from api.providers import build_providers, build_router
 from api.settings import Settings, unknown_variables
+from api.tokens import SupabaseTokens
+from api.topology import build_bus, build_ingestion_queue, build_rate_limiter, build_redis
 from conversations.factory import build_conversation_store
 from conversations.port import ConversationBackend
 from egress.client import EgressClient
+from egress.originals import JsonlOriginalRequestSink
 from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
 from egress.policy import EgressMode
 from egress.sanitiser import Sanitiser
@@ -36,19 +42,24 @@ from engine.evidence import EvidenceIndex
 from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
 from engine.graph_sync import GraphSync
-from engine.ingestion import IngestionQueue, InMemoryIngestionQueue
+from engine.ingestion import IngestionQueue, IngestionWorkQueue
+from engine.ingestion_worker import ConceptEnricher, IngestionWorker, running_worker
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS, Aspect
-from engine.providers.extractive import ExtractiveProvider
-from engine.providers.openai_responses import OpenAIResponsesProvider
-from engine.router import LlmRouter, Route
+from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
 from errors import InvalidInput
+from graph.bus import GraphBus, announcer
+from graph.bus_redis import RedisGraphBus
+from graph.detector import ChangeDetector
 from graph.ingress_guard import IngressGuard, PiiScanner
-from graph.patches import PatchFeed
 from graph.port import GraphStore
+from graph.quarantine import ReviewedGraph
 from graph.schema import GraphSchema, load_schema
 from graph.write_service import GraphWriteService
+from infra.metrics import CountingRejectionLog, MeteredChatEngine, Metrics
+from infra.rate_limit import RateLimiter
+from infra.tracing import Tracing
 
 __all__ = ["Container", "GraphHandle", "Overrides", "bootstrap", "open_graph"]
 
@@ -70,6 +81,8 @@ class Overrides(TypedDict, total=False):
     router: LlmRouter
     aspects: Sequence[Aspect]
     retry_first_delay: float
+    bus: GraphBus
+    rate_limiter: RateLimiter
 
 
 @dataclass
@@ -80,6 +93,8 @@ class GraphHandle:
     graph: GraphStore
     guard: IngressGuard
     writer: GraphWriteService
+    bus: GraphBus  # tells the other workers what this process wrote (ADR 0026)
+    redis: Redis | None
 
 
 @dataclass
@@ -100,8 +115,15 @@ class Container:
     egress: EgressGateway
     providers: dict[str, LlmProvider]
     engine: ChatEngine
-    patches: PatchFeed
+    patches: ChangeDetector  # graph patches: batching, log, filters (ADR 0027)
+    bus: GraphBus
+    rate_limiter: RateLimiter
+    metrics: Metrics
+    tracing: Tracing
+    reviewed: ReviewedGraph  # the graph reads tenants may make (ADR 0020)
     _stack: AsyncExitStack
+    admission: TurnAdmission | None = None  # chat turns in flight (ADR 0030); set by bootstrap
+    tokens: SupabaseTokens | None = None  # Supabase access tokens, when configured (ADR 0024)
 
     async def aclose(self) -> None:
         await _close(self._stack, self.settings.shutdown_timeout_seconds)
@@ -122,13 +144,15 @@ async def bootstrap(settings: Settings | None = None, **overrides: Unpack[Overri
 
 @asynccontextmanager
 async def open_graph(
-    settings: Settings | None = None, **overrides: Unpack[Overrides]
+    settings: Settings | None = None, *, read_only: bool = False, **overrides: Unpack[Overrides]
 ) -> AsyncIterator[GraphHandle]:
-    """The graph and its write service only (seed, ingest, review commands)."""
+    """The graph and its write service only (seed, ingest, review commands). ``read_only``:
+    for commands that only read, which then work beside a running server (the embedded store
+    lets one process write and others read)."""
     settings = settings or Settings()
     stack = AsyncExitStack()
     try:
-        handle = await _graph(stack, settings, overrides)
+        handle = await _graph(stack, settings, overrides, read_only=read_only)
     except BaseException:
         await _close(stack, settings.shutdown_timeout_seconds)
         raise
@@ -138,20 +162,38 @@ async def open_graph(
         await _close(stack, settings.shutdown_timeout_seconds)
 
 
-async def _graph(stack: AsyncExitStack, settings: Settings, overrides: Overrides) -> GraphHandle:
+async def _graph(
+    stack: AsyncExitStack,
+    settings: Settings,
+    overrides: Overrides,
+    metrics: Metrics | None = None,
+    *,
+    read_only: bool = False,
+) -> GraphHandle:
     schema = overrides.get("schema") or load_schema()
-    graph = overrides.get("graph") or _build_graph_store(settings, schema)
+    graph = overrides.get("graph") or _build_graph_store(settings, schema, read_only=read_only)
     stack.push_async_callback(graph.aclose)
     await graph.init_schema()
-    guard = IngressGuard(schema, overrides.get("pii_scanner") or build_ingress_detector())
+    redis = build_redis(settings)
+    if redis is not None:
+        stack.push_async_callback(redis.aclose)
+    bus = overrides.get("bus") or build_bus(settings, redis)
+    stack.push_async_callback(bus.aclose)
+    rejections = CountingRejectionLog(metrics) if metrics is not None else None
+    scanner = overrides.get("pii_scanner") or build_ingress_detector()
+    guard = IngressGuard(schema, scanner, rejections)
     writer = GraphWriteService(graph, guard)
-    stack.push_async_callback(writer.aclose)  # listeners drain before the graph closes
-    return GraphHandle(schema, graph, guard, writer)
+    stack.push_async_callback(writer.aclose)  # listeners drain before the graph and bus close
+    writer.subscribe(announcer(bus))  # the CLI's writes reach the workers too
+    return GraphHandle(schema, graph, guard, writer, bus, redis)
 
 
 async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overrides) -> Container:
-    handle = await _graph(stack, settings, overrides)
-    graph, writer = handle.graph, handle.writer
+    metrics = Metrics()
+    tracing = Tracing(settings.otlp_endpoint, settings.otel_service_name)
+    stack.push_async_callback(tracing.aclose)
+    handle = await _graph(stack, settings, overrides, metrics)
+    graph, writer, bus = handle.graph, handle.writer, handle.bus
 
     conversations = overrides.get("conversations") or _build_conversation_store(settings)
     stack.push_async_callback(conversations.aclose)
@@ -163,28 +205,53 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     sync = GraphSync(graph, evidence, lexicon)
     await sync.start()
     writer.subscribe(sync.on_change)
-    patches = PatchFeed(graph)
-    writer.subscribe(patches.on_change)
+    patches = ChangeDetector(
+        graph,
+        batch_window=settings.graph_batch_window_ms / 1000,
+        log_size=settings.graph_patch_log_size,
+        catch_up_interval=settings.graph_catch_up_seconds,
+        origin=bus.origin,
+        local_backlog=lambda: writer.pending_notifications,
+    )
+    stack.push_async_callback(patches.aclose)
+    writer.subscribe(patches.on_local)
+    patches.add_remote_listener(sync.on_change)  # other processes' writes (bus, catch-up)
+    bus.subscribe(patches.on_remote, on_gap=patches.request_catch_up)
+    if isinstance(bus, RedisGraphBus):
+        await bus.start()
+    patches.start()
+    metrics.watch_subscribers(lambda: patches.subscribers)
+    rate_limiter = overrides.get("rate_limiter") or build_rate_limiter(
+        settings, handle.redis, metrics
+    )
+    stack.push_async_callback(rate_limiter.aclose)
 
-    ingestion = overrides.get("ingestion") or InMemoryIngestionQueue()
-    population = SelfPopulation(graph, writer, evidence, ingestion)
+    ingestion = overrides.get("ingestion") or build_ingestion_queue(settings, handle.redis)
+    population = SelfPopulation(graph, writer, evidence, ingestion, lexicon)
+    if settings.ingestion_worker and isinstance(ingestion, IngestionWorkQueue):
+        await stack.enter_async_context(
+            running_worker(IngestionWorker(ingestion, ConceptEnricher(graph, writer, evidence)))
+        )
     outbox = await GraphOutbox.open(settings.data_dir / "graph_outbox.jsonl")
     retry = GraphWriteRetry(population, outbox, first_delay=overrides.get("retry_first_delay", 1.0))
     stack.push_async_callback(retry.aclose)
     if resumed := retry.resume():
         log.info("graph_writes_resumed", captures=resumed)
+    retry.start_schedule(settings.graph_retry_interval_seconds)
 
-    providers = dict(overrides.get("providers") or _build_providers(settings, lexicon))
+    router = overrides.get("router") or build_router(settings)
+    providers = dict(overrides.get("providers") or build_providers(settings, lexicon, router))
     for provider in providers.values():
         stack.push_async_callback(provider.aclose)
     egress = overrides.get("egress") or _build_egress(
         settings, providers, conversations, overrides.get("egress_detector")
     )
-    engine = ChatEngine(
+    engine = MeteredChatEngine(
+        metrics=metrics,
+        tracer=tracing.tracer,
         store=conversations,
         egress=egress,
-        router=overrides.get("router")
-        or LlmRouter(Route(settings.llm_provider, settings.llm_model)),
+        router=router,
         evidence=evidence,
         population=population,
         retry=retry,
@@ -195,16 +262,28 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
             evidence_k=settings.evidence_k,
             max_active_nodes=settings.max_active_nodes,
             graph_write_timeout=settings.graph_write_timeout_seconds,
+            answer_write_interval=settings.answer_write_interval_seconds,
+            answer_write_min_chars=settings.answer_write_min_chars,
+            answer_keepalive=settings.stream_lease_seconds / 3,
         ),
         aspects=overrides.get("aspects", ASPECTS),
     )
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
+    tokens = _build_tokens(settings)
+    if tokens is not None:
+        stack.push_async_callback(tokens.aclose)
     return Container(
-        settings=settings, schema=handle.schema, graph=graph, guard=handle.guard, writer=writer,
-        conversations=conversations, evidence=evidence, lexicon=lexicon, ingestion=ingestion,
+        tokens=tokens, settings=settings, schema=handle.schema, graph=graph, guard=handle.guard,
+        writer=writer, conversations=conversations, evidence=evidence, lexicon=lexicon,
+        ingestion=ingestion,
         population=population, retry=retry, egress=egress, providers=providers, engine=engine,
-        patches=patches, _stack=stack,
+        patches=patches, reviewed=ReviewedGraph(graph), bus=bus, rate_limiter=rate_limiter,
+        metrics=metrics, tracing=tracing, _stack=stack,
+        admission=TurnAdmission(
+            settings.max_turns_in_flight, settings.admission_queue_seconds,
+            retry_after=settings.overloaded_retry_after_seconds,
+        ),
     )  # fmt: skip
 
 
@@ -219,13 +298,16 @@ async def _close(stack: AsyncExitStack, deadline: float) -> None:
         log.exception("shutdown_failed")
 
 
-def _build_graph_store(settings: Settings, schema: GraphSchema) -> GraphStore:
+def _build_graph_store(
+    settings: Settings, schema: GraphSchema, *, read_only: bool = False
+) -> GraphStore:
     from graph.factory import build_graph_store
 
     return build_graph_store(
         settings.graph_backend,
         schema=schema,
         ladybug_path=settings.resolved_ladybug_path,
+        ladybug_read_only=read_only,
         bolt_uri=settings.bolt_uri,
         bolt_user=settings.bolt_user,
         bolt_password=settings.bolt_password,
@@ -236,16 +318,21 @@ def _build_graph_store(settings: Settings, schema: GraphSchema) -> GraphStore:
     )
 
 
-def _build_providers(settings: Settings, lexicon: ConceptLexicon) -> dict[str, LlmProvider]:
-    """The offline extractive provider always; OpenAI's Responses API when it is configured."""
-    providers: dict[str, LlmProvider] = {"extractive": ExtractiveProvider(lexicon)}
-    if settings.llm_provider == "openai":
-        if not settings.openai_api_key:
-            raise InvalidInput("REGINTEL_OPENAI_API_KEY is required when LLM_PROVIDER=openai")
-        providers["openai"] = OpenAIResponsesProvider(
-            api_key=settings.openai_api_key, base_url=settings.openai_base_url
-        )
-    return providers
+def _build_tokens(settings: Settings) -> SupabaseTokens | None:
+    """The Supabase token verifier (nothing is fetched until a token needs a JWKS key)."""
+    if not settings.supabase_configured:
+        return None
+    secret = settings.supabase_jwt_secret
+    return SupabaseTokens.build(
+        audience=settings.supabase_jwt_audience,
+        issuer=settings.supabase_jwt_issuer,
+        secret=secret.get_secret_value() if secret else None,
+        jwks_url=settings.supabase_jwks_url,
+        leeway_seconds=settings.supabase_jwt_leeway_seconds,
+        jwks_max_age_seconds=settings.supabase_jwks_cache_seconds,
+        jwks_min_refresh_seconds=settings.supabase_jwks_min_refresh_seconds,
+        timeout_seconds=settings.supabase_jwks_timeout_seconds,
+    )
 
 
 def _build_conversation_store(settings: Settings) -> ConversationBackend:
@@ -261,6 +348,7 @@ def _build_conversation_store(settings: Settings) -> ConversationBackend:
         postgres_pool_max=settings.postgres_pool_max,
         postgres_timeout_seconds=settings.postgres_timeout_seconds,
         postgres_prepare_threshold=settings.postgres_prepare_threshold,
+        stream_lease_seconds=settings.stream_lease_seconds,
     )
 
 
@@ -278,4 +366,7 @@ def _build_egress(
         adapters.policies,
         adapters.audit,
         default_mode=EgressMode(settings.egress_default_mode),
+        originals=JsonlOriginalRequestSink(settings.data_dir / "egress_originals.jsonl")
+        if settings.egress_keep_original_report_only
+        else None,
     )

@@ -1,4 +1,5 @@
-"""``regintel`` — the operator's command line: serve, seed, graph init, graph counts, concepts.
+"""``regintel`` — the operator's command line: serve, seed, graph init, graph counts, concepts
+(list, confirm, merge, reject, audit).
 
 Every command builds what it needs through the composition root (:mod:`api.bootstrap`):
 :func:`~api.bootstrap.open_graph` for the graph-only commands, so the CLI writes through the
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -22,15 +23,20 @@ from api.bootstrap import open_graph
 from api.logging import configure_logging
 from api.settings import Settings
 from engine.legal_ingest import ingest_acts
+from engine.review import merge_concepts, reject_concept
+from engine.review_audit import REVIEW_AUDIT_FILE, ReviewAudit
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from engine.self_population import confirm_concept
-from errors import NotFound
+from errors import GraphUnavailable, InvalidInput, NotFound, ReviewConflict
 
 __all__ = [
     "app",
     "concept_app",
+    "concept_audit",
     "concept_confirm",
     "concept_list",
+    "concept_merge",
+    "concept_reject",
     "console",
     "eval_app",
     "eval_retrieval",
@@ -38,15 +44,19 @@ __all__ = [
     "graph_counts",
     "graph_init",
     "ingest",
+    "jobs",
     "main",
     "seed",
     "serve",
+    "standin",
 ]
 
 app = typer.Typer(help="Regintel operator commands.", no_args_is_help=True)
 graph_app = typer.Typer(help="Rules-graph commands.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
-concept_app = typer.Typer(help="Captured concepts: review and confirm.", no_args_is_help=True)
+concept_app = typer.Typer(
+    help="Captured concepts: review, confirm, merge, reject.", no_args_is_help=True
+)
 app.add_typer(concept_app, name="concept")
 eval_app = typer.Typer(help="Quality measurements.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
@@ -66,11 +76,41 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
 ) -> None:
     """Serve the HTTP API."""
+    from api.app import create_app
+    from api.server import serve as serve_app
+    from api.settings import Settings
+
+    settings = Settings()
+    serve_app(create_app(settings), settings, host=host, port=port)
+
+
+@app.command()
+def standin(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to bind.")] = 8100,
+    first_token_ms: Annotated[
+        float, typer.Option(help="Time to first token, in milliseconds.")
+    ] = 300.0,
+    tokens_per_second: Annotated[
+        float, typer.Option(help="Token rate after the first (0: unpaced).")
+    ] = 40.0,
+    text: Annotated[
+        str | None, typer.Option(help="Answer text (default: a short fixed sentence).")
+    ] = None,
+) -> None:
+    """Serve the stand-in model (OpenAI Responses, chat completions, Anthropic Messages)."""
     import uvicorn
 
-    from api.app import create_app
+    from engine.providers.standin import Pacing, Reply, StandinServer
 
-    uvicorn.run(create_app(), host=host, port=port, log_level="info")
+    pacing = Pacing(first_token_ms / 1000, tokens_per_second or None)
+    default = Reply(text=[f"{word} " for word in text.split()]) if text else None
+    console.print(
+        f"stand-in model on http://{host}:{port}: OpenAI base_url http://{host}:{port}/v1, "
+        f"Anthropic base_url http://{host}:{port}",
+        highlight=False,
+    )
+    uvicorn.run(StandinServer(pacing=pacing, default=default), host=host, port=port)
 
 
 @app.command()
@@ -87,7 +127,7 @@ def seed(
             counts = await handle.graph.counts()
             return {**report.summary(), "graph": {"nodes": counts.nodes, "edges": counts.edges}}
 
-    console.print_json(json.dumps(asyncio.run(run())))
+    console.print_json(json.dumps(_run(run())))
 
 
 @app.command()
@@ -106,7 +146,39 @@ def ingest(
                 report = await ingest_acts(paths, handle.graph, handle.writer, advance)
             return report.summary()
 
-    console.print_json(json.dumps(asyncio.run(run())))
+    console.print_json(json.dumps(_run(run())))
+
+
+@app.command()
+def jobs(
+    dead: Annotated[int, typer.Option(help="How many dead-lettered jobs to list.")] = 20,
+) -> None:
+    """The ingestion job queue: waiting, in progress, delayed, dead (and the last dead jobs)."""
+    from api.topology import build_ingestion_queue, build_redis
+
+    settings = Settings()
+
+    async def run() -> dict[str, object]:
+        redis = build_redis(settings)
+        try:
+            queue = build_ingestion_queue(settings, redis)
+            stats = await queue.stats()
+            letters = await queue.dead_letters(dead)
+        finally:
+            if redis is not None:
+                await redis.aclose()
+        return {
+            "waiting": stats.waiting,
+            "inProgress": stats.in_progress,
+            "delayed": stats.delayed,
+            "dead": stats.dead,
+            "deadLetters": [
+                {"conceptId": job.concept_id, "reason": job.reason, "error": error}
+                for job, error in letters
+            ],
+        }
+
+    console.print_json(json.dumps(_run(run())))
 
 
 @eval_app.command("retrieval")
@@ -122,12 +194,12 @@ def eval_retrieval(
     questions = load_questions(path)
 
     async def run() -> EvidenceIndex:
-        async with open_graph(Settings()) as handle:
+        async with open_graph(Settings(), read_only=True) as handle:
             index = EvidenceIndex(handle.graph)
             await index.refresh()
             return index
 
-    index = asyncio.run(run())
+    index = _run(run())
 
     def retrieve(question: str) -> tuple[list[str], bool]:
         evidence = index.search(question, k)
@@ -148,7 +220,7 @@ def graph_init() -> None:
         async with open_graph(Settings()):
             pass  # opening initialises the schema
 
-    asyncio.run(run())
+    _run(run())
     console.print("graph schema initialised")
 
 
@@ -157,10 +229,10 @@ def graph_counts() -> None:
     """Print node and edge counts by label."""
 
     async def run() -> dict[str, object]:
-        async with open_graph(Settings()) as handle:
+        async with open_graph(Settings(), read_only=True) as handle:
             return (await handle.graph.counts()).model_dump()
 
-    console.print_json(json.dumps(asyncio.run(run())))
+    console.print_json(json.dumps(_run(run())))
 
 
 @concept_app.command("list")
@@ -170,7 +242,7 @@ def concept_list(
     """List concepts (id, status, preferred label)."""
 
     async def run() -> list[dict[str, object]]:
-        async with open_graph(Settings()) as handle:
+        async with open_graph(Settings(), read_only=True) as handle:
             nodes = (await handle.graph.snapshot(labels=["Concept"], limit=100_000)).nodes
         return [
             {
@@ -182,7 +254,7 @@ def concept_list(
             if status is None or n.properties.get("status") == status
         ]
 
-    console.print_json(json.dumps(asyncio.run(run())))
+    console.print_json(json.dumps(_run(run())))
 
 
 @concept_app.command("confirm")
@@ -196,7 +268,80 @@ def concept_confirm(concept_id: str) -> None:
             except NotFound as exc:
                 raise typer.BadParameter(exc.message) from exc
 
-    console.print(f"{concept_id}: {asyncio.run(run())}")
+    hint = (
+        f"or confirm it through the running server: POST /api/review/concepts/{concept_id}/confirm"
+    )
+    console.print(f"{concept_id}: {_run(run(), hint)}")
+
+
+@concept_app.command("merge")
+def concept_merge(
+    concept_id: Annotated[str, typer.Argument(help="The concept merged away (the redirect).")],
+    into: Annotated[str, typer.Argument(help="The reviewed concept that survives.")],
+) -> None:
+    """Merge a concept into another: its labels and edges move, it becomes a redirect."""
+    settings = Settings()
+
+    async def run() -> dict[str, object]:
+        async with open_graph(settings) as handle:
+            try:
+                record = await merge_concepts(
+                    handle.graph, handle.writer, concept_id, into, audit=_audit(settings),
+                    by="cli",
+                )  # fmt: skip
+            except (NotFound, InvalidInput, ReviewConflict) as exc:
+                raise typer.BadParameter(exc.message) from exc
+        return {"merged": concept_id, "into": into, "labels": len(record.labels),
+                "edges": record.edges}  # fmt: skip
+
+    hint = f"or merge through the running server: POST /api/review/concepts/{concept_id}/merge"
+    console.print_json(json.dumps(_run(run(), hint)))
+
+
+@concept_app.command("reject")
+def concept_reject(concept_id: str) -> None:
+    """Reject a quarantined concept: it and the labels only it used are removed."""
+    settings = Settings()
+
+    async def run() -> dict[str, object]:
+        async with open_graph(settings) as handle:
+            try:
+                record = await reject_concept(
+                    handle.graph, handle.writer, concept_id, audit=_audit(settings), by="cli"
+                )
+            except (NotFound, ReviewConflict) as exc:
+                raise typer.BadParameter(exc.message) from exc
+        return {"rejected": concept_id, "removed": list(record.removed)}
+
+    hint = f"or reject through the running server: POST /api/review/concepts/{concept_id}/reject"
+    console.print_json(json.dumps(_run(run(), hint)))
+
+
+@concept_app.command("audit")
+def concept_audit() -> None:
+    """List the audited merges and rejections, oldest first (one JSON object per line)."""
+    for record in _audit(Settings()).records():
+        console.print(record.to_json(), markup=False, highlight=False, soft_wrap=True)
+
+
+def _audit(settings: Settings) -> ReviewAudit:
+    return ReviewAudit(settings.data_dir / REVIEW_AUDIT_FILE)
+
+
+_T = TypeVar("_T")
+
+
+def _run(work: Coroutine[Any, Any, _T], hint: str = "") -> _T:
+    """Run a graph command; a graph that cannot be opened (held by a running server, down) is
+    one clear line on stderr and exit status 1, not a traceback."""
+    try:
+        return asyncio.run(work)
+    except GraphUnavailable as exc:
+        err = Console(stderr=True)
+        err.print(
+            f"regintel: {exc.message}{'; ' + hint if hint else ''}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(1) from None
 
 
 @contextmanager

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from errors import RegintelError
+from errors import Overloaded, RateLimited, RegintelError
+
+log = structlog.get_logger(__name__)
 
 __all__ = [
     "ERROR_RESPONSES",
+    "CodedHTTPException",
     "ErrorBody",
     "ErrorDetail",
     "error_body",
@@ -25,6 +29,7 @@ _HTTP_CODES = {
     401: "unauthenticated",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "payload_too_large",
     415: "unsupported_media_type",
 }
@@ -46,13 +51,57 @@ def _described(text: str) -> dict[str, Any]:
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    401: _described("`unauthenticated`: missing or unknown API key."),
-    403: _described("`egress_blocked`: the tenant's egress policy refuses the call."),
-    404: _described("`not_found`: no such resource in the caller's tenant."),
+    400: _described(
+        "`json_too_deep`: the JSON body nests arrays/objects deeper than "
+        "REGINTEL_MAX_JSON_DEPTH (found on the raw bytes, before parsing); `bad_request`: the "
+        "body cannot be read as its content type (e.g. JSON that is not UTF-8)."
+    ),
+    401: _described(
+        "`unauthenticated`: no credentials, or an unknown API key (development keys: `dev` "
+        "only); `invalid_token`: a bearer token that is malformed, signed with another key or "
+        "algorithm, for another audience or issuer, or not valid yet; `token_expired`: its "
+        "`exp` has passed (refresh the session)."
+    ),
+    403: _described(
+        "`egress_blocked`: the tenant's egress policy refuses the call; `forbidden`: an "
+        "operator endpoint called without an admin role; `no_tenant`: a valid token whose user "
+        "has no `app_metadata.tenant_id`; `conversation_read_only`: another user's shared "
+        "conversation (read it, never post into it or change its sharing)."
+    ),
+    404: _described(
+        "`not_found`: no such resource for the caller: unknown, another tenant's, or another "
+        "user's private conversation."
+    ),
+    408: _described(
+        "`request_timeout`: the request body did not arrive within "
+        "REGINTEL_BODY_READ_TIMEOUT_SECONDS. (A request head that is late closes the "
+        "connection without a response.)"
+    ),
     413: _described("`payload_too_large`: the request body is over the limit."),
     422: _described("`invalid_input`: the request is malformed or out of bounds."),
-    503: _described("`graph_unavailable` / `conversation_store_unavailable`: a store is down."),
+    429: _described(
+        "`rate_limited`: the tenant's or the user's request budget is spent; `Retry-After` "
+        "says how many seconds to wait."
+    ),
+    503: _described(
+        "`graph_unavailable` / `conversation_store_unavailable` / `rate_limiter_unavailable`: "
+        "a store is down; `identity_provider_unavailable`: the token's signing keys (JWKS) "
+        "cannot be fetched; the message "
+        "is a fixed sentence (the driver's error is logged, never sent). `overloaded` "
+        "(`POST /api/chat`): the worker has REGINTEL_MAX_TURNS_IN_FLIGHT turns in flight and "
+        "none ended within REGINTEL_ADMISSION_QUEUE_SECONDS; `Retry-After` says how many "
+        "seconds to wait. Sent before any stream starts."
+    ),
 }
+
+
+class CodedHTTPException(StarletteHTTPException):
+    """An HTTP error raised outside a route (middleware, body reading) with its stable code;
+    FastAPI passes HTTP exceptions from body reading through unchanged."""
+
+    def __init__(self, status_code: int, code: str, detail: str) -> None:
+        super().__init__(status_code, detail)
+        self.code = code
 
 
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
@@ -62,7 +111,16 @@ def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RegintelError)
     async def regintel_error(_: Request, exc: RegintelError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, exc.message), status_code=exc.status_code)
+        if exc.status_code >= 500 and not isinstance(exc, Overloaded):  # counted, not logged
+            log.warning("request_failed", code=exc.code, error=exc.message)  # the detail: logs only
+        headers = (
+            {"Retry-After": str(exc.retry_after)}
+            if isinstance(exc, RateLimited | Overloaded)
+            else None
+        )
+        return JSONResponse(
+            error_body(exc.code, exc.public_message), status_code=exc.status_code, headers=headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -75,7 +133,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+        code = getattr(exc, "code", None) or _HTTP_CODES.get(
+            exc.status_code, f"http_{exc.status_code}"
+        )
         return JSONResponse(
             error_body(code, str(exc.detail)), status_code=exc.status_code, headers=exc.headers
         )

@@ -5,9 +5,10 @@ offline extractive provider, and, in the ``dev`` environment only, the developme
 Nothing here connects to anything.
 
 ``environment`` decides what an operator may forget. In ``dev`` (the default, for
-``make demo``) the development keys work out of the box. In ``prod`` there are no default keys,
-the development keys are refused even when configured, and settings that name no identity
-source do not load, so the app does not start. A ``REGINTEL_*`` variable that names no setting
+``make demo``) the development keys work out of the box (and Supabase tokens too, when
+configured). In ``prod`` the identity source is Supabase Auth (ADR 0024): API keys are refused,
+the development keys above all, and settings that name no Supabase signing key (a JWT secret or
+a JWKS URL) do not load, so the app does not start. A ``REGINTEL_*`` variable that names no setting
 is reported by :func:`unknown_variables` (the app logs it at start-up) instead of being ignored.
 """
 
@@ -18,16 +19,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DEV_API_KEYS", "ENV_PREFIX", "Settings", "unknown_variables"]
+__all__ = ["DEV_API_KEYS", "ENV_PREFIX", "ROLES", "ProviderKind", "Settings", "unknown_variables"]
 
 ENV_PREFIX = "REGINTEL_"
+ProviderKind = Literal["extractive", "openai", "openai_chat", "anthropic"]
+ROLES = ("member", "admin")  # admin: an operator (the review queue); member by default
 DEV_API_KEYS = {
     "dev-acme-alice": "acme:alice",
     "dev-acme-bob": "acme:bob",
     "dev-globex-carol": "globex:carol",
+    "dev-ops-admin": "regintel:operator:admin",  # the review queue (ADR 0020)
 }
 
 
@@ -76,26 +80,186 @@ class Settings(BaseSettings):
     api_keys: dict[str, str] | None = Field(
         default=None,
         description='JSON object: API key -> "tenant:user". Unset: the development keys in the '
-        "dev environment, none in prod.",
+        "dev environment. Refused in prod (Supabase tokens only).",
     )
+    # Supabase Auth (ADR 0024): access tokens verified here, no call to Supabase per request
+    supabase_jwt_secret: SecretStr | None = Field(
+        default=None, description="The project's JWT secret: HS256 tokens are accepted with it."
+    )
+    supabase_jwks_url: str = Field(
+        default="",
+        description="JWKS document of the project's asymmetric signing keys (RS256, ES256), "
+        "e.g. https://<ref>.supabase.co/auth/v1/.well-known/jwks.json.",
+    )
+    supabase_jwt_audience: str = Field(
+        default="authenticated", description="Required `aud` (Supabase: authenticated)."
+    )
+    supabase_jwt_issuer: str = Field(
+        default="",
+        description="Required `iss`, e.g. https://<ref>.supabase.co/auth/v1. Required as soon "
+        "as a signing key is configured.",
+    )
+    supabase_tenant_claim: str = Field(
+        default="tenant_id", description="Key in app_metadata that names the user's tenant."
+    )
+    supabase_jwt_leeway_seconds: float = Field(
+        default=5.0, ge=0, le=300, description="Clock skew allowed on exp and nbf."
+    )
+    supabase_jwks_cache_seconds: float = Field(
+        default=600.0, gt=0, description="JWKS keys are fetched again after this long."
+    )
+    supabase_jwks_min_refresh_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="A token with an unknown kid refetches the JWKS at most this often.",
+    )
+    supabase_jwks_timeout_seconds: float = Field(default=5.0, gt=0)
 
-    llm_provider: Literal["extractive", "openai"] = "extractive"
+    llm_provider: ProviderKind = "extractive"
     llm_model: str = "extractive-v1"
+    llm_fallback: str | None = Field(
+        default=None,
+        description='"provider:model" asked when the first route fails before its first token '
+        "(connection error, 5xx, 429 after back-off, first-token timeout).",
+    )
+    llm_task_routes: dict[str, str] = Field(
+        default_factory=dict, description='JSON: task -> "provider:model" (e.g. capture_repair).'
+    )
+    llm_tenant_routes: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description='JSON: tenant -> task (or "*") -> "provider:model"; the tenant\'s egress '
+        "policy still decides whether that provider and model may be used.",
+    )
+    llm_tool_choice: Literal["auto", "required"] = Field(
+        default="auto",
+        description="tool_choice sent with the capture tool. required forces a tool call, which "
+        "some models then make instead of answering in text (Anthropic always does).",
+    )
+    llm_first_token_timeout_seconds: float = Field(default=30.0, gt=0)
+    llm_answer_timeout_seconds: float = Field(default=180.0, gt=0)
+    llm_max_retries: int = Field(
+        default=2, ge=0, description="SDK retries (connection, 429, 5xx) before the first byte."
+    )
     openai_api_key: str = ""
     openai_base_url: str | None = None
+    openai_strict_tools: bool = False
+    openai_chat_api_key: str = Field(
+        default="", description="Key of the chat-completions server (any text for a local one)."
+    )
+    openai_chat_base_url: str | None = None
+    openai_chat_tools: bool = Field(
+        default=True, description="false: the model has no tool support; capture by lexicon."
+    )
+    anthropic_api_key: str = ""
+    anthropic_base_url: str | None = None
 
     egress_default_mode: Literal["enforce", "report-only", "off"] = "enforce"
+    egress_keep_original_report_only: bool = Field(
+        default=False,
+        description="Keep report-only calls' original (unsanitised) requests in "
+        "DATA_DIR/egress_originals.jsonl for debugging. Holds PII: never on by default.",
+    )
 
     max_message_chars: int = 8000
     max_body_bytes: int = 64 * 1024
+    max_json_depth: int = Field(
+        default=32, ge=2, description="Deeper JSON bodies get 400 json_too_deep before parsing."
+    )
+    header_read_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="A request head not complete by then closes the connection."
+    )
+    body_read_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="A request body not complete by then gets 408."
+    )
+    keep_alive_timeout_seconds: int = Field(
+        default=5, ge=1, description="An idle kept-alive connection is closed after this long."
+    )
     heartbeat_seconds: float = 10.0
+    max_turns_in_flight: int = Field(
+        default=256,
+        ge=1,
+        description="Chat turns one worker streams at once (admission control, ADR 0030).",
+    )
+    admission_queue_seconds: float = Field(
+        default=0.025,
+        ge=0,
+        description="How long a turn beyond the limit waits for a slot before 503 overloaded.",
+    )
+    overloaded_retry_after_seconds: int = Field(
+        default=1, ge=1, description="Retry-After of a 503 overloaded."
+    )
     max_active_nodes: int = 40
     history_messages: int = 8
     evidence_k: int = 6
     graph_write_timeout_seconds: float = 2.0
+    graph_retry_interval_seconds: float = Field(
+        default=300.0, gt=0, description="How often captures whose retries ran out are retried."
+    )
+    answer_write_interval_seconds: float = Field(
+        default=0.25, gt=0, description="At most one write of a streaming answer per interval."
+    )
+    answer_write_min_chars: int = Field(
+        default=64, ge=1, description="…and only once this many new characters arrived."
+    )
+    stream_lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="A streaming answer not written for this long reads as interrupted (its "
+        "process died); live streams write at least every third of it.",
+    )
     shutdown_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Deadline for closing every adapter at shutdown."
     )
+
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis for the graph event bus, shared rate limits and the job queue "
+        "(redis://host:port/db). Unset: in-process defaults (one worker).",
+    )
+    redis_prefix: str = Field(default="regintel", description="Prefix of every Redis key.")
+    redis_timeout_seconds: float = Field(default=2.0, gt=0)
+    rate_limit_tenant_per_minute: int = Field(
+        default=600, ge=0, description="Requests per minute per tenant (0: no limit)."
+    )
+    rate_limit_user_per_minute: int = Field(
+        default=120, ge=0, description="Requests per minute per user (0: no limit)."
+    )
+    rate_limit_burst_seconds: float = Field(
+        default=10.0, gt=0, description="A bucket holds this many seconds' worth of requests."
+    )
+    rate_limit_when_redis_down: Literal["open", "closed"] = Field(
+        default="open",
+        description="open: requests pass while Redis is unreachable (logged, counted); "
+        "closed: they get 503 rate_limiter_unavailable.",
+    )
+    graph_batch_window_ms: int = Field(
+        default=200, ge=1, le=10_000, description="Graph changes within this window: one patch."
+    )
+    graph_patch_log_size: int = Field(
+        default=1000, ge=1, description="Patches kept for Last-Event-ID replay."
+    )
+    graph_catch_up_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="How often one query per process looks for writes other processes made.",
+    )
+    job_max_attempts: int = Field(default=5, ge=1, description="Then a job is dead-lettered.")
+    job_claim_idle_seconds: float = Field(
+        default=60.0, gt=0, description="A job unacked this long is claimed by another worker."
+    )
+    job_backoff_seconds: float = Field(default=2.0, ge=0, description="First retry delay.")
+    ingestion_worker: bool = Field(
+        default=True,
+        description="Run the ingestion worker inside the API process (the embedded default). "
+        "Off where `regintel worker` processes consume the Redis job queue instead.",
+    )
+    metrics_enabled: bool = Field(default=True, description="Prometheus metrics at /metrics.")
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP traces endpoint (http://collector:4318/v1/traces). Unset: no "
+        "tracing.",
+    )
+    otel_service_name: str = "regintel"
 
     log_level: str = "INFO"
     log_json: bool = True
@@ -104,13 +268,21 @@ class Settings(BaseSettings):
     @classmethod
     def _check_keys(cls, value: dict[str, str] | None) -> dict[str, str] | None:
         for key, owner in (value or {}).items():
-            tenant, sep, user = owner.partition(":")
-            if not key or not sep or not tenant or not user:
-                raise ValueError(f'api key owner must be "tenant:user", got {owner!r}')
+            tenant, sep, rest = owner.partition(":")
+            user, _, role = rest.partition(":")
+            if not key or not sep or not tenant or not user or role not in ("", *ROLES):
+                raise ValueError(
+                    f'api key owner must be "tenant:user" or "tenant:user:admin", got {owner!r}'
+                )
         return value
 
     @model_validator(mode="after")
     def _identity_source(self) -> Settings:
+        if self.supabase_configured and not self.supabase_jwt_issuer:
+            raise ValueError(
+                "REGINTEL_SUPABASE_JWT_ISSUER is required with a Supabase signing key "
+                "(https://<ref>.supabase.co/auth/v1)"
+            )
         if self.environment == "dev":
             if self.api_keys is None:
                 self.api_keys = dict(DEV_API_KEYS)
@@ -118,16 +290,28 @@ class Settings(BaseSettings):
         keys = self.api_keys or {}
         if dev := sorted(set(keys) & set(DEV_API_KEYS)):
             raise ValueError(f"the development API keys are refused in prod: {len(dev)} found")
-        if not keys:
+        if keys:
             raise ValueError(
-                "no identity source in prod: set REGINTEL_API_KEYS (development keys are "
-                "not available outside REGINTEL_ENVIRONMENT=dev)"
+                "API keys are for REGINTEL_ENVIRONMENT=dev only: prod authenticates Supabase "
+                f"access tokens (unset REGINTEL_API_KEYS; {len(keys)} found)"
+            )
+        if not self.supabase_configured:
+            raise ValueError(
+                "no identity source in prod: set REGINTEL_SUPABASE_JWT_SECRET and/or "
+                "REGINTEL_SUPABASE_JWKS_URL, and REGINTEL_SUPABASE_JWT_ISSUER"
             )
         return self
 
     @property
+    def supabase_configured(self) -> bool:
+        """Supabase access tokens are accepted: a JWT secret or a JWKS URL is set."""
+        return bool(self.supabase_jwks_url) or bool(
+            self.supabase_jwt_secret and self.supabase_jwt_secret.get_secret_value()
+        )
+
+    @property
     def identities(self) -> dict[str, str]:
-        """API key -> "tenant:user", after the environment's defaults were applied."""
+        """API key -> "tenant:user[:role]", after the environment's defaults were applied."""
         return self.api_keys or {}
 
     @property

@@ -2,7 +2,8 @@
 
 Deterministic (fixed seed), presidio-research JSON format: ``full_text`` and ``spans``. Samples
 whose ``metadata.expect`` is ``"none"`` carry a checksum-invalid PPSN or IBAN that must not be
-flagged; their ``metadata.value`` is the invalid identifier.
+flagged; their ``metadata.value`` is the invalid identifier. A checksum-invalid PPSN in PPSN
+context ("My PPSN is ...") must be flagged: the user calls it a PPSN.
 
     .venv/bin/python bench/pii_make_fixtures.py
 """
@@ -61,6 +62,9 @@ TEMPLATES = {
 }
 
 
+PPSN_CONTEXT_TEMPLATES = (0, 1)  # "My PPSN is", "PPS number:"
+
+
 def _digits(r: random.Random, n: int) -> str:
     return "".join(r.choice("0123456789") for _ in range(n))
 
@@ -117,7 +121,16 @@ def main() -> None:
     out: list[dict[str, Any]] = []
     for i in range(30):
         out.append(sample(TEMPLATES["PPSN"][i % 4], "PPSN", ppsn(r, valid=True)))
-        out.append(sample(TEMPLATES["PPSN"][i % 4], "PPSN", ppsn(r, valid=False), "none"))
+        # A checksum-invalid PPSN is flagged only where the text calls it a PPSN (issue 9).
+        in_context = i % 4 in PPSN_CONTEXT_TEMPLATES
+        out.append(
+            sample(
+                TEMPLATES["PPSN"][i % 4],
+                "PPSN",
+                ppsn(r, valid=False),
+                "found" if in_context else "none",
+            )
+        )
     for i in range(30):
         tpl = TEMPLATES["IBAN_CODE"][i % 3]
         out.append(sample(tpl, "IBAN_CODE", make_iban(r, valid=True, spaced=i % 2 == 0)))

@@ -27,6 +27,7 @@ def build_conversation_store(
     postgres_pool_max: int = 10,
     postgres_timeout_seconds: float = 10.0,
     postgres_prepare_threshold: int | None = 5,
+    stream_lease_seconds: float = 30.0,
 ) -> SqlConversationStore:
     """SQLite at ``sqlite_path`` by default; PostgreSQL (Supabase) with row-level security.
 
@@ -44,5 +45,6 @@ def build_conversation_store(
             app_role=postgres_app_role or None,
             timeout=postgres_timeout_seconds,
             prepare_threshold=postgres_prepare_threshold,
+            stream_lease_seconds=stream_lease_seconds,
         )
-    return SqliteConversationStore(sqlite_path)
+    return SqliteConversationStore(sqlite_path, stream_lease_seconds=stream_lease_seconds)

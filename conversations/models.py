@@ -10,14 +10,25 @@ from pydantic import BaseModel, Field
 __all__ = [
     "Conversation",
     "ConversationContext",
+    "ConversationSummary",
     "MessageRole",
     "MessageStatus",
     "NewMessage",
     "StoredMessage",
+    "Visibility",
 ]
 
 MessageRole = Literal["user", "assistant"]
-MessageStatus = Literal["complete", "partial", "error"]
+MessageStatus = Literal["streaming", "complete", "partial", "error", "interrupted"]
+"""``streaming``: the answer is being written as it arrives. Then, once: ``complete``,
+``partial`` (the client left), ``error`` (the provider or egress failed). ``interrupted`` is
+how a read reports a ``streaming`` answer nobody has written for a lease: its process died
+(ADR 0018)."""
+
+
+Visibility = Literal["private", "tenant"]
+"""Who may read a conversation: ``private`` (the default) its creator only; ``tenant`` every user
+of its tenant. Only the creator ever writes into it or changes this (ADR 0025)."""
 
 
 class ConversationContext(BaseModel):
@@ -32,13 +43,20 @@ class ConversationContext(BaseModel):
 
 
 class Conversation(BaseModel):
-    """A conversation of one tenant, owned by the user who created it."""
+    """A conversation of one tenant, owned by the user who created it (``user_id``)."""
 
     id: str
     tenant_id: str
     user_id: str
+    visibility: Visibility = "private"
     created_at: datetime
     updated_at: datetime
+
+
+class ConversationSummary(Conversation):
+    """A conversation in a list: its first question stands for its title (empty before one)."""
+
+    title: str = ""
 
 
 class NewMessage(BaseModel):
@@ -57,3 +75,4 @@ class StoredMessage(NewMessage):
     id: str
     conversation_id: str
     created_at: datetime
+    updated_at: datetime | None = None  # the last write of a streamed answer

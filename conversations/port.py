@@ -1,7 +1,11 @@
 """The ``ConversationStore`` port: per-tenant conversations, messages and context.
 
 Every call takes ``tenant_id`` and is scoped by it; another tenant's conversation id is
-reported as :class:`errors.NotFound`, exactly like an id that does not exist.
+reported as :class:`errors.NotFound`, exactly like an id that does not exist. Inside a tenant,
+every call on a conversation also takes the calling ``user_id`` (keyword-only, so it cannot be
+swapped with an id): reads see the user's own conversations and those their owners shared with
+the tenant (``visibility = "tenant"``); writes touch only the user's own. Another user's private
+conversation is :class:`errors.NotFound` too (ADR 0025).
 
 :class:`ConversationBackend` is what the composition root holds: the store, which also hands
 out the egress ports kept in its own database (:class:`EgressAdapters`), so the caller never
@@ -13,7 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
+from conversations.models import (
+    Conversation,
+    ConversationContext,
+    ConversationSummary,
+    NewMessage,
+    StoredMessage,
+    Visibility,
+)
 from egress.audit import AuditSink
 from egress.policy import PolicyStore
 from egress.sanitiser import PseudonymVault
@@ -28,12 +39,34 @@ class ConversationStore(Protocol):
 
     async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation: ...
 
-    async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation: ...
+    async def get_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> Conversation:
+        """A conversation ``user_id`` may read (own or shared), else :class:`errors.NotFound`."""
+        ...
 
-    async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext: ...
+    async def set_visibility(
+        self, tenant_id: str, conversation_id: str, visibility: Visibility, *, user_id: str
+    ) -> Conversation:
+        """Share (``tenant``) or unshare (``private``) the caller's own conversation.
+
+        :class:`errors.NotFound` unless ``user_id`` may read it;
+        :class:`errors.ConversationReadOnly` for a conversation shared by someone else."""
+        ...
+
+    async def load_context(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> ConversationContext: ...
+
+    async def list_conversations(
+        self, tenant_id: str, user_id: str, limit: int, offset: int = 0
+    ) -> list[ConversationSummary]:
+        """The conversations ``user_id`` may read (own and shared), most recently updated first;
+        ``offset`` skips that many (pages of ``limit``)."""
+        ...
 
     async def recent_messages(
-        self, tenant_id: str, conversation_id: str, limit: int
+        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
     ) -> list[StoredMessage]:
         """The last ``limit`` messages, oldest first."""
         ...
@@ -45,14 +78,47 @@ class ConversationStore(Protocol):
         messages: list[NewMessage],
         context: ConversationContext,
         *,
+        user_id: str,
         max_active_nodes: int = 40,
     ) -> list[StoredMessage]:
         """Save the messages of a turn and the context update together, or nothing.
+
+        Only the conversation's owner may: anyone else gets :class:`errors.NotFound`.
 
         ``context`` holds the node ids this turn made active; inside the same transaction they
         are merged in front of the stored ids (so concurrent turns of one conversation never
         drop each other's), bounded to ``max_active_nodes``.
         """
+        ...
+
+    async def checkpoint_answer(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        content: str,
+        content_sanitised: str,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Write the text so far of an answer saved ``streaming`` by :meth:`save_turn`.
+
+        ``False``, and nothing written, once the answer is no longer ``streaming``."""
+        ...
+
+    async def finish_answer(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        answer: NewMessage,
+        context: ConversationContext,
+        *,
+        user_id: str,
+        max_active_nodes: int = 40,
+    ) -> bool:
+        """Give a ``streaming`` answer its final content, status and referenced nodes and merge
+        the turn's context, together; ``False`` (nothing written) if it was finished already."""
         ...
 
     async def ping(self) -> None: ...

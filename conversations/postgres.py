@@ -7,17 +7,22 @@ native ``timestamptz``, ``text[]`` and ``jsonb`` values) and the unit of work.
 
 A ``psycopg_pool.AsyncConnectionPool`` of autocommit connections, opened in :meth:`init` and
 closed in :meth:`aclose` (or when :meth:`init` fails); nothing connects in the constructor.
+Each connection is checked on checkout (``check_connection``: one round trip), so one that
+died while pooled (a server restart) is replaced instead of failing the request.
 Every unit of work is one explicit transaction
 (:meth:`PostgresConversationStore.tenant_transaction`) that first
 
 * ``SET LOCAL ROLE``s to ``app_role`` (when given): the non-superuser role without BYPASSRLS
   that migration ``003`` creates, because superusers and BYPASSRLS roles skip every policy;
-* sets ``app.tenant_id`` for this transaction only (``set_config(..., true)``), which the
-  row-level security policies compare every row with.
+* sets ``request.jwt.claims`` for this transaction only (``set_config(..., true)``), as
+  Supabase's PostgREST does: ``{"sub": <user>, "role": "authenticated", "app_metadata":
+  {"tenant_id": <tenant>}}`` (no ``sub`` for work that is no user's: egress policies, audit).
+  The row-level security policies (migrations ``003`` and ``005``) read the tenant and the user
+  from it: rows of another tenant, and another user's private conversations, do not exist.
 
-Every statement still filters on ``tenant_id`` itself; the policies are the second layer (ADR
-0009). Both settings are transaction-local, so a connection goes back to the pool clean, and a
-transaction-mode pooler (Supavisor, PgBouncer) is fine.
+Every statement still filters on ``tenant_id`` and ``user_id`` itself; the policies are the
+second layer (ADRs 0009 and 0025). Both settings are transaction-local, so a connection goes
+back to the pool clean, and a transaction-mode pooler (Supavisor, PgBouncer) is fine.
 
 ``save_turn``'s ``UPDATE conversations`` takes the conversation's row lock first, so concurrent
 turns on one conversation queue up and each reads the ``MAX(seq)`` its predecessor committed.
@@ -70,7 +75,13 @@ _LOCK_PSEUDONYMS = (
     "SELECT pg_advisory_xact_lock(hashtextextended('regintel.pseudonyms' || chr(31)"
     " || %(tenant_id)s::text || chr(31) || %(conversation_id)s::text, 0))"
 )
-_SET_TENANT = "SELECT set_config('app.tenant_id', %(tenant_id)s, true)"
+# the caller's identity as Supabase hands it to policies; built by the database (no JSON quoting
+# here); a NULL user leaves "sub" out, which matches no owner
+_SET_CLAIMS = (
+    "SELECT set_config('request.jwt.claims', jsonb_strip_nulls(jsonb_build_object("
+    "'sub', %(user_id)s::text, 'role', 'authenticated',"
+    " 'app_metadata', jsonb_build_object('tenant_id', %(tenant_id)s::text)))::text, true)"
+)
 # bookkeeping of the migration runner, the role check and the health check: not tenant data
 _LOCK_MIGRATIONS = "SELECT pg_advisory_xact_lock(%(key)s)"
 _CREATE_MIGRATIONS_TABLE = (
@@ -123,7 +134,9 @@ class PostgresConversationStore(SqlConversationStore):
         timeout: float = 10.0,
         prepare_threshold: int | None = 5,
         migrations: Path = MIGRATIONS,
+        stream_lease_seconds: float = 30.0,
     ) -> None:
+        self.stream_lease = stream_lease_seconds
         self._dsn = dsn
         self._min_size = min_size
         self._max_size = max_size
@@ -146,6 +159,9 @@ class PostgresConversationStore(SqlConversationStore):
             open=False,
             name="regintel-conversations",
             connection_class=AsyncConnection[DictRow],
+            # a connection the server dropped (restart, failover, idle kill) is found and
+            # replaced on checkout, so no request fails for reusing it (ADR 0011)
+            check=AsyncConnectionPool.check_connection,
             kwargs={
                 "autocommit": True,
                 "row_factory": dict_row,
@@ -175,21 +191,26 @@ class PostgresConversationStore(SqlConversationStore):
             raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
 
     @asynccontextmanager
-    async def tenant_transaction(self, tenant_id: str) -> AsyncIterator[Connection]:
-        """One transaction as ``app_role`` with ``app.tenant_id`` set; commits when the block
-        ends without an error. :meth:`unit_of_work` is this, rolled back unless committed."""
+    async def tenant_transaction(
+        self, tenant_id: str, user_id: str | None = None
+    ) -> AsyncIterator[Connection]:
+        """One transaction as ``app_role`` with the caller's claims set (tenant, and user when
+        the work is a user's); commits when the block ends without an error.
+        :meth:`unit_of_work` is this, rolled back unless committed."""
         async with self._connection() as conn, conn.transaction():
             if self._app_role:
                 await conn.execute(
                     sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self._app_role))
                 )
-            await conn.execute(_SET_TENANT, {"tenant_id": tenant_id})
+            await conn.execute(_SET_CLAIMS, {"tenant_id": tenant_id, "user_id": user_id})
             yield conn
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id: str) -> AsyncIterator[UnitOfWork]:
+    async def unit_of_work(
+        self, tenant_id: str, user_id: str | None = None
+    ) -> AsyncIterator[UnitOfWork]:
         """A :meth:`tenant_transaction` that rolls back unless the work was committed."""
-        async with self.tenant_transaction(tenant_id) as conn:
+        async with self.tenant_transaction(tenant_id, user_id) as conn:
 
             async def run(statement: str, params: Params) -> Result:
                 cursor = await conn.execute(statement, params)

@@ -4,12 +4,23 @@
 :meth:`~SqlConversationStore.unit_of_work` and :attr:`~SqlConversationStore.dialect`; the
 SQLite and PostgreSQL adapters subclass it and give only those two plus their lifecycle
 (``init``, ``ping``, ``aclose``). Every statement is scoped by ``tenant_id``; an unknown id and
-another tenant's id are both :class:`errors.NotFound`.
+another tenant's id are both :class:`errors.NotFound`. Inside the tenant, every call on a
+conversation names the calling user: each statement reads only a conversation the user may
+read (own, or shared with the tenant) and writes only the user's own, and the unit of work
+carries the user too (PostgreSQL's row-level security checks it again, ADR 0025). Another
+user's private conversation is :class:`errors.NotFound`, exactly like another tenant's.
 
 ``save_turn`` is one unit of work: it first touches the conversation (proving ownership and
 taking the write lock: PostgreSQL's row lock, SQLite's ``BEGIN IMMEDIATE``), so concurrent
 turns of one conversation queue up and each reads the ``MAX(seq)`` its predecessor committed;
 then it inserts the messages and merges the turn's node ids in front of the stored ones.
+
+A streamed answer (ADR 0018) is a ``save_turn`` of the question and an empty ``streaming``
+answer before the model is called, :meth:`~SqlConversationStore.checkpoint_answer` as the
+text arrives, and :meth:`~SqlConversationStore.finish_answer` once; both updates touch only a
+message still ``streaming``, so a late checkpoint never overwrites a finished answer. A read
+reports a ``streaming`` answer not written for :attr:`~SqlConversationStore.stream_lease`
+seconds as ``interrupted``: the process that streamed it is gone.
 """
 
 from __future__ import annotations
@@ -17,13 +28,20 @@ from __future__ import annotations
 import uuid
 from abc import ABC, abstractmethod
 from contextlib import AbstractAsyncContextManager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from conversations.models import Conversation, ConversationContext, NewMessage, StoredMessage
+from conversations.models import (
+    Conversation,
+    ConversationContext,
+    ConversationSummary,
+    NewMessage,
+    StoredMessage,
+    Visibility,
+)
 from conversations.port import EgressAdapters
 from conversations.sql_egress import SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
-from conversations.unit_of_work import Row, SqlDialect, UnitOfWork
-from errors import NotFound
+from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
+from errors import ConversationReadOnly, NotFound
 
 __all__ = ["SqlConversationStore"]
 
@@ -32,10 +50,15 @@ class SqlConversationStore(ABC):
     """A :class:`conversations.port.ConversationStore` over a SQL database."""
 
     dialect: SqlDialect
+    stream_lease: float = 30.0
+    """Seconds after its last write that a ``streaming`` answer reads as ``interrupted``."""
 
     @abstractmethod
-    def unit_of_work(self, tenant_id: str) -> AbstractAsyncContextManager[UnitOfWork]:
-        """One transaction scoped to ``tenant_id`` that rolls back unless committed."""
+    def unit_of_work(
+        self, tenant_id: str, user_id: str | None = None
+    ) -> AbstractAsyncContextManager[UnitOfWork]:
+        """One transaction scoped to ``tenant_id`` (and to ``user_id``, when the work is a
+        user's: their conversations) that rolls back unless committed."""
 
     @abstractmethod
     async def init(self) -> None:
@@ -74,29 +97,71 @@ class SqlConversationStore(ABC):
             "now": self.dialect.timestamp(now),
         }
         statements = self.dialect.statements
-        async with self.unit_of_work(tenant_id) as work:
+        async with self.unit_of_work(tenant_id, user_id) as work:
             await work.execute(statements.insert_tenant, params)
             await work.execute(statements.insert_conversation, params)
             await work.execute(statements.insert_context, params)
             await work.commit()
         return conversation
 
-    async def get_conversation(self, tenant_id: str, conversation_id: str) -> Conversation:
+    async def get_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> Conversation:
+        """A conversation ``user_id`` may read (own or shared), else :class:`errors.NotFound`."""
         statement = self.dialect.statements.select_conversation
-        row = await self._read_one(statement, tenant_id, conversation_id)
+        row = await self._read_one(statement, tenant_id, conversation_id, user_id)
         return Conversation.model_validate(dict(row))
 
-    async def load_context(self, tenant_id: str, conversation_id: str) -> ConversationContext:
+    async def set_visibility(
+        self, tenant_id: str, conversation_id: str, visibility: Visibility, *, user_id: str
+    ) -> Conversation:
+        """Share or unshare the caller's own conversation; ``NotFound`` unless they may read
+        it, ``ConversationReadOnly`` when someone else shared it."""
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            changed = await work.execute(
+                statements.update_visibility, {**key, "visibility": visibility}
+            )
+            row = await work.fetch_one(statements.select_conversation, key)
+            await work.commit()
+        if row is None:
+            raise NotFound(f"conversation {conversation_id} not found")
+        if changed != 1:
+            raise ConversationReadOnly("only the owner of a conversation may change its sharing")
+        return Conversation.model_validate(dict(row))
+
+    async def list_conversations(
+        self, tenant_id: str, user_id: str, limit: int, offset: int = 0
+    ) -> list[ConversationSummary]:
+        """The conversations ``user_id`` may read (own and shared), most recently updated
+        first; ``offset`` skips that many."""
+        params = {"tenant_id": tenant_id, "user_id": user_id, "limit": limit, "offset": offset}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            rows = await work.fetch_all(self.dialect.statements.select_user_conversations, params)
+        return [
+            ConversationSummary.model_validate({**row, "title": row["title"] or ""}) for row in rows
+        ]
+
+    async def load_context(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> ConversationContext:
         statement = self.dialect.statements.select_context
-        row = await self._read_one(statement, tenant_id, conversation_id)
+        row = await self._read_one(statement, tenant_id, conversation_id, user_id)
         return ConversationContext(active_node_ids=self.dialect.decode_list(row["active_node_ids"]))
 
     async def recent_messages(
-        self, tenant_id: str, conversation_id: str, limit: int
+        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
     ) -> list[StoredMessage]:
-        """The last ``limit`` messages, oldest first."""
-        params = {"tenant_id": tenant_id, "conversation_id": conversation_id, "limit": limit}
-        async with self.unit_of_work(tenant_id) as work:
+        """The last ``limit`` messages, oldest first (none of a conversation the user may not
+        read)."""
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "limit": limit,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
             rows = await work.fetch_all(self.dialect.statements.select_recent_messages, params)
         return [self._message(row) for row in reversed(rows)]
 
@@ -107,15 +172,17 @@ class SqlConversationStore(ABC):
         messages: list[NewMessage],
         context: ConversationContext,
         *,
+        user_id: str,
         max_active_nodes: int = 40,
     ) -> list[StoredMessage]:
-        """Save the messages of a turn and the context update together, or nothing."""
+        """Save the messages of a turn and the context update together, or nothing; only the
+        conversation's owner may (anyone else: :class:`errors.NotFound`)."""
         dialect, statements = self.dialect, self.dialect.statements
         now = datetime.now(UTC)
-        key = {"tenant_id": tenant_id, "conversation_id": conversation_id}
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
         stamp = dialect.timestamp(now)
         saved: list[StoredMessage] = []
-        async with self.unit_of_work(tenant_id) as work:
+        async with self.unit_of_work(tenant_id, user_id) as work:
             # ownership first: it also takes the lock that orders concurrent turns
             if await work.execute(statements.touch_conversation, {**key, "now": stamp}) != 1:
                 raise NotFound(f"conversation {conversation_id} not found")
@@ -141,29 +208,110 @@ class SqlConversationStore(ABC):
                     id=message_id,
                     conversation_id=conversation_id,
                     created_at=now,
+                    updated_at=now,
                 )
                 saved.append(stored_message)
-            stored = await work.fetch_one(statements.select_context_for_update, key)
-            merged = ConversationContext(
-                active_node_ids=dialect.decode_list(stored["active_node_ids"]) if stored else []
-            ).with_nodes(context.active_node_ids, max_active_nodes)
-            active = dialect.encode_list(merged.active_node_ids)
-            await work.execute(
-                statements.update_context, {**key, "active_node_ids": active, "now": stamp}
-            )
+            await self._merge_context(work, key, context, max_active_nodes, stamp)
             await work.commit()
         return saved
 
+    async def checkpoint_answer(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        content: str,
+        content_sanitised: str,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Write the answer so far; ``False`` when the message is no longer ``streaming`` (or
+        the conversation is not ``user_id``'s)."""
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "message_id": message_id,
+            "content": content,
+            "content_sanitised": content_sanitised,
+            "now": self.dialect.timestamp(datetime.now(UTC)),
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            changed = await work.execute(self.dialect.statements.checkpoint_message, params)
+            await work.commit()
+        return changed == 1
+
+    async def finish_answer(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        answer: NewMessage,
+        context: ConversationContext,
+        *,
+        user_id: str,
+        max_active_nodes: int = 40,
+    ) -> bool:
+        """Give a ``streaming`` answer its final text, status and nodes, and merge the turn's
+        context, together. ``False`` (and nothing written) when it was finished already."""
+        dialect, statements = self.dialect, self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        stamp = dialect.timestamp(datetime.now(UTC))
+        params = {
+            **key,
+            "message_id": message_id,
+            "content": answer.content,
+            "content_sanitised": answer.content_sanitised,
+            "status": answer.status,
+            "referenced_nodes": dialect.encode_list(answer.referenced_nodes),
+            "now": stamp,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            # the conversation's lock first, in the same order as save_turn (no deadlock)
+            if await work.execute(statements.touch_conversation, {**key, "now": stamp}) != 1:
+                raise NotFound(f"conversation {conversation_id} not found")
+            if await work.execute(statements.finish_message, params) != 1:
+                return False  # rolled back: the conversation's touch is not kept either
+            await self._merge_context(work, key, context, max_active_nodes, stamp)
+            await work.commit()
+        return True
+
     # -- helpers ---------------------------------------------------------------------------
 
-    async def _read_one(self, statement: str, tenant_id: str, conversation_id: str) -> Row:
-        params = {"tenant_id": tenant_id, "conversation_id": conversation_id}
-        async with self.unit_of_work(tenant_id) as work:
+    async def _read_one(
+        self, statement: str, tenant_id: str, conversation_id: str, user_id: str
+    ) -> Row:
+        params = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        async with self.unit_of_work(tenant_id, user_id) as work:
             row = await work.fetch_one(statement, params)
         if row is None:
             raise NotFound(f"conversation {conversation_id} not found")
         return row
 
+    async def _merge_context(
+        self,
+        work: UnitOfWork,
+        key: Params,
+        context: ConversationContext,
+        max_active_nodes: int,
+        stamp: object,
+    ) -> None:
+        """Put the turn's node ids in front of the stored ones, under the context's row lock."""
+        dialect, statements = self.dialect, self.dialect.statements
+        stored = await work.fetch_one(statements.select_context_for_update, key)
+        merged = ConversationContext(
+            active_node_ids=dialect.decode_list(stored["active_node_ids"]) if stored else []
+        ).with_nodes(context.active_node_ids, max_active_nodes)
+        active = dialect.encode_list(merged.active_node_ids)
+        await work.execute(
+            statements.update_context, {**key, "active_node_ids": active, "now": stamp}
+        )
+
     def _message(self, row: Row) -> StoredMessage:
         nodes = self.dialect.decode_list(row["referenced_nodes"])
-        return StoredMessage.model_validate({**row, "referenced_nodes": nodes})
+        message = StoredMessage.model_validate({**row, "referenced_nodes": nodes})
+        if message.status == "streaming":
+            written = message.updated_at or message.created_at
+            if datetime.now(UTC) - written > timedelta(seconds=self.stream_lease):
+                message.status = "interrupted"  # nobody writes it any more: its process died
+        return message

@@ -64,7 +64,10 @@ class SqliteConversationStore(SqlConversationStore):
 
     dialect = SQLITE
 
-    def __init__(self, path: Path, *, migrations: Path = MIGRATIONS) -> None:
+    def __init__(
+        self, path: Path, *, migrations: Path = MIGRATIONS, stream_lease_seconds: float = 30.0
+    ) -> None:
+        self.stream_lease = stream_lease_seconds
         self._path = path
         self._migrations = migrations
         self._conn: sqlite3.Connection | None = None
@@ -112,9 +115,12 @@ class SqliteConversationStore(SqlConversationStore):
         return await self._call(run)
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id: str) -> AsyncIterator[UnitOfWork]:
+    async def unit_of_work(
+        self, tenant_id: str, user_id: str | None = None
+    ) -> AsyncIterator[UnitOfWork]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` if committed, else ``ROLLBACK``. No row-level
-        security here: the statements' own ``tenant_id`` filters are the scoping."""
+        security here: the statements' own ``tenant_id`` and ``user_id`` filters are the
+        scoping."""
         async with self._lock:
             commit = False
             try:

@@ -8,7 +8,10 @@ into one dialect's text; the adapters only choose the schema, the parameter styl
 and the extra statement the vault needs on PostgreSQL (an advisory lock).
 
 Every statement binds ``:tenant_id`` and filters (or inserts) with it;
-``tests/unit/conversations/test_tenant_scoped_sql.py`` fails on one that does not.
+``tests/unit/conversations/test_tenant_scoped_sql.py`` fails on one that does not. Inside the
+tenant, the statements on a conversation and the rows that hang off it also bind ``:user_id``:
+reads see the user's own conversations and those shared with the tenant, writes only the
+user's own (ADR 0025).
 """
 
 from __future__ import annotations
@@ -20,6 +23,17 @@ __all__ = ["Statements"]
 
 # a named parameter, not the second colon of a PostgreSQL cast (``::text``)
 _NAMED_PARAMETER = re.compile(r"(?<!:):([a-z_]+)\b")
+
+# the conversation of :conversation_id is one :user_id may read (own or shared) / write (own);
+# appended to statements on the rows that hang off a conversation (ADR 0025)
+_READABLE = (
+    " AND EXISTS (SELECT 1 FROM {schema}conversations c WHERE c.tenant_id = :tenant_id"
+    " AND c.id = :conversation_id AND (c.user_id = :user_id OR c.visibility = 'tenant'))"
+)
+_OWNED = (
+    " AND EXISTS (SELECT 1 FROM {schema}conversations c WHERE c.tenant_id = :tenant_id"
+    " AND c.id = :conversation_id AND c.user_id = :user_id)"
+)
 
 
 @dataclass(frozen=True)
@@ -43,13 +57,29 @@ class Statements:
         "INSERT INTO {schema}contexts (tenant_id, conversation_id, active_node_ids, updated_at)"
         " VALUES (:tenant_id, :conversation_id, :active_node_ids, :now)"
     )
+    # a conversation the user may read: their own, or one its owner shared with the tenant
     select_conversation: str = (
-        "SELECT id, tenant_id, user_id, created_at, updated_at FROM {schema}conversations"
-        " WHERE tenant_id = :tenant_id AND id = :conversation_id"
+        "SELECT id, tenant_id, user_id, visibility, created_at, updated_at"
+        " FROM {schema}conversations WHERE tenant_id = :tenant_id AND id = :conversation_id"
+        " AND (user_id = :user_id OR visibility = 'tenant')"
+    )
+    # the conversations a user may read, most recent first, each titled by its first question
+    select_user_conversations: str = (
+        "SELECT c.id, c.tenant_id, c.user_id, c.visibility, c.created_at, c.updated_at,"
+        " (SELECT m.content FROM {schema}messages m WHERE m.tenant_id = :tenant_id"
+        " AND m.conversation_id = c.id AND m.role = 'user' ORDER BY m.seq LIMIT 1) AS title"
+        " FROM {schema}conversations c WHERE c.tenant_id = :tenant_id"
+        " AND (c.user_id = :user_id OR c.visibility = 'tenant')"
+        " ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit OFFSET :offset"
+    )
+    # sharing is the owner's decision alone; updated_at stays: sharing is no new content
+    update_visibility: str = (
+        "UPDATE {schema}conversations SET visibility = :visibility"
+        " WHERE tenant_id = :tenant_id AND id = :conversation_id AND user_id = :user_id"
     )
     select_context: str = (
         "SELECT active_node_ids FROM {schema}contexts"
-        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id" + _READABLE
     )
     select_context_for_update: str = (
         "SELECT active_node_ids FROM {schema}contexts"
@@ -57,13 +87,15 @@ class Statements:
     )
     select_recent_messages: str = (
         "SELECT id, conversation_id, role, content, content_sanitised, status, referenced_nodes,"
-        " created_at FROM {schema}messages"
+        " created_at, updated_at FROM {schema}messages"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
-        " ORDER BY seq DESC LIMIT :limit"
+        + _READABLE
+        + " ORDER BY seq DESC LIMIT :limit"
     )
+    # only the owner writes into a conversation (a shared one is read-only to the others)
     touch_conversation: str = (
         "UPDATE {schema}conversations SET updated_at = :now"
-        " WHERE tenant_id = :tenant_id AND id = :conversation_id"
+        " WHERE tenant_id = :tenant_id AND id = :conversation_id AND user_id = :user_id"
     )
     last_seq: str = (
         "SELECT COALESCE(MAX(seq), 0) AS seq FROM {schema}messages"
@@ -71,9 +103,21 @@ class Statements:
     )
     insert_message: str = (
         "INSERT INTO {schema}messages (id, tenant_id, conversation_id, seq, role, content,"
-        " content_sanitised, status, referenced_nodes, created_at)"
+        " content_sanitised, status, referenced_nodes, created_at, updated_at)"
         " VALUES (:id, :tenant_id, :conversation_id, :seq, :role, :content, :content_sanitised,"
-        " :status, :referenced_nodes, :now)"
+        " :status, :referenced_nodes, :now, :now)"
+    )
+    # the answer so far, while it streams: a finished message is never overwritten (ADR 0018)
+    checkpoint_message: str = (
+        "UPDATE {schema}messages SET content = :content, content_sanitised = :content_sanitised,"
+        " updated_at = :now WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND id = :message_id AND status = 'streaming'" + _OWNED
+    )
+    finish_message: str = (
+        "UPDATE {schema}messages SET content = :content, content_sanitised = :content_sanitised,"
+        " status = :status, referenced_nodes = :referenced_nodes, updated_at = :now"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND id = :message_id AND status = 'streaming'"
     )
     update_context: str = (
         "UPDATE {schema}contexts SET active_node_ids = :active_node_ids, updated_at = :now"

@@ -109,6 +109,9 @@ class TenantDatabase(Protocol):
     @property
     def dialect(self) -> SqlDialect: ...
 
-    def unit_of_work(self, tenant_id: str) -> AbstractAsyncContextManager[UnitOfWork]:
-        """A transaction scoped to ``tenant_id`` that rolls back unless committed."""
+    def unit_of_work(
+        self, tenant_id: str, user_id: str | None = None
+    ) -> AbstractAsyncContextManager[UnitOfWork]:
+        """A transaction scoped to ``tenant_id`` (and ``user_id``, for a user's conversations)
+        that rolls back unless committed."""
         ...

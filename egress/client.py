@@ -7,7 +7,13 @@ restore placeholders in the text shown to the same user.
 * ``enforce``: sanitised request; an allow-list violation raises :class:`errors.EgressBlocked`
   before anything is sent.
 * ``report-only``: sanitised request; violations are recorded in the audit, never blocked.
+  The original (unsanitised) request is kept for debugging only when an
+  :class:`~egress.originals.OriginalRequestSink` was configured (a setting, off by default).
 * ``off``: the request goes unchanged (only where the tenant allows it).
+
+Every refusal writes an audit record with ``blocked=True`` before it raises: a refused
+``off`` (also when the engine asks :meth:`EgressClient.effective_mode` before a turn), an
+allow-list violation, an unknown provider.
 
 Sanitise once: the engine calls :meth:`EgressClient.sanitise_message` when it stores a message
 and later sends the stored (sanitised) text. Provenance travels with the message: a
@@ -21,12 +27,14 @@ rules graph, which must hold no PII.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
 from egress.audit import AuditSink, EgressAuditRecord
+from egress.originals import OriginalRequestSink
 from egress.policy import EgressMode, PolicyStore, resolve_mode, tenant_floor
 from egress.restorer import PlaceholderRestorer
 from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
@@ -60,19 +68,40 @@ class EgressClient:
         audit: AuditSink,
         *,
         default_mode: EgressMode = EgressMode.ENFORCE,
+        originals: OriginalRequestSink | None = None,
     ) -> None:
         self._providers = dict(providers)
         self._sanitiser = sanitiser
         self._policies = policies
         self._audit = audit
         self._default_mode = default_mode
+        self._originals = originals
 
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
         """Sanitise one message once, when it is stored (placeholders stable per conversation)."""
         return await self._sanitiser.sanitise(ctx.tenant_id, ctx.conversation_id, text)
 
-    async def effective_mode(self, ctx: EgressContext) -> EgressMode:
-        """The mode a call with ``ctx`` runs in; raises ``EgressBlocked`` for a refused ``off``."""
+    async def effective_mode(
+        self, ctx: EgressContext, *, task: str = "main_chat", provider: str = "", model: str = ""
+    ) -> EgressMode:
+        """The mode a call with ``ctx`` runs in; raises ``EgressBlocked`` for a refused ``off``.
+
+        A refusal is audited (``effective_mode="refused"``) with the call it refused.
+        """
+        try:
+            return await self._resolve(ctx)
+        except EgressBlocked as exc:
+            await self._audit.record(
+                EgressAuditRecord(
+                    **_who(ctx, task, provider, model),
+                    effective_mode="refused",
+                    blocked=True,
+                    reason=exc.message,
+                )
+            )
+            raise
+
+    async def _resolve(self, ctx: EgressContext) -> EgressMode:
         tenant = await self._policies.tenant_policy(ctx.tenant_id)
         user = await self._policies.user_policy(ctx.tenant_id, ctx.user_id)
         return resolve_mode(self._default_mode, tenant, user, ctx.override_mode)
@@ -85,25 +114,11 @@ class EgressClient:
         Raises :class:`errors.EgressBlocked` before sending when the mode or the request is
         refused.
         """
-        record: dict[str, Any] = {
-            "tenant_id": ctx.tenant_id,
-            "user_id": ctx.user_id,
-            "conversation_id": ctx.conversation_id,
-            "task": request.task,
-            "provider": request.provider,
-            "model": request.model,
-            "requested_mode": ctx.override_mode.value if ctx.override_mode else None,
-        }
+        record = _who(ctx, request.task, request.provider, request.model)
         tenant = await self._policies.tenant_policy(ctx.tenant_id)
-        try:
-            mode = await self.effective_mode(ctx)
-        except EgressBlocked as exc:
-            await self._audit.record(
-                EgressAuditRecord(
-                    **record, effective_mode="refused", blocked=True, reason=exc.message
-                )
-            )
-            raise
+        mode = await self.effective_mode(
+            ctx, task=request.task, provider=request.provider, model=request.model
+        )
         violations = []
         if not tenant.provider_allowed(request.provider):
             violations.append(f"provider_not_allowed:{request.provider}")
@@ -126,23 +141,39 @@ class EgressClient:
             )
         provider = self._providers.get(request.provider)
         if provider is None:
-            raise InvalidInput(f"unknown LLM provider {request.provider!r}")
+            reason = f"unknown LLM provider {request.provider!r}"
+            await self._audit.record(
+                EgressAuditRecord(
+                    **record,
+                    effective_mode=mode.value,
+                    violations=violations,
+                    blocked=True,
+                    reason=reason,
+                )
+            )
+            raise InvalidInput(reason)
+        if mode is EgressMode.REPORT_ONLY and self._originals is not None:
+            await self._originals.keep(request, ctx)  # opt-in only (D-041)
 
         counts: dict[str, int] = {}
         outbound = request
         if mode is not EgressMode.OFF:
             outbound, counts = await self._sanitise_request(request, ctx)
-        await self._audit.record(
+        audit = self._audit.record(
             EgressAuditRecord(
                 **record, effective_mode=mode.value, counts=counts, violations=violations
             )
         )
-
-        restorer = PlaceholderRestorer(
-            await self._sanitiser.vault.lookup(ctx.tenant_id, ctx.conversation_id)
-            if mode is not EgressMode.OFF
-            else {}
-        )
+        # The audit record and the placeholder table side by side: one wait before the call
+        # instead of two (ADR 0029). Both are written/read before anything is sent.
+        if mode is EgressMode.OFF:
+            await audit
+            mapping: dict[str, str] = {}
+        else:
+            _, mapping = await asyncio.gather(
+                audit, self._sanitiser.vault.lookup(ctx.tenant_id, ctx.conversation_id)
+            )
+        restorer = PlaceholderRestorer(mapping)
         # aclosing: a consumer that stops early (a client gone) closes the upstream stream now.
         async with aclosing(provider.stream(outbound)) as chunks:
             async for chunk in chunks:
@@ -179,3 +210,15 @@ class EgressClient:
                 counts[entity_type] = counts.get(entity_type, 0) + n
             messages.append(clean.as_message(message.role))
         return request.model_copy(update={"messages": messages}), counts
+
+
+def _who(ctx: EgressContext, task: str, provider: str, model: str) -> dict[str, Any]:
+    return {
+        "tenant_id": ctx.tenant_id,
+        "user_id": ctx.user_id,
+        "conversation_id": ctx.conversation_id,
+        "task": task,
+        "provider": provider,
+        "model": model,
+        "requested_mode": ctx.override_mode.value if ctx.override_mode else None,
+    }

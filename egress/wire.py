@@ -54,7 +54,11 @@ class ToolSpec(BaseModel):
 
 
 class LlmRequest(BaseModel):
-    """One outbound call. ``task`` names why it is made (``main_chat``, ...) for audit."""
+    """One outbound call. ``task`` names why it is made (``main_chat``, ...) for audit.
+
+    ``tool_choice``: ``None`` leaves it to the provider's setting; ``"auto"``, ``"required"``
+    or ``"none"``; any other value names the one tool the model must call.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -64,6 +68,7 @@ class LlmRequest(BaseModel):
     messages: list[ChatMessage]
     tools: list[ToolSpec] = Field(default_factory=list)
     max_output_tokens: int = 1024
+    tool_choice: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +99,11 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Done:
+    """The end of a stream. ``answer_only``: the provider ran without the request's tools
+    (it does not support them, or the server refused them), so no ``Tool`` could come."""
+
     usage: Usage = field(default_factory=Usage)
+    answer_only: bool = False
     type: Literal["done"] = "done"
 
 

@@ -2,7 +2,8 @@
 :meth:`ChatEngine.stream`.
 
 ``prepare`` does everything that may refuse the request — validation, the egress mode (a
-refused ``off`` is a 403), the conversation lookup (another tenant's id is a 404) — and
+refused ``off`` is a 403), the conversation lookup (another tenant's id, and another user's
+private conversation, is a 404; another user's shared conversation is read-only, a 403) — and
 raises :class:`errors.RegintelError` before any event exists, so the API turns it into a plain
 4xx. ``stream`` never raises for an expected failure: a provider error, an egress block at
 send time or a failed save become ``error`` events followed by ``done``.
@@ -15,16 +16,21 @@ Ordering that matters:
 - Self-population starts as a task the moment the ``capture_concepts`` tool arrives and is
   awaited after the text, for at most ``graph_write_timeout``. A slower write becomes a
   warning and goes on in the background; a failed one is retried by :class:`GraphWriteRetry`.
-- The turn is saved exactly once, by its :class:`TurnRecord`, whatever happens after the
-  stream started (ADR 0010).
+- The question is stored, with an empty answer marked ``streaming``, at the end of
+  ``prepare``: before the model is called. The answer is written as it streams, at a bounded
+  rate, and finished exactly once by its :class:`TurnRecord`, whatever happens after the
+  stream started (ADR 0010, ADR 0018). A killed process keeps the question and the answer so
+  far, which reads as ``interrupted``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Sequence
+from collections import Counter
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 import structlog
@@ -35,7 +41,15 @@ from egress.client import EgressContext
 from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text, Tool
-from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME, parse_capture_payload
+from engine.as_at import AsAt, resolve_as_at
+from engine.capture_repair import CaptureRepair
+from engine.capture_screen import forbidden_terms, screen_concepts
+from engine.concepts import (
+    CAPTURE_TOOL,
+    CAPTURE_TOOL_NAME,
+    CapturedConcept,
+    parse_capture_payload,
+)
 from engine.events import (
     ConceptsEvent,
     DoneEvent,
@@ -46,17 +60,28 @@ from engine.events import (
     TurnWarning,
     WarningEvent,
 )
-from engine.evidence import Evidence, EvidenceIndex
+from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
 from engine.graph_retry import GraphWriteRetry
 from engine.grounding import ground_answer, refusal_sentence
 from engine.lexicon import ConceptLexicon
+from engine.lexicon_capture import lexicon_concepts
+from engine.metrics import EngineCounters
 from engine.prompt import ASPECTS, Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter
 from engine.self_population import ResolvedConcept, SelfPopulation
+from engine.timeline import TimelineRule, compute, concerns_timeline
 from engine.turn_record import TurnRecord
-from errors import InvalidInput, RegintelError
+from errors import ConversationReadOnly, InvalidInput, RegintelError
+from graph.models import utc_timestamp
 
-__all__ = ["ChatEngine", "ChatLimits", "EgressGateway", "PreparedTurn", "TurnRequest"]
+__all__ = [
+    "ChatEngine",
+    "ChatLimits",
+    "EgressGateway",
+    "PreparedTurn",
+    "TurnRequest",
+    "conversation_jurisdictions",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -70,7 +95,9 @@ class EgressGateway(Protocol):
 
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText: ...
 
-    async def effective_mode(self, ctx: EgressContext) -> EgressMode: ...
+    async def effective_mode(
+        self, ctx: EgressContext, *, task: str = ..., provider: str = ..., model: str = ...
+    ) -> EgressMode: ...
 
 
 @dataclass(frozen=True)
@@ -80,6 +107,7 @@ class TurnRequest:
     message: str
     conversation_id: str | None = None
     egress_mode: EgressMode | None = None  # the per-call override the client asked for
+    as_at: date | None = None  # the request's ``asAt``; a date in the question wins (ADR 0032)
 
 
 @dataclass(frozen=True)
@@ -89,6 +117,9 @@ class ChatLimits:
     evidence_k: int = 6
     max_active_nodes: int = 40
     graph_write_timeout: float = 2.0
+    answer_write_interval: float = 0.25  # at most one checkpoint of a streaming answer per …
+    answer_write_min_chars: int = 64  # … and only once this much new text arrived, or
+    answer_keepalive: float = 10.0  # … this often regardless (a third of the store's lease)
 
 
 @dataclass(frozen=True)
@@ -103,6 +134,22 @@ class PreparedTurn:
     jurisdictions: list[str]
     evidence: Evidence
     llm_request: LlmRequest
+    answer_id: str  # the assistant message, saved ``streaming`` before the model is called
+    as_at: AsAt | None = None  # the window the evidence was in force in
+    # Material changes of the conversation's active nodes since its last turn (ADR 0035).
+    changed: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _CaptureState:
+    """The capture side of one turn, besides the graph task itself."""
+
+    tool_seen: bool = False
+    answer_only: bool = False  # the provider ran without tools (Done.answer_only)
+    malformed: tuple[Any, str] | None = None  # arguments and error, awaiting the one repair
+    forbidden: frozenset[str] = frozenset()  # the tenant's and user's ids: never a label
+    jurisdictions: tuple[str, ...] = ()  # the turn's: a capture never guesses another
+    drops: Counter[str] = field(default_factory=Counter)  # what the capture screen removed
 
 
 class ChatEngine:
@@ -118,6 +165,8 @@ class ChatEngine:
         lexicon: ConceptLexicon | None = None,
         limits: ChatLimits | None = None,
         aspects: Sequence[Aspect] = ASPECTS,
+        counters: EngineCounters | None = None,
+        today: Callable[[], date] | None = None,
     ) -> None:
         self._store = store
         self._egress = egress
@@ -126,13 +175,16 @@ class ChatEngine:
         self._population = population
         self._retry = retry
         self._lexicon = lexicon
+        self.counters = counters or EngineCounters()
+        self._repair = CaptureRepair(egress, router, self.counters)
         self._limits = limits or ChatLimits()
         self._aspects = tuple(aspects)
         self._background: set[asyncio.Task[Any]] = set()
+        self._today = today or (lambda: datetime.now(UTC).date())
 
     async def aclose(self) -> None:
         """Let background saves and graph writes finish (they must not be lost)."""
-        if self._background:
+        while self._background:  # a task may leave another (a late capture's context)
             await asyncio.gather(*self._background, return_exceptions=True)
 
     async def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
@@ -156,32 +208,57 @@ class ChatEngine:
             raise InvalidInput(f"message is longer than {self._limits.max_message_chars} chars")
         store, tenant = self._store, request.tenant_id
         override = request.egress_mode
-        # The mode first: a refused "off" is a 403 that must not leave an empty conversation.
+        route = self._router.route("main_chat", tenant)
+        # The mode first: a refused "off" is a 403 that must not leave an empty conversation
+        # (egress audits the refusal).
         mode = await self._egress.effective_mode(
-            EgressContext(tenant, request.user_id, request.conversation_id or "", override)
+            EgressContext(tenant, request.user_id, request.conversation_id or "", override),
+            task="main_chat",
+            provider=route.provider,
+            model=route.model,
         )
+        user = request.user_id
         if request.conversation_id:
-            conversation = await store.get_conversation(tenant, request.conversation_id)
+            # another user's private conversation is a 404, one they shared is read-only
+            conversation = await store.get_conversation(
+                tenant, request.conversation_id, user_id=user
+            )
+            if conversation.user_id != user:
+                raise ConversationReadOnly("only its owner may post into a shared conversation")
         else:
-            conversation = await store.create_conversation(tenant, request.user_id)
-        history = await store.recent_messages(
-            tenant, conversation.id, self._limits.history_messages
-        )
-        context = await store.load_context(tenant, conversation.id)
+            conversation = await store.create_conversation(tenant, user)
+        history = [  # another turn's answer still streaming is not history yet
+            m
+            for m in await store.recent_messages(
+                tenant, conversation.id, self._limits.history_messages, user_id=user
+            )
+            if m.status != "streaming"
+        ]
+        context = await store.load_context(tenant, conversation.id, user_id=user)
         ctx = EgressContext(tenant, request.user_id, conversation.id, override)
         sanitised = await self._egress.sanitise_message(ctx, message)
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
-        jurisdictions = detect_jurisdictions(message)
+        jurisdictions = conversation_jurisdictions(message, history)
+        # The date the question is about (or the request's asAt, or today): evidence is what
+        # was in force then; the words that named it are not searched for (ADR 0032).
+        as_at = resolve_as_at(
+            sanitised.text, request.as_at, self._today(), jurisdictions, self._evidence.act_start
+        )
+        query = as_at.without_date(sanitised.text)
         evidence = self._evidence.search(
-            sanitised.text,
+            query,
             self._limits.evidence_k,
             jurisdictions,
-            self._named_concepts(sanitised.text, jurisdictions),
+            self._named_concepts(query, jurisdictions),
+            as_at=as_at.window(),
         )
         refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
+        computed = self._computed_dates(message, evidence, as_at)
+        changed = self._changed_since_last_turn(context.active_node_ids, history)
+        await self._evidence.ensure_known(context.active_node_ids)  # written by another worker?
         prompt = build_messages(
             PromptInputs(
                 question=ChatMessage(role="user", content=message)
@@ -192,10 +269,26 @@ class ChatEngine:
                 evidence=evidence.hits,
                 refusal=refusal,
                 history=[_history_message(m, unsanitised) for m in history],
+                as_at=as_at.label(),
+                as_at_named=as_at.origin != "today",
+                computed=computed,
+                changed=[(c["nodeId"], c["description"]) for c in changed],
             ),
             self._aspects,
         )
-        route = self._router.route("main_chat")
+        # The question is kept before the model is called (a crash keeps it); the answer is
+        # written as it streams (ADR 0018). One transaction: both or nothing.
+        _, answer = await store.save_turn(
+            tenant,
+            conversation.id,
+            [
+                NewMessage(role="user", content=message, content_sanitised=sanitised.text),
+                NewMessage(role="assistant", content="", content_sanitised="", status="streaming"),
+            ],
+            ConversationContext(),
+            user_id=user,
+            max_active_nodes=self._limits.max_active_nodes,
+        )
         return PreparedTurn(
             request=request,
             conversation_id=conversation.id,
@@ -207,23 +300,95 @@ class ChatEngine:
             llm_request=LlmRequest(
                 provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
             ),
+            answer_id=answer.id,
+            as_at=as_at,
+            changed=changed,
         )
+
+    def _changed_since_last_turn(
+        self, active: Sequence[str], history: Sequence[StoredMessage]
+    ) -> list[dict[str, str]]:
+        """Material changes (ADR 0035) of the nodes the conversation relied on, recorded after
+        its last stored message; from the in-memory index (nothing here waits on the graph)."""
+        if not active or not history:
+            return []
+        last = max(m.created_at for m in history)
+        since = utc_timestamp(last if last.tzinfo else last.replace(tzinfo=UTC))
+        return [
+            {"nodeId": str(event.properties.get("change_of") or ""), "changeId": event.id,
+             "description": str(event.properties.get("description") or ""),
+             "at": str(event.properties.get("created_at") or "")}
+            for event in self._evidence.changes_since(active, since)
+        ]  # fmt: skip
+
+    def _computed_dates(
+        self, question: str, evidence: Evidence, as_at: AsAt
+    ) -> list[tuple[str, str]]:
+        """Dates the timeline engine computes from the evidence's ``Timeline`` rules (and the
+        rules its nodes ``HAS_TIMELINE``), at the turn's date, for a question about a timeline
+        (ADR 0033). The rules join the evidence, so the answer may cite them."""
+        if not evidence.hits or not concerns_timeline(question):
+            return []
+        computed: list[tuple[str, str]] = []
+        known = set(evidence.ids())
+        for node in self._evidence.timelines_of(evidence.ids())[:3]:
+            rule = TimelineRule.from_node(node.id, dict(node.properties))
+            if rule is None:
+                continue
+            computed.append((node.id, compute(rule, as_at.start).text))
+            if node.id not in known:
+                evidence.hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
+                known.add(node.id)
+        return computed
 
     async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
         """Stream the answer of a prepared turn; saved exactly once by its :class:`TurnRecord`."""
         population: list[asyncio.Task[list[ResolvedConcept]]] = []
-        record = TurnRecord(save=lambda r: self._save(turn, r), spawn=self._spawn)
+        capture = _CaptureState(
+            forbidden=forbidden_terms((turn.request.tenant_id, turn.request.user_id)),
+            jurisdictions=tuple(turn.jurisdictions),
+        )
+        limits = self._limits
+        record = TurnRecord(
+            save=lambda r: self._save(turn, r),
+            spawn=self._spawn,
+            checkpoint=lambda r: self._checkpoint(turn, r),
+            write_interval=limits.answer_write_interval,
+            write_min_chars=limits.answer_write_min_chars,
+            keepalive=limits.answer_keepalive,
+        )
         async with record:
-            yield MetadataEvent(turn.conversation_id, turn.jurisdictions, turn.evidence.ids())
-            async with aclosing(self._provider_events(turn, record, population)) as events:
-                async for event in events:
+            window = turn.as_at
+            yield MetadataEvent(
+                turn.conversation_id,
+                turn.jurisdictions,
+                turn.evidence.ids(),
+                as_at=None
+                if window is None
+                else {"from": window.start.isoformat(), "to": window.end.isoformat(),
+                      "origin": window.origin},
+                changed=turn.changed,
+            )  # fmt: skip
+            events = self._provider_events(turn, record, population, capture)
+            async with aclosing(events) as provider_events:
+                async for event in provider_events:
                     yield event
-            resolved = await self._await_population(population, record)
+            await self._finish_capture(turn, record, population, capture)
+            if capture.drops:  # counts only: the dropped text is chat, never repeated
+                counts = ", ".join(f"{k} {n}" for k, n in sorted(capture.drops.items()))
+                record.warnings.append(TurnWarning("capture_screened", f"dropped: {counts}"))
+            resolved = await self._await_population(population, record, turn)
             if resolved:
                 yield ConceptsEvent([_concept_data(r) for r in resolved])
             for warning in record.warnings:
                 yield WarningEvent(warning)
-            grounding = ground_answer(record.answer, turn.evidence, self._evidence.get)
+            days = turn.as_at.window() if turn.as_at is not None else None
+            grounding = ground_answer(
+                record.answer,
+                turn.evidence,
+                self._evidence.get,
+                lambda node_id: self._evidence.conflicts_of(node_id, days),
+            )
             if grounding.rejected:
                 # A model citing what this turn did not retrieve: say so, never pass it on.
                 warning = TurnWarning(
@@ -233,11 +398,13 @@ class ChatEngine:
                 record.warnings.append(warning)
                 yield WarningEvent(warning)
             record.grounding = grounding
-            record.complete(list(dict.fromkeys([*grounding.cited, *(r.id for r in resolved)])))
+            kept = [r.id for r in resolved if r.skipped is None]  # a skipped one is not a node
+            record.complete(list(dict.fromkeys([*grounding.cited, *kept])))
         if record.save_error is not None:
             exc = record.save_error
             if isinstance(exc, RegintelError):
-                yield ErrorEvent(exc.code, f"the conversation could not be saved: {exc.message}")
+                saved = f"the conversation could not be saved: {exc.public_message}"
+                yield ErrorEvent(exc.code, saved)
             else:
                 yield ErrorEvent("internal_error", "the conversation could not be saved")
         grounding = record.grounding
@@ -250,6 +417,7 @@ class ChatEngine:
             citations=[c.data() for c in grounding.citations] if grounding else [],
             confidence=grounding.confidence if grounding else 0.0,
             refused=None if turn.evidence.answerable else _reason(turn.evidence),
+            capture_pending=record.capture_pending,
         )
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
@@ -265,27 +433,39 @@ class ChatEngine:
         turn: PreparedTurn,
         record: TurnRecord,
         population: list[asyncio.Task[list[ResolvedConcept]]],
+        capture: _CaptureState,
     ) -> AsyncGenerator[TurnEvent, None]:
+        upstream = self._router.stream(self._egress, turn.llm_request, turn.ctx)
         try:
-            async with aclosing(self._egress.stream(turn.llm_request, turn.ctx)) as chunks:
+            async with aclosing(upstream) as chunks:
                 async for chunk in chunks:
                     if isinstance(chunk, Text):
-                        record.answer_parts.append(chunk.delta)
+                        record.add_text(chunk.delta)
                         yield TextEvent(chunk.delta)
                     elif isinstance(chunk, Tool):
-                        self._on_tool(chunk, record, population)
+                        capture.tool_seen = True
+                        self._on_tool(chunk, record, population, capture)
                     elif isinstance(chunk, Error):
                         record.fail()
                         yield ErrorEvent(chunk.code, chunk.error)
                         return
                     elif isinstance(chunk, Done):
+                        capture.answer_only = chunk.answer_only
                         record.usage = {
                             "inputTokens": chunk.usage.input_tokens,
                             "outputTokens": chunk.usage.output_tokens,
                         }
         except RegintelError as exc:  # e.g. EgressBlocked: nothing was sent
             record.fail()
-            yield ErrorEvent(exc.code, exc.message)
+            yield ErrorEvent(exc.code, exc.public_message)
+        except RecursionError:
+            # A provider parsing absurdly nested tool arguments (json.loads recurses): the
+            # answer is whole, only the capture is unreadable. Reject it like any invalid
+            # capture; the turn completes.
+            log.warning("tool_arguments_too_deep", provider=turn.llm_request.provider)
+            record.warnings.append(
+                TurnWarning("malformed_tool_payload", "tool arguments are nested too deeply")
+            )
         except Exception:  # a provider bug must still end the turn cleanly, with what we have
             log.exception("provider_stream_crashed", provider=turn.llm_request.provider)
             record.fail()
@@ -296,6 +476,7 @@ class ChatEngine:
         chunk: Tool,
         record: TurnRecord,
         population: list[asyncio.Task[list[ResolvedConcept]]],
+        capture: _CaptureState | None = None,
     ) -> None:
         if chunk.name != CAPTURE_TOOL_NAME:
             record.warnings.append(TurnWarning("unknown_tool", f"ignored tool {chunk.name!r}"))
@@ -303,21 +484,67 @@ class ChatEngine:
         try:
             concepts = parse_capture_payload(chunk.args)
         except RegintelError as exc:
-            record.warnings.append(TurnWarning(exc.code, exc.message))
+            if capture is not None and capture.malformed is None and not population:
+                capture.malformed = (chunk.args, exc.message)  # one repair, after the answer
+            else:
+                record.warnings.append(TurnWarning(exc.code, exc.message))
             return
-        if not population:  # one capture per turn; a second tool call is ignored
-            task = self._spawn(self._population.resolve_all(concepts), log_failure=False)
+        self._capture(concepts, population, capture)
+
+    def _capture(
+        self,
+        concepts: list[CapturedConcept],
+        population: list[asyncio.Task[list[ResolvedConcept]]],
+        capture: _CaptureState | None = None,
+    ) -> None:
+        if capture is not None:  # labels are vocabulary, not chat (ADR 0017)
+            concepts = screen_concepts(concepts, forbidden=capture.forbidden, drops=capture.drops)
+        if not population and concepts:  # one capture per turn; a second tool call is ignored
+            known = capture.jurisdictions if capture is not None else None
+            task = self._spawn(self._population.resolve_all(concepts, known), log_failure=False)
             task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts))
             population.append(task)
 
+    async def _finish_capture(
+        self,
+        turn: PreparedTurn,
+        record: TurnRecord,
+        population: list[asyncio.Task[list[ResolvedConcept]]],
+        capture: _CaptureState,
+    ) -> None:
+        """After the answer: the one repair call of a malformed capture, or, for a provider
+        that ran answer-only, the lexicon's capture from the question and the answer."""
+        if capture.malformed is not None and not population:
+            args, error = capture.malformed
+            route = (turn.llm_request.provider, turn.llm_request.model)
+            outcome = await self._repair.repair(turn.ctx, turn.question, args, error, route)
+            if isinstance(outcome, TurnWarning):
+                record.warnings.append(outcome)
+            else:
+                self._capture(outcome, population, capture)
+        elif capture.answer_only and not capture.tool_seen and self._lexicon is not None:
+            found = lexicon_concepts(
+                self._lexicon, f"{turn.question}\n{record.answer}", turn.jurisdictions
+            )
+            if found:
+                self.counters.inc("answer_only_captures")
+                self._on_tool(Tool(CAPTURE_TOOL_NAME, {"concepts": found}), record, population)
+
     async def _await_population(
-        self, population: list[asyncio.Task[list[ResolvedConcept]]], record: TurnRecord
+        self,
+        population: list[asyncio.Task[list[ResolvedConcept]]],
+        record: TurnRecord,
+        turn: PreparedTurn,
     ) -> list[ResolvedConcept]:
         if not population:
             return []
         task = population[0]
         done, _ = await asyncio.wait({task}, timeout=self._limits.graph_write_timeout)
         if not done:
+            # Not lost: the write goes on in the background and, when it ends, its concepts
+            # join the conversation's context (the next turn sees them); done says so.
+            record.capture_pending = True
+            task.add_done_callback(lambda t: self._late_capture(turn, t))
             record.warnings.append(
                 TurnWarning("graph_write_pending", "concept capture is still being written")
             )
@@ -326,31 +553,69 @@ class ChatEngine:
         if exc is None:
             return task.result()
         code = exc.code if isinstance(exc, RegintelError) else "graph_write_failed"
-        message = exc.message if isinstance(exc, RegintelError) else "concept capture failed"
+        message = exc.public_message if isinstance(exc, RegintelError) else "concept capture failed"
         record.warnings.append(TurnWarning(code, message))
         return []
+
+    def _late_capture(self, turn: PreparedTurn, task: asyncio.Task[list[ResolvedConcept]]) -> None:
+        """A capture that outlived its turn ended: its concepts join the conversation's
+        context (a failed one is the retry's, :class:`GraphWriteRetry`)."""
+        if task.cancelled() or task.exception() is not None:
+            return
+        ids = [r.id for r in task.result() if r.skipped is None]
+        if not ids:
+            return
+        self.counters.inc("late_captures")
+        self._spawn(
+            self._store.save_turn(
+                turn.request.tenant_id,
+                turn.conversation_id,
+                [],  # no message: the context update alone, merged like a turn's
+                ConversationContext(active_node_ids=ids),
+                user_id=turn.request.user_id,
+                max_active_nodes=self._limits.max_active_nodes,
+            )
+        )
+
+    async def _checkpoint(self, turn: PreparedTurn, record: TurnRecord) -> None:
+        """The answer so far (sanitised for later prompts, like the final one)."""
+
+        async def sanitise(text: str) -> str:
+            return (await self._egress.sanitise_message(turn.ctx, text)).text
+
+        # Only the text since the last settled paragraph is scanned (O(new text), ADR 0029).
+        answer, sanitised = await record.sanitised_answer(sanitise)
+        await self._store.checkpoint_answer(
+            turn.request.tenant_id,
+            turn.conversation_id,
+            turn.answer_id,
+            answer,
+            sanitised,
+            user_id=turn.request.user_id,
+        )
 
     async def _save(self, turn: PreparedTurn, record: TurnRecord) -> None:
         answer = record.answer
         answer_sanitised = (
             (await self._egress.sanitise_message(turn.ctx, answer)).text if answer else ""
         )
-        await self._store.save_turn(
+        finished = await self._store.finish_answer(
             turn.request.tenant_id,
             turn.conversation_id,
-            [
-                NewMessage(role="user", content=turn.message, content_sanitised=turn.question),
-                NewMessage(
-                    role="assistant",
-                    content=answer,
-                    content_sanitised=answer_sanitised,
-                    status=record.status,
-                    referenced_nodes=list(record.referenced),
-                ),
-            ],
+            turn.answer_id,
+            NewMessage(
+                role="assistant",
+                content=answer,
+                content_sanitised=answer_sanitised,
+                status=record.status,
+                referenced_nodes=list(record.referenced),
+            ),
             ConversationContext(active_node_ids=list(record.referenced)),
+            user_id=turn.request.user_id,
             max_active_nodes=self._limits.max_active_nodes,
         )
+        if not finished:  # only an operator's hand could have finished it: say so, keep going
+            log.warning("answer_already_finished", conversation_id=turn.conversation_id)
 
     def _spawn(self, work: Awaitable[Any], *, log_failure: bool = True) -> asyncio.Task[Any]:
         """A background task that :meth:`aclose` waits for (saves and graph writes)."""
@@ -360,6 +625,18 @@ class ChatEngine:
         if log_failure:
             task.add_done_callback(_log_failure)
         return task
+
+
+def conversation_jurisdictions(message: str, history: Sequence[StoredMessage]) -> list[str]:
+    """The jurisdictions this turn is about: those the message names, else those the latest
+    earlier question of the conversation named ("And the reduced rate?" after "VAT in Ireland"
+    stays Irish). None named anywhere: none, never a default (ADR 0023)."""
+    if found := detect_jurisdictions(message):
+        return found
+    for stored in reversed(history):
+        if stored.role == "user" and (found := detect_jurisdictions(stored.content_sanitised)):
+            return found
+    return []
 
 
 def _reason(evidence: Evidence) -> str:
@@ -376,7 +653,7 @@ def _history_message(stored: StoredMessage, unsanitised: bool) -> ChatMessage:
 
 
 def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "id": resolved.id,
         "prefLabel": resolved.pref_label,
         "status": resolved.status,
@@ -384,6 +661,9 @@ def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:
         "matchedBy": resolved.matched_by,
         "alignedWith": list(resolved.aligned_with),
     }
+    if resolved.skipped is not None:  # nothing written: out_of_coverage, ... (ADR 0023)
+        data["skipped"] = resolved.skipped
+    return data
 
 
 def _log_failure(task: asyncio.Task[Any]) -> None:

@@ -34,6 +34,11 @@ class MetadataEvent:
     conversation_id: str
     jurisdictions: list[str]
     evidence_ids: list[str]
+    # ``{from, to, origin}``: the days the evidence was in force in (ADR 0032)
+    as_at: dict[str, str] | None = None
+    # Material changes of the conversation's active nodes since its last turn (ADR 0035):
+    # ``{nodeId, changeId, description, at}``, oldest first; empty when nothing changed.
+    changed: list[dict[str, str]] = field(default_factory=list)
     type: Literal["metadata"] = "metadata"
 
     def data(self) -> dict[str, Any]:
@@ -42,6 +47,8 @@ class MetadataEvent:
             "conversationId": self.conversation_id,
             "jurisdictions": self.jurisdictions,
             "evidenceNodeIds": self.evidence_ids,
+            "asAt": self.as_at,
+            "changed": self.changed,
         }
 
 
@@ -92,6 +99,7 @@ class DoneEvent:
     citations: list[dict[str, Any]] = field(default_factory=list)
     confidence: float = 0.0
     refused: str | None = None
+    capture_pending: bool = False  # the capture is still being written (not lost)
     type: Literal["done"] = "done"
 
     def data(self) -> dict[str, Any]:
@@ -105,6 +113,7 @@ class DoneEvent:
             "usage": self.usage,
             "warnings": [asdict(w) for w in self.warnings],
             "status": self.status,
+            "capturePending": self.capture_pending,
         }
 
 

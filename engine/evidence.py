@@ -10,6 +10,10 @@ captured concepts are shared knowledge only once confirmed.
 A search returns :class:`Evidence`: the hits, each with the text the prompt quotes (a
 provision's heading and its best-matching paragraphs, bounded), and the relevance gate's
 verdict, which decides before the model is called whether the turn must refuse.
+
+Dated facts (ADR 0031, 0032): a search may be restricted to what was in force in a window
+(``as_at``); each quoted line says the period its value is in force, the source it came from and
+when that source was checked, and, for a value another source disputes, the conflict.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 import structlog
 
@@ -25,6 +30,7 @@ from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retrieve
 from engine.retrieval.documents import jurisdiction_of_id
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
+from graph.quarantine import MERGED_STATUS, is_hidden, is_quarantined
 
 __all__ = [
     "MAX_EVIDENCE_CHARS",
@@ -37,11 +43,13 @@ __all__ = [
     "evidence_text",
     "jurisdiction_of",
     "node_title",
+    "provenance",
+    "validity",
 ]
 
 log = structlog.get_logger(__name__)
 
-NOT_EVIDENCE = frozenset({"Label"})
+NOT_EVIDENCE = frozenset({"Label", "ChangeEvent"})
 MAX_NODES = 50_000
 MAX_EVIDENCE_CHARS = 1500  # per hit in the prompt: a provision's relevant paragraphs, not all
 
@@ -63,12 +71,46 @@ def node_title(node: GraphNode) -> str:
     return node.id
 
 
-def describe(node: GraphNode) -> str:
-    """One line of evidence text: title, value, body, citation."""
+def validity(props: dict[str, object]) -> str | None:
+    """The period a value or provision is in force, in words, or ``None`` when undated."""
+    start, end = props.get("valid_from"), props.get("valid_to")
+    if start and end:
+        return f"in force {start} to {end}"
+    if start:
+        return f"in force from {start}"
+    if end:
+        return f"in force until {end} (start not stated by the source)"
+    return None
+
+
+def provenance(props: dict[str, object]) -> str | None:
+    """Where a value came from and how current that source is, or ``None``."""
+    source, checked = props.get("source"), props.get("source_checked_on")
+    if source and checked:
+        return f"source {source}, checked {checked}"
+    return f"source {source}" if source else None
+
+
+def _conflict_note(conflict: GraphNode) -> str:
+    props = conflict.properties
+    period = validity(props) or "for some period"
+    return f"sources disagree, {period.removeprefix('in force ')}: {props.get('description', '')}"
+
+
+def describe(node: GraphNode, conflicts: Sequence[GraphNode] = ()) -> str:
+    """One line of evidence text: title, value, body, citation, the period it is in force, its
+    source and how current it is, and the conflicts that dispute it."""
     props = node.properties
-    if props.get("status") == "provisional":
-        # Captured in some tenant's chat, unreviewed: only its name travels, never its text.
-        return f"{node_title(node)} [provisional]"
+    if is_quarantined(node):
+        # Captured in a chat and unreviewed (ADR 0020): none of its text travels, not even its
+        # pref_label, which may be another conversation's phrasing of the same key. Its id's
+        # kind is this conversation's own (aliases never resolve to a quarantined concept).
+        kind = node.id.rsplit(":", 1)[-1].replace("_", " ").lower()
+        return f"{kind} [provisional: captured in a conversation, not yet reviewed]"
+    if node.properties.get("status") == MERGED_STATUS:
+        # A redirect (ADR 0034): its own text may be a capture's phrasing; it names its target.
+        kind = node.id.rsplit(":", 1)[-1].replace("_", " ").lower()
+        return f"{kind} [merged into {node.properties.get('merged_into', '?')}]"
     parts = [node_title(node)]
     if props.get("value") is not None:
         parts.append(f"{props['value']:g} {props.get('unit', '')}".strip())
@@ -77,8 +119,10 @@ def describe(node: GraphNode) -> str:
         parts.append(str(body))
     if props.get("citation"):
         parts.append(f"({props['citation']})")
+    parts += [note for note in (validity(props), provenance(props)) if note]
     if props.get("verified") is False:
         parts.append("[unverified]")
+    parts += [_conflict_note(conflict) for conflict in conflicts]
     return " — ".join(parts)
 
 
@@ -110,6 +154,9 @@ class EvidenceIndex:
         self._nodes: dict[str, GraphNode] = {}
         self._names: dict[str, list[GraphNode]] = {}
         self._retriever = Retriever(())
+        self._disputes: dict[str, list[GraphNode]] = {}  # claim id -> SourceConflicts
+        self._timelines: dict[str, list[str]] = {}  # node id -> its Timeline ids
+        self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
         self._refresh_lock = asyncio.Lock()
         self._pending: asyncio.Task[None] | None = None
         self._closed = False
@@ -151,8 +198,26 @@ class EvidenceIndex:
         for node in by_id.values():
             if node.label not in NOT_EVIDENCE and node.label != "Concept":
                 names.setdefault(normalise_label(node_title(node)), []).append(node)
-        retriever = Retriever(by_id.values(), edges)
+        # Quarantined captures (ADR 0020) never shape evidence: not as documents, not as the
+        # alt labels of a reviewed concept, not as links between reviewed nodes.
+        # A merged concept (a hidden redirect, ADR 0034) is no evidence either.
+        hidden = {i for i, node in by_id.items() if is_hidden(node)}
+        retriever = Retriever(
+            (node for i, node in by_id.items() if i not in hidden),
+            (e for e in edges if e.source not in hidden and e.target not in hidden),
+        )
+        disputes: dict[str, list[GraphNode]] = {}
+        timelines: dict[str, list[str]] = {}
+        changes: dict[str, list[GraphNode]] = {}
+        for edge in edges:
+            if edge.type == "DISPUTES" and edge.source in by_id:
+                disputes.setdefault(edge.target, []).append(by_id[edge.source])
+            elif edge.type == "HAS_TIMELINE":
+                timelines.setdefault(edge.source, []).append(edge.target)
+            elif edge.type == "CHANGE_OF" and edge.source in by_id:
+                changes.setdefault(edge.target, []).append(by_id[edge.source])
         self._nodes, self._names, self._retriever = by_id, names, retriever
+        self._disputes, self._timelines, self._changes = disputes, timelines, changes
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
     def search(
@@ -161,21 +226,40 @@ class EvidenceIndex:
         k: int,
         jurisdictions: Sequence[str] = (),
         focus: Sequence[str] = (),
+        as_at: tuple[str, str] | None = None,
     ) -> Evidence:
         """The top ``k`` provisions and rule nodes for the question, and the gate's verdict.
 
         ``jurisdictions`` the question names restrict the evidence to them and to EU law
         (which applies in every member state); none named: no restriction. ``focus`` are
-        concept ids the question names; nodes near them rank higher.
+        concept ids the question names; nodes near them rank higher. ``as_at`` (first and last
+        ISO day) keeps what was in force then.
         """
         where = [*jurisdictions, "EU"] if jurisdictions else []
-        result = self._retriever.search(query, k, jurisdictions=where, focus=focus)
+        result = self._retriever.search(query, k, jurisdictions=where, focus=focus, as_at=as_at)
         hits = [
-            EvidenceHit(node=hit.node, text=evidence_text(hit.node, self._passages(hit)),
-                        score=hit.score)
-            for hit in result.hits
+            EvidenceHit(node=hit.node, score=hit.score,
+                        text=evidence_text(hit.node, self._passages(hit),
+                                           self.conflicts_of(hit.node.id, as_at),
+                                           self._act_of(hit.node)))
+            for hit in self._recorded_change_first(result.hits)
         ]  # fmt: skip
         return Evidence(hits=hits, verdict=result.verdict)
+
+    def _recorded_change_first(self, hits: Sequence[RetrievalHit]) -> list[RetrievalHit]:
+        """Claims that one conflict disputes keep their places among the hits, but the claim
+        with the shorter period goes first: it records a change the other source's longer
+        claim runs straight across (ADR 0031). Both stay, with the conflict in their text."""
+        ordered = list(hits)
+        groups: dict[str, list[int]] = {}
+        for index, hit in enumerate(ordered):
+            for conflict in self._disputes.get(hit.node.id, ()):
+                groups.setdefault(conflict.id, []).append(index)
+        for places in groups.values():
+            chosen = sorted((ordered[i] for i in places), key=_period_length)
+            for place, hit in zip(places, chosen, strict=True):
+                ordered[place] = hit
+        return ordered
 
     def _passages(self, hit: RetrievalHit) -> list[str]:
         """The paragraphs the retriever matched, in the act's order; none for a provision the
@@ -187,9 +271,76 @@ class EvidenceIndex:
         nodes.sort(key=lambda node: int(node.properties.get("position", 0)))
         return [str(node.properties["text"]) for node in nodes]
 
+    def conflicts_of(self, node_id: str, as_at: tuple[str, str] | None = None) -> list[GraphNode]:
+        """The ``SourceConflict`` s that dispute a node's value (in ``as_at``, if given: a
+        dispute about another period is not news for this one)."""
+        found = self._disputes.get(node_id, ())
+        if as_at is None:
+            return list(found)
+        first, last = as_at
+        return [
+            c for c in found
+            if str(c.properties.get("valid_from") or "") <= last
+            and str(c.properties.get("valid_to") or "9999-12-31") >= first
+        ]  # fmt: skip
+
+    def _act_of(self, node: GraphNode) -> GraphNode | None:
+        instrument = node.properties.get("instrument")
+        return self._nodes.get(str(instrument)) if instrument and instrument != node.id else None
+
+    def changes_since(self, ids: Sequence[str], since: str) -> list[GraphNode]:
+        """The applied ``ChangeEvent`` s of the nodes ``ids`` recorded after ``since`` (a graph
+        timestamp), oldest first (ADR 0035); one held for review changed nothing, so is not
+        news for a conversation."""
+        found = [
+            event for node_id in dict.fromkeys(ids) for event in self._changes.get(node_id, ())
+            if event.properties.get("status") == "applied"
+            and str(event.properties.get("created_at") or "") > since
+        ]  # fmt: skip
+        return sorted(found, key=lambda e: (str(e.properties.get("created_at")), e.id))
+
+    def timelines_of(self, ids: Sequence[str]) -> list[GraphNode]:
+        """The ``Timeline`` nodes among ``ids`` and those they ``HAS_TIMELINE``, in order."""
+        found: dict[str, GraphNode] = {}
+        for node_id in ids:
+            for candidate in (node_id, *self._timelines.get(node_id, ())):
+                node = self._nodes.get(candidate)
+                if node is not None and node.label == "Timeline":
+                    found.setdefault(candidate, node)
+        return list(found.values())
+
+    def act_start(self, text: str) -> date | None:
+        """The day from which the act ``text`` names is in force, if the graph dates it."""
+        for act_id in self._retriever.named_acts(text):
+            node = self._nodes.get(act_id)
+            start = node.properties.get("valid_from") if node is not None else None
+            if start:
+                try:
+                    return date.fromisoformat(str(start)[:10])
+                except ValueError:
+                    continue
+        return None
+
+    async def ensure_known(self, ids: Sequence[str]) -> None:
+        """Read from the graph the nodes of ``ids`` this index does not know yet (one read, only
+        when some are missing): a concept another worker or process just wrote is described at
+        once, before the event bus or the next rebuild brings it."""
+        if missing := [i for i in ids if i not in self._nodes]:
+            self.remember(await self._reader.get_nodes(missing))
+
     def remember(self, nodes: Sequence[GraphNode]) -> None:
         """Know these nodes for descriptions now, before the next rebuild (not searchable)."""
         self._nodes = {**self._nodes, **{node.id: node for node in nodes}}
+
+    def definitions(self) -> list[GraphNode]:
+        """The provisions headed "Definitions" (AI Act Article 3, GDPR Article 4, ...), whose
+        text defines terms word for word; in id order."""
+        return sorted(
+            (n for n in self._nodes.values()
+             if str(n.properties.get("title", "")).strip().lower() == "definitions"
+             and n.properties.get("text")),
+            key=lambda n: n.id,
+        )  # fmt: skip
 
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
@@ -208,13 +359,38 @@ class EvidenceIndex:
         return list(found.values())
 
 
-def evidence_text(node: GraphNode, passages: Sequence[str] = ()) -> str:
+def _period_length(hit: RetrievalHit) -> int:
+    """Days a hit's value is in force (unbounded ends count as very long)."""
+    props = hit.node.properties
+    try:
+        start = date.fromisoformat(str(props.get("valid_from") or "0001-01-01"))
+        end = date.fromisoformat(str(props.get("valid_to") or "9999-12-31"))
+    except ValueError:
+        return 10**7
+    return (end - start).days
+
+
+def evidence_text(
+    node: GraphNode,
+    passages: Sequence[str] = (),
+    conflicts: Sequence[GraphNode] = (),
+    act: GraphNode | None = None,
+) -> str:
     """What the prompt quotes for ``node``, on one line: for a provision its citation, heading
-    and best-matching paragraphs (else its text), bounded; for a rule node its description."""
+    (with the period its act is in force and the act's source) and best-matching paragraphs
+    (else its text), bounded; for a rule node its description."""
     props = node.properties
     if not props.get("text") or props.get("status") == "provisional":
-        return describe(node)
+        return describe(node, conflicts)
     head = " — ".join(str(props[k]) for k in ("name", "title") if props.get(k))
+    dated = (
+        props
+        if props.get("valid_from") or props.get("valid_to")
+        else (act.properties if act is not None else {})
+    )
+    notes = [n for n in (validity(dated), provenance(dated)) if n]
+    if notes and head:
+        head = f"{head} ({'; '.join(notes)})"
     body = " ".join(passages) if passages else str(props["text"])
     return _bounded(f"{head}: {body}" if head else body)
 

@@ -5,7 +5,10 @@ captured concepts are handed here, to be written again with exponential back-off
 Writes are idempotent upserts, so retrying is always safe. Rejections by the ingress guard
 are final and are not retried. Deferred captures are kept in a :class:`GraphOutbox` until they
 land, so neither giving up after the last attempt nor a restart loses them: ``resume`` retries
-what the outbox still holds (at start-up).
+what the outbox still holds (at start-up), and :meth:`GraphWriteRetry.start_schedule` retries,
+every ``interval`` seconds, each capture whose attempts ran out (``exhausted``) — a graph that
+comes back after the last attempt gets its writes without waiting for a restart. ``/health``
+reports both counts.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from engine.concepts import CapturedConcept
 from engine.graph_outbox import GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
 from errors import GraphWriteRejected, StoreUnavailable
+from graph.ingress_guard import id_digest
 
 __all__ = ["GraphWriteRetry"]
 
@@ -42,14 +46,22 @@ class GraphWriteRetry:
         self._first_delay = first_delay
         self._max_delay = max_delay
         self._tasks: set[asyncio.Task[None]] = set()
+        self._retrying: set[str] = set()  # outbox entries with a retry under way
         self._persisting: set[asyncio.Future[str]] = set()
+        self._schedule_task: asyncio.Task[None] | None = None
         self._closing = False
         self.completed = 0
         self.abandoned = 0
 
     @property
     def pending(self) -> int:
-        return len(self._tasks)
+        """Captures not written yet: being retried, or waiting for the next round."""
+        return len(self._outbox)
+
+    @property
+    def exhausted(self) -> int:
+        """Captures whose attempts ran out, waiting in the outbox for the next round."""
+        return sum(entry_id not in self._retrying for entry_id, _ in self._outbox.pending())
 
     def on_population_done(
         self, task: asyncio.Task[list[ResolvedConcept]], concepts: Sequence[CapturedConcept]
@@ -59,7 +71,7 @@ class GraphWriteRetry:
         try:
             self._population.screen(concepts)  # the outbox keeps only what the guard accepts
         except GraphWriteRejected as exc:
-            log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
+            log.warning("graph_write_dropped", code=exc.code, concepts=_digests(concepts))
             return
         log.warning("graph_write_deferred", concepts=[c.id for c in concepts])
         persist = asyncio.ensure_future(self._outbox.add(list(concepts)))
@@ -74,18 +86,35 @@ class GraphWriteRetry:
         self._schedule(done.result(), concepts)
 
     def resume(self) -> int:
-        """Retry every capture the outbox still holds (call once at start-up)."""
-        pending = self._outbox.pending()
-        for entry_id, concepts in pending:
-            self._schedule(entry_id, concepts)
-        return len(pending)
+        """Retry every capture the outbox holds that is not being retried (at start-up, and
+        on every round of the schedule); how many were started."""
+        started = 0
+        for entry_id, concepts in self._outbox.pending():
+            if entry_id not in self._retrying:
+                self._schedule(entry_id, concepts)
+                started += 1
+        return started
+
+    def start_schedule(self, interval: float) -> None:
+        """Every ``interval`` seconds, retry the captures whose attempts ran out."""
+        if self._schedule_task is None and not self._closing:
+            loop = asyncio.get_running_loop()
+            self._schedule_task = loop.create_task(self._every(interval))
+
+    async def _every(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            if started := self.resume():
+                log.info("graph_writes_rescheduled", captures=started)
 
     def _schedule(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
         if self._closing:
             return  # it is in the outbox: the next start-up retries it
+        self._retrying.add(entry_id)
         retry = asyncio.get_running_loop().create_task(self._retry(entry_id, concepts))
         self._tasks.add(retry)
         retry.add_done_callback(self._tasks.discard)
+        retry.add_done_callback(lambda _: self._retrying.discard(entry_id))
 
     async def _retry(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
         try:
@@ -102,16 +131,24 @@ class GraphWriteRetry:
             log.info("graph_write_recovered", concepts=[c.id for c in concepts])
         except GraphWriteRejected as exc:  # final: retrying cannot change the verdict
             await self._outbox.done(entry_id)
-            log.warning("graph_write_dropped", code=exc.code, concepts=[c.id for c in concepts])
+            log.warning("graph_write_dropped", code=exc.code, concepts=_digests(concepts))
         except Exception:
-            self.abandoned += 1  # still in the outbox: the next start-up tries again
+            self.abandoned += 1  # still in the outbox: the next round of the schedule retries
             log.exception("graph_write_postponed", concepts=[c.id for c in concepts])
 
     async def aclose(self) -> None:
         """Finish writing deferred captures to the outbox, then stop retrying (they stay
         there for the next start-up)."""
         self._closing = True
+        if self._schedule_task is not None:
+            self._schedule_task.cancel()
+            await asyncio.gather(self._schedule_task, return_exceptions=True)
         await asyncio.gather(*self._persisting, return_exceptions=True)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _digests(concepts: Sequence[CapturedConcept]) -> list[str]:
+    """Concepts the guard rejected, named without their ids (an id may carry the value)."""
+    return [id_digest(c.id) for c in concepts]

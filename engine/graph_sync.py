@@ -21,6 +21,7 @@ from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from graph.models import EdgeKey, GraphEdge, GraphNode, WriteResult
 from graph.port import GraphReader
+from graph.quarantine import is_quarantined
 
 __all__ = [
     "CAPTURE_EDGES",
@@ -67,9 +68,8 @@ class GraphSync:
         """Build the evidence index and teach the lexicon every confirmed concept."""
         await self._evidence.refresh()
         snapshot = await self._graph.snapshot(labels=["Concept", "Label"], limit=50_000)
-        texts = {
-            n.id: str(n.properties.get("text", "")) for n in snapshot.nodes if n.label == "Label"
-        }
+        texts = {n.id: str(n.properties.get("text", "")) for n in snapshot.nodes
+                 if n.label == "Label" and not is_quarantined(n)}  # fmt: skip
         count = 0
         for node in snapshot.nodes:
             if _confirmed(node):
@@ -88,11 +88,19 @@ class GraphSync:
             self._evidence.schedule_refresh()
         else:
             self._evidence.remember([nodes[i] for i in node_ids if i in nodes])
-        for node in (nodes[i] for i in node_ids if i in nodes):
-            if _confirmed(node):
+        # A confirmed concept is (re)learnt when it is written and when labels are attached to
+        # it (its node and its label edges are separate writes).
+        relearn = dict.fromkeys(
+            [*node_ids, *(e.source for e in edges if e.type == "HAS_ALT_LABEL")]
+        )
+        for node_id in relearn:
+            node = nodes.get(node_id)
+            if node_id in self._lexicon and (node is None or not _confirmed(node)):
+                self._lexicon.remove(node_id)  # deleted, or merged into another (a redirect)
+            if node is not None and _confirmed(node):
                 around = await self._graph.neighbourhood([node.id], limit=200)
                 texts = {n.id: str(n.properties.get("text", "")) for n in around.nodes
-                         if n.label == "Label"}  # fmt: skip
+                         if n.label == "Label" and not is_quarantined(n)}  # fmt: skip
                 self._lexicon.add(concept_entry(node, _labels(node.id, around.edges, texts)))
 
 

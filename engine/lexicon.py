@@ -79,8 +79,14 @@ class ConceptLexicon:
         self._paths: dict[str, list[_LabelPath]] = {}
         self._by_label: dict[str, tuple[_Candidate, ...]] = {}
         self._seq = 0
+        self._removed = 0
         for entry in entries:
             self.add(entry)
+
+    @property
+    def version(self) -> int:
+        """Changes whenever an entry is added, replaced or removed (for derived indexes)."""
+        return self._seq * 1_000_003 + self._removed
 
     # ---- construction
 
@@ -132,6 +138,7 @@ class ConceptLexicon:
 
     def remove(self, key: str) -> None:
         """Forget an entry (no error if unknown)."""
+        self._removed += 1
         self._entries.pop(key, None)
         for path in self._paths.pop(key, []):
             normalised = " ".join(path.tokens)

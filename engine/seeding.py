@@ -10,10 +10,22 @@ Seeds take the same path as every other write (ingress guard, timestamps), so ru
 twice changes nothing: every upsert comes back UNCHANGED and ``created_at`` stays put. Seeded
 concepts are ``confirmed`` (they were reviewed with the seed data); captured ones start
 ``provisional``.
+
+Dated facts (ADR 0031): a rule node's ``effective_from`` / ``effective_to`` are copied to
+``valid_from`` / ``valid_to`` (what the as-at filter reads) where its label has them; the VAT
+rate history of ``seeds/tax_rates/`` (:mod:`engine.rate_history`) is written beside the rules,
+each source's claim its own node, with a ``SourceConflict`` where they disagree; and
+``seeds/validity.yaml`` dates nodes written by other paths (the ingested acts), merged into them.
+
+Material changes (ADR 0035): a rule node or claim whose stored value the seed changes is
+screened first (:mod:`engine.material_changes`): a material change is written with a
+``ChangeEvent``, an implausible one keeps the stored value and records a ``needs_review`` event,
+and a rewording or rounding is written without one.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,13 +37,17 @@ import yaml
 from corpus import shipped_acts
 from engine.concepts import CapturedConcept
 from engine.legal_ingest import IngestProgress, IngestReport, ingest_acts
+from engine.material_changes import screen_node_writes
+from engine.rate_history import DEFAULT_TABLES, find_conflicts, history_writes, load_history
 from engine.self_population import ConceptWrite, ConceptWriter
-from graph.models import EdgeWrite, NodeWrite, WriteOutcome
+from graph.models import EdgeWrite, NodeWrite, WriteOutcome, WriteResult
 from graph.port import GraphReader
+from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 
 __all__ = [
     "DEFAULT_SEEDS",
+    "DEFAULT_VALIDITY",
     "SeedFileError",
     "SeedReport",
     "read_seed_files",
@@ -39,6 +55,9 @@ __all__ = [
 ]
 
 DEFAULT_SEEDS = Path(__file__).resolve().parents[1] / "seeds" / "rules"
+DEFAULT_VALIDITY = DEFAULT_SEEDS.parent / "validity.yaml"
+# The statute's dates a node already carries, and the names the as-at filter reads.
+_DATES = (("effective_from", "valid_from"), ("effective_to", "valid_to"))
 
 
 class SeedFileError(ValueError):
@@ -51,6 +70,10 @@ class SeedReport:
     edges: Counter[str] = field(default_factory=Counter)
     concepts: Counter[str] = field(default_factory=Counter)
     legal: IngestReport = field(default_factory=IngestReport)
+    # The VAT rate history (claims, conflicts and their edges) and the dates of other nodes.
+    history: Counter[str] = field(default_factory=Counter)
+    # Material changes of stored values (ADR 0035): ``applied`` / ``needs_review`` events.
+    changes: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> dict[str, object]:
         return {
@@ -58,6 +81,8 @@ class SeedReport:
             "edges": dict(self.edges),
             "concepts": dict(self.concepts),
             "legal": self.legal.summary(),
+            "history": dict(self.history),
+            "changes": dict(self.changes),
         }
 
 
@@ -76,21 +101,37 @@ async def seed_graph(
     folder: Path = DEFAULT_SEEDS,
     legal: Sequence[Path] | None = None,
     progress: IngestProgress | None = None,
+    *,
+    tax_rates: Path | None = DEFAULT_TABLES,
+    validity: Path | None = DEFAULT_VALIDITY,
 ) -> SeedReport:
-    """Seed rules and the shipped acts (``legal``: the files of ``seeds/legal`` by default)."""
+    """Seed rules and the shipped acts (``legal``: the files of ``seeds/legal`` by default),
+    the VAT rate history of ``tax_rates`` and the dates of ``validity`` (``None``: skip)."""
     data = read_seed_files(folder)
     report = SeedReport()
+    dated = _dated_labels()
     nodes = [
-        NodeWrite(id=n["id"], label=n["label"], properties=n.get("properties") or {})
+        NodeWrite(id=n["id"], label=n["label"],
+                  properties=_with_validity(n.get("properties") or {}, n["label"] in dated))
         for n in data["nodes"]
-    ]
+    ]  # fmt: skip
     labels = {node.id: node.label for node in nodes}
-    for result in await writer.upsert_nodes(nodes):
+    for result in await _write_screened(reader, writer, nodes, report):
         report.nodes[result.outcome.value] += 1
+    history_nodes: list[NodeWrite] = []
+    history_edges: list[EdgeWrite] = []
+    if tax_rates is not None:
+        claims = load_history(tax_rates)
+        history_nodes, history_edges = history_writes(claims, find_conflicts(claims))
+        for result in await _write_screened(reader, writer, history_nodes, report):
+            report.history[f"nodes_{result.outcome.value}"] += 1
 
     report.legal = await ingest_acts(
         shipped_acts() if legal is None else legal, reader, writer, progress
     )
+    if validity is not None:
+        for result in await _write_validity(reader, writer, validity):
+            report.history[f"dated_{result.outcome.value}"] += 1
     referenced = {e["source"] for e in data["edges"]} | {e["target"] for e in data["edges"]}
     referenced |= {a for c in data["concepts"] for a in c.get("aligns_with") or []}
     stored = await reader.get_nodes(sorted(referenced - labels.keys()))
@@ -110,6 +151,8 @@ async def seed_graph(
         )  # fmt: skip
     for result in await writer.upsert_edges(edges):
         report.edges[result.outcome.value] += 1
+    for result in await writer.upsert_edges(history_edges):
+        report.history[f"edges_{result.outcome.value}"] += 1
 
     concepts = ConceptWriter(reader, writer)
     for raw in data["concepts"]:
@@ -129,3 +172,50 @@ async def seed_graph(
         )  # fmt: skip
         report.concepts[outcome.value] += 1
     return report
+
+
+async def _write_screened(
+    reader: GraphReader, writer: GraphWriteService, nodes: Sequence[NodeWrite], report: SeedReport
+) -> list[WriteResult]:
+    """Upsert ``nodes`` after the material-change screen, then the change events it made."""
+    screened = await screen_node_writes(reader, nodes, origin="seed")
+    results = await writer.upsert_nodes(screened.nodes)
+    if screened.events:
+        status = {event.id: str(event.properties["status"]) for event in screened.events}
+        for result in await writer.upsert_nodes(screened.events):
+            if result.outcome is WriteOutcome.CREATED and result.node_id in status:
+                report.changes[status[result.node_id]] += 1  # a change seen before is not new
+        await writer.upsert_edges(screened.edges)
+    return results
+
+
+def _dated_labels() -> frozenset[str]:
+    schema = load_schema()
+    return frozenset(
+        label for label in schema.labels if "valid_from" in schema.allowed_properties(label)
+    )
+
+
+def _with_validity(props: dict[str, Any], dated: bool) -> dict[str, Any]:
+    """``valid_from`` / ``valid_to`` from the statute's dates, unless the seed gives its own."""
+    if not dated:
+        return props
+    copied = {new: props[old] for old, new in _DATES if props.get(old) and new not in props}
+    return {**props, **copied}
+
+
+async def _write_validity(
+    reader: GraphReader, writer: GraphWriteService, path: Path
+) -> list[WriteResult]:
+    """Merge the dates of ``path`` (``[{id, valid_from, ...}]``) into nodes that exist."""
+    entries = yaml.safe_load(await asyncio.to_thread(path.read_text, encoding="utf-8")) or []
+    stored = {node.id: node.label for node in await reader.get_nodes([e["id"] for e in entries])}
+    if missing := sorted({e["id"] for e in entries} - stored.keys()):
+        raise SeedFileError(f"{path.name}: unknown node ids {missing}")
+    return await writer.upsert_nodes(
+        [
+            NodeWrite(id=e["id"], label=stored[e["id"]],
+                      properties={k: v for k, v in e.items() if k != "id"})
+            for e in entries
+        ]
+    )  # fmt: skip

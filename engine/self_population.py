@@ -25,10 +25,29 @@ from typing import Literal
 from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
+from engine.lexicon import ConceptLexicon
 from engine.normalise import normalise_label
-from errors import NotFound
-from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue, WriteOutcome
+from engine.resolution import (
+    COVERED_JURISDICTIONS,
+    EU,
+    Candidate,
+    Evidence,
+    ReviewedConcepts,
+    decide,
+    label_variants,
+    singular,
+)
+from errors import GraphWriteRejected, NotFound
+from graph.models import (
+    EdgeWrite,
+    GraphNode,
+    NodeWrite,
+    PropertyValue,
+    WriteOutcome,
+    utc_timestamp,
+)
 from graph.port import GraphReader
+from graph.quarantine import MERGED_STATUS, is_quarantined
 from graph.write_service import GraphWriteService
 
 __all__ = [
@@ -43,7 +62,7 @@ __all__ = [
 
 
 ConceptStatus = Literal["provisional", "confirmed"]
-MatchedBy = Literal["key", "alias", "created"]
+MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +73,7 @@ class ResolvedConcept:
     created: bool
     matched_by: MatchedBy
     aligned_with: tuple[str, ...] = ()
+    skipped: str | None = None  # why nothing was written: out_of_coverage, ... (not in graph)
 
 
 @dataclass(frozen=True)
@@ -97,7 +117,9 @@ class ConceptWriter:
         texts = {normalise_label(t): t for t in reversed([concept.prefLabel, *concept.altLabels])}
         labels = [
             NodeWrite(
-                id=label_id(norm), label="Label", properties={"text": text, "normalised": norm}
+                id=label_id(norm),
+                label="Label",
+                properties={"text": text, "normalised": norm, "status": item.status},
             )
             for norm, text in texts.items()
             if norm
@@ -152,11 +174,14 @@ class SelfPopulation:
         writer: GraphWriteService,
         evidence: EvidenceIndex,
         ingestion: IngestionQueue,
+        lexicon: ConceptLexicon | None = None,
     ) -> None:
         self._reader = reader
         self._concepts = ConceptWriter(reader, writer)
         self._evidence = evidence
         self._ingestion = ingestion
+        self._lexicon = lexicon  # its graph entries are the reviewed concepts (GraphSync)
+        self._reviewed: tuple[int, ReviewedConcepts] | None = None
         self._inflight: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def screen(self, concepts: Sequence[CapturedConcept]) -> None:
@@ -165,22 +190,45 @@ class SelfPopulation:
         for concept in concepts:
             self._concepts.check(ConceptWrite(concept=concept, status="provisional"))
 
-    async def resolve_all(self, concepts: Sequence[CapturedConcept]) -> list[ResolvedConcept]:
-        resolved = [await self.resolve(concept) for concept in concepts]
+    async def resolve_all(
+        self,
+        concepts: Sequence[CapturedConcept],
+        jurisdictions: Sequence[str] | None = None,
+    ) -> list[ResolvedConcept]:
+        """Resolve each concept; one the guard rejects does not stop the others.
+
+        ``jurisdictions``: those the conversation is known to be about (``None``: not checked).
+        A capture that matches no reviewed concept is created only in a jurisdiction the graph
+        covers and the conversation named (or at EU level); otherwise it is skipped, with its
+        reason, rather than written under a guessed jurisdiction.
+        """
+        resolved: list[ResolvedConcept] = []
+        rejected: list[GraphWriteRejected] = []
+        for concept in concepts:
+            try:
+                resolved.append(await self.resolve(concept, jurisdictions))
+            except GraphWriteRejected as exc:
+                # Recorded without the value: the message names the field, never its content.
+                rejected.append(exc)
+                resolved.append(_skipped(concept, "rejected"))
+        if rejected and all(r.skipped == "rejected" for r in resolved):
+            raise rejected[0]  # nothing was written: the caller's retry/warning path decides
         if created := [r.id for r in resolved if r.created]:
             # The next turn describes them from the index; the full rebuild runs in the
             # background (GraphSync), off this turn's path. Provisional: never evidence anyway.
             self._evidence.remember(await self._reader.get_nodes(created))
         return resolved
 
-    async def resolve(self, concept: CapturedConcept) -> ResolvedConcept:
+    async def resolve(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None = None
+    ) -> ResolvedConcept:
         # Single flight per concept id: one resolution at a time, the others wait and then find
         # what it wrote. The lock is dropped when its last user (holder or waiter) is done.
         lock, users = self._inflight.get(concept.id, (asyncio.Lock(), 0))
         self._inflight[concept.id] = (lock, users + 1)
         try:
             async with lock:
-                return await self._resolve(concept)
+                return await self._resolve(concept, jurisdictions)
         finally:
             lock, users = self._inflight[concept.id]
             if users == 1:
@@ -188,29 +236,39 @@ class SelfPopulation:
             else:
                 self._inflight[concept.id] = (lock, users - 1)
 
-    async def _resolve(self, concept: CapturedConcept) -> ResolvedConcept:
-        labels = concept.normalised_labels()
-        existing, matched_by = await self._find(concept, labels)
+    async def _resolve(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+    ) -> ResolvedConcept:
+        existing, matched_by = await self._find(concept, jurisdictions)
+        if existing is None and (reason := _not_creatable(concept, jurisdictions)):
+            return _skipped(concept, reason)
         if existing is not None:
-            # Enrich with the labels this mention brought; properties of a known concept
-            # (status included) are never overwritten by a chat capture.
             around = await self._reader.neighbourhood([existing.id], limit=200)
             mine = [e for e in around.edges if e.source == existing.id]
-            await self._concepts.write(
-                ConceptWrite(concept=_as_known(concept, existing), status=_status(existing)),
-                labels_only=True,
-                linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
-            )
+            status = _status(existing)
+            if status == "provisional":
+                # Still in quarantine (ADR 0020): the labels this mention brought join it there.
+                # A reviewed concept gains none: chat phrasing would reach every tenant.
+                # Properties of a known concept (status included) are never overwritten.
+                await self._concepts.write(
+                    ConceptWrite(concept=_as_known(concept, existing), status=status),
+                    labels_only=True,
+                    linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
+                )
             # The auto-ingestion gate: clearly sparse = no definition and no rule alignment.
             if not existing.properties.get("definition") and not any(
                 e.type == "ALIGNS_WITH" for e in mine
             ):
                 await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
+            # A quarantined node's own name may be another conversation's phrasing: this
+            # conversation is told its own.
+            name = existing.properties.get("pref_label", existing.id)
+            told = str(name) if status == "confirmed" else concept.prefLabel
             return ResolvedConcept(
-                id=existing.id, pref_label=str(existing.properties.get("pref_label", existing.id)),
-                status=_status(existing), created=False, matched_by=matched_by,
+                id=existing.id, pref_label=told,
+                status=status, created=False, matched_by=matched_by,
             )  # fmt: skip
-        targets = self._evidence.nodes_named(labels, concept.jurisdiction)
+        targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
         outcome = await self._concepts.write(
             ConceptWrite(
                 concept=concept, status="provisional",
@@ -226,16 +284,131 @@ class SelfPopulation:
         )  # fmt: skip
 
     async def _find(
-        self, concept: CapturedConcept, labels: Sequence[str]
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
     ) -> tuple[GraphNode | None, MatchedBy]:
+        """The canonical concept of a capture and how it was matched. A concept an operator
+        merged into another is a redirect (ADR 0034): a match on it, by key or otherwise,
+        resolves to the concept it was merged into, matched the same way."""
+        found, matched_by = await self._match(concept, jurisdictions)
+        if found is not None:
+            found = await self._follow(found)
+        return found, matched_by
+
+    async def _follow(self, node: GraphNode) -> GraphNode:
+        """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
+        for _ in range(_MAX_REDIRECTS):
+            into = node.properties.get("merged_into")
+            if node.properties.get("status") != MERGED_STATUS or not into:
+                break
+            targets = await self._reader.get_nodes([str(into)])
+            if not targets:
+                break
+            node = targets[0]
+        return node
+
+    async def _match(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+    ) -> tuple[GraphNode | None, MatchedBy]:
+        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
         found = await self._reader.get_nodes([concept.id])
-        if found:
+        if found and stated:
             return found[0], "key"
-        for label in labels:
-            for candidate in await self._reader.find_concepts_by_label(label):
-                if candidate.properties.get("jurisdiction") == concept.jurisdiction:
+        reviewed = self._reviewed_concepts()
+        if reviewed is not None:
+            texts = [concept.prefLabel, *concept.altLabels]
+            candidates = reviewed.candidates(
+                concept.domain, concept.kind, texts, concept.jurisdiction if stated else None
+            )
+            if found and _status(found[0]) == "confirmed":  # its key, in a guessed jurisdiction
+                key = Candidate(concept.id, concept.domain, concept.jurisdiction, concept.kind,
+                                Evidence.KEY)  # fmt: skip
+                candidates = [key, *(c for c in candidates if c.id != concept.id)]
+            if (best := decide(concept.jurisdiction, candidates, stated=stated)) is not None:
+                nodes = await self._reader.get_nodes([best.id])
+                if nodes and _status(nodes[0]) == "confirmed":
+                    return nodes[0], _MATCHED_BY[best.evidence]
+        # The store's labels: reviewed concepts the lexicon has not learnt yet, and quarantined
+        # ones. A quarantined concept is matched only when its id is spelled entirely by this
+        # mention's own words: its id then tells this conversation nothing it did not say.
+        if not stated:
+            return None, "created"  # a guessed jurisdiction: only reviewed, unambiguous matches
+        own = _words(concept)
+        for variant in _variants(concept):
+            for candidate in await self._reader.find_concepts_by_label(variant):
+                where = str(candidate.properties.get("jurisdiction", ""))
+                if _status(candidate) == "confirmed" and where in (concept.jurisdiction, EU):
+                    return candidate, "alias"
+                if where == concept.jurisdiction and _kind_of(candidate.id) <= own:
                     return candidate, "alias"
         return None, "created"
+
+    def _reviewed_concepts(self) -> ReviewedConcepts | None:
+        """The reviewed concepts' variant index, rebuilt when the lexicon changed."""
+        if self._lexicon is None:
+            return None
+        version = self._lexicon.version
+        if self._reviewed is None or self._reviewed[0] != version:
+            self._reviewed = (version, ReviewedConcepts(self._lexicon))
+        return self._reviewed[1]
+
+
+_MAX_REDIRECTS = 8
+
+_MATCHED_BY: dict[Evidence, MatchedBy] = {
+    Evidence.KEY: "key",
+    Evidence.LABEL: "alias",
+    Evidence.ACRONYM: "acronym",
+    Evidence.KIND_VARIANT: "kind_variant",
+    Evidence.FUZZY: "fuzzy",
+}
+
+
+def _variants(concept: CapturedConcept) -> list[str]:
+    """The normalised label variants of a capture (its labels first), for store look-ups."""
+    found: dict[str, None] = {label: None for label in concept.normalised_labels()}
+    for text in (concept.prefLabel, *concept.altLabels):
+        variants = sorted(label_variants(text)[0])
+        found.update(dict.fromkeys(variants))
+        found.update(dict.fromkeys(_plural(v) for v in variants))  # stored labels are as said
+    return [variant for variant in found if variant]
+
+
+def _plural(phrase: str) -> str:
+    head, _, last = phrase.rpartition(" ")
+    last = last[:-1] + "ies" if last.endswith("y") else last + "s"
+    return f"{head} {last}".strip()
+
+
+def _words(concept: CapturedConcept) -> set[str]:
+    """Every word the mention itself used (its labels' and its kind's), singular."""
+    words = set(_kind_of(concept.id))
+    for text in (concept.prefLabel, *concept.altLabels):
+        for variant in label_variants(text)[0]:
+            words.update(variant.split())
+    return words
+
+
+def _kind_of(concept_id: str) -> set[str]:
+    """The words of an id's kind, singular (``FLAT_RATE_EXPENSES`` -> flat, rate, expense)."""
+    return {singular(w) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}
+
+
+def _not_creatable(concept: CapturedConcept, jurisdictions: Sequence[str] | None) -> str | None:
+    """Why a capture that matched nothing must not be created (None: it may be)."""
+    if concept.jurisdiction not in COVERED_JURISDICTIONS:
+        return "out_of_coverage"  # TAX:FR:WEALTH_TAX: the graph covers IE, UK, NI and EU law
+    if jurisdictions is None or concept.jurisdiction == EU:
+        return None
+    if concept.jurisdiction not in jurisdictions:
+        return "jurisdiction_not_stated"  # never guessed: "not stated" is not IE
+    return None
+
+
+def _skipped(concept: CapturedConcept, reason: str) -> ResolvedConcept:
+    return ResolvedConcept(
+        id=concept.id, pref_label=concept.prefLabel, status="provisional", created=False,
+        matched_by="skipped", skipped=reason,
+    )  # fmt: skip
 
 
 def _status(node: GraphNode) -> ConceptStatus:
@@ -260,13 +433,36 @@ def _as_known(concept: CapturedConcept, existing: GraphNode) -> CapturedConcept:
 async def confirm_concept(
     reader: GraphReader, writer: GraphWriteService, concept_id: str
 ) -> WriteOutcome:
-    """Mark a captured concept as reviewed: from then on it is evidence for every tenant.
+    """Mark a captured concept and its labels as reviewed: from then on every tenant sees
+    them (snapshots, patches, prompts) and the concept is evidence. Its edges are written
+    again so that live patch subscribers, who never saw them, receive them now.
 
     Raises :class:`errors.NotFound` when no concept has that id.
     """
     if not [n for n in await reader.get_nodes([concept_id]) if n.label == "Concept"]:
         raise NotFound(f"no concept {concept_id!r}")
-    [result] = await writer.upsert_nodes(
-        [NodeWrite(id=concept_id, label="Concept", properties={"status": "confirmed"})]
+    around = await reader.neighbourhood([concept_id], limit=500)
+    kinds = {node.id: node for node in around.nodes}
+    labels = [
+        e.target
+        for e in around.edges
+        if e.source == concept_id and e.type == "HAS_ALT_LABEL" and e.target in kinds
+        and is_quarantined(kinds[e.target])
+    ]  # fmt: skip
+    now = utc_timestamp()
+    reviewed: dict[str, PropertyValue] = {"status": "confirmed", "reviewed_at": now}
+    results = await writer.upsert_nodes(
+        [NodeWrite(id=label, label="Label", properties=reviewed) for label in labels]
+        + [NodeWrite(id=concept_id, label="Concept", properties=reviewed)]
     )
-    return result.outcome
+    await writer.upsert_edges(
+        [
+            EdgeWrite(
+                type=e.type, source_id=e.source, source_label="Concept",
+                target_id=e.target, target_label=kinds[e.target].label,
+            )
+            for e in around.edges
+            if e.source == concept_id and e.target in kinds
+        ]
+    )  # fmt: skip
+    return results[-1].outcome

@@ -1,22 +1,40 @@
-"""``TurnRecord``: what one chat turn has produced so far, saved exactly once when it ends.
+"""``TurnRecord``: what one chat turn has produced so far, journaled as it streams and finished
+exactly once when it ends (ADR 0010, ADR 0018).
 
-The turn streams inside ``async with TurnRecord(...)``. On leaving the block the record is
-saved, once, whatever happened:
+Before the model is called the engine has saved the question and an empty answer marked
+``streaming``. Inside ``async with TurnRecord(...)``:
 
-- the block ran to its end and called :meth:`TurnRecord.complete`: saved as ``complete`` (or
-  ``error`` if the provider failed), awaited, so the caller can report a failed save before
-  its ``done`` event;
-- anything else (the client left, the task was cancelled, an exception): saved as
-  ``partial`` (or ``error``) in a background task that the cancellation cannot interrupt.
-  Awaiting it here is not possible: inside a cancelled anyio scope every ``await`` is
-  cancelled again (ADR 0010).
+- a journal task writes the answer so far (``checkpoint``) at a bounded rate: at most once per
+  ``write_interval`` seconds and only once ``write_min_chars`` new characters arrived, or every
+  ``keepalive`` seconds whatever arrived (which also tells readers the stream is alive). A
+  failed checkpoint is logged and the stream goes on; the next one writes the whole text.
+- on leaving the block the record is finished, once, whatever happened:
 
-"Partial unless completed" is the rule; no path saves twice and no path forgets to save.
+  - the block ran to its end and called :meth:`TurnRecord.complete`: finished as ``complete``
+    (or ``error`` if the provider failed), awaited, so the caller can report a failed save
+    before its ``done`` event;
+  - anything else (the client left, the task was cancelled, an exception): finished as
+    ``partial`` (or ``error``) in a background task that the cancellation cannot interrupt.
+    Awaiting it here is not possible: inside a cancelled anyio scope every ``await`` is
+    cancelled again (ADR 0010).
+
+  The final save first stops the journal and waits for a checkpoint in flight, so the two
+  never race; the store also refuses a checkpoint of an answer no longer ``streaming``.
+
+A process killed mid-stream keeps the question and the last checkpoint; reads report the
+answer ``interrupted`` once nobody has written it for the store's lease.
+
+Per-chunk work is O(chunk) (ADR 0029): :meth:`TurnRecord.add_text` appends and counts, nothing
+more. A checkpoint needs the text so far and its sanitised form; :meth:`sanitised_answer`
+scans only what is new since the last paragraph break it settled (PII does not span a blank
+line), so checkpoints of a long answer cost its length once in all, not once per checkpoint.
+The final save still sanitises the whole answer, once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -28,39 +46,84 @@ from conversations.models import MessageStatus
 from engine.events import TurnWarning
 from engine.grounding import Grounding
 
-__all__ = ["SaveTurn", "TurnRecord"]
+__all__ = ["SanitiseText", "SaveTurn", "TurnRecord"]
 
 log = structlog.get_logger(__name__)
 
 SaveTurn = Callable[["TurnRecord"], Awaitable[None]]
-"""Writes a finished record to the conversation store (the engine's ``_save``)."""
+"""Writes a record to the conversation store (the engine's final save, or a checkpoint)."""
+
+SanitiseText = Callable[[str], Awaitable[str]]
+"""Text -> its sanitised form (the egress sanitiser, for one conversation)."""
+
+_PARAGRAPH = "\n\n"
 
 
 @dataclass
 class TurnRecord:
-    """The answer, status, warnings and usage of one turn, and its single save."""
+    """The answer, status, warnings and usage of one turn, its journal and its single save."""
 
     save: SaveTurn
     spawn: Callable[[Awaitable[None]], asyncio.Task[Any]]
+    checkpoint: SaveTurn | None = None
+    write_interval: float = 0.25
+    write_min_chars: int = 64
+    keepalive: float = 10.0
     answer_parts: list[str] = field(default_factory=list)
     warnings: list[TurnWarning] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     referenced: list[str] = field(default_factory=list)
     failed: bool = False
     completed: bool = False
+    capture_pending: bool = False  # the capture outlived the answer (finished in background)
     save_error: BaseException | None = None
     grounding: Grounding | None = None
+    checkpoints: int = 0
+    _chars: int = 0
+    _written: int = 0  # characters the last checkpoint wrote
     _saved: bool = False
+    _stopping: bool = False
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)  # text arrived, or stopping
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _journal: asyncio.Task[None] | None = None
+    _settled: int = 0  # characters of the answer whose sanitised form is final
+    _settled_parts: list[str] = field(default_factory=list)  # ... and that form
 
     @property
     def answer(self) -> str:
-        return "".join(self.answer_parts)
+        parts = self.answer_parts
+        if len(parts) > 1:  # joined once: the next read joins only what arrived since
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    async def sanitised_answer(self, sanitise: SanitiseText) -> tuple[str, str]:
+        """The answer so far and its sanitised form, scanning only the text after the last
+        paragraph break already settled (``sanitise`` sees each settled paragraph once)."""
+        answer = self.answer
+        tail = answer[self._settled :]
+        cut = tail.rfind(_PARAGRAPH)
+        if cut >= 0:
+            settled = tail[: cut + len(_PARAGRAPH)]
+            self._settled_parts.append(await sanitise(settled))
+            self._settled += len(settled)
+            tail = tail[len(settled) :]
+            if len(self._settled_parts) > 1:
+                self._settled_parts[:] = ["".join(self._settled_parts)]
+        prefix = self._settled_parts[0] if self._settled_parts else ""
+        return answer, prefix + (await sanitise(tail) if tail else "")
 
     @property
     def status(self) -> MessageStatus:
         if self.failed:
             return "error"
         return "complete" if self.completed else "partial"
+
+    def add_text(self, delta: str) -> None:
+        """A piece of the answer arrived (the journal writes it at its pace)."""
+        self.answer_parts.append(delta)
+        self._chars += len(delta)
+        if self._chars - self._written >= self.write_min_chars:
+            self._wake.set()
 
     def fail(self) -> None:
         """The provider or egress failed: the answer so far is kept, marked ``error``."""
@@ -72,6 +135,8 @@ class TurnRecord:
         self.referenced = referenced
 
     async def __aenter__(self) -> TurnRecord:
+        if self.checkpoint is not None:
+            self._journal = asyncio.get_running_loop().create_task(self._run_journal())
         return self
 
     async def __aexit__(
@@ -83,7 +148,7 @@ class TurnRecord:
         if self._saved:
             return
         self._saved = True
-        task = self.spawn(self.save(self))
+        task = self.spawn(self._finish())
         if exc_type is not None or not self.completed:
             return  # the background task saves; the engine's aclose() waits for it
         try:
@@ -91,3 +156,42 @@ class TurnRecord:
         except Exception as error:  # reported in the turn's error event, logged by spawn
             self.save_error = error
             self.failed = True
+
+    async def _finish(self) -> None:
+        journal = self._journal
+        if journal is not None:
+            self._stopping = True
+            self._stop.set()
+            self._wake.set()
+            await asyncio.gather(journal, return_exceptions=True)  # a write in flight ends
+        await self.save(self)
+
+    async def _run_journal(self) -> None:
+        """Checkpoint the answer at a bounded rate until the record is finished."""
+        assert self.checkpoint is not None
+        loop = asyncio.get_running_loop()
+        while not self._stopping:
+            await _wait(self._stop, self.write_interval)  # the rate bound: text cannot wake it
+            due = loop.time() + max(self.keepalive - self.write_interval, 0.0)
+            while not self._stopping and self._chars - self._written < self.write_min_chars:
+                if (remaining := due - loop.time()) <= 0:
+                    break  # keep-alive: write whatever there is, and say the stream lives
+                self._wake.clear()
+                await _wait(self._wake, remaining)
+            if self._stopping:
+                return
+            chars = self._chars
+            try:
+                await self.checkpoint(self)
+            except Exception as error:  # the final save writes everything anyway
+                log.warning("answer_checkpoint_failed", error=repr(error))
+            else:
+                self._written = chars
+                self.checkpoints += 1
+
+
+async def _wait(event: asyncio.Event, seconds: float) -> None:
+    """Until ``event`` is set, for at most ``seconds``."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()

@@ -8,15 +8,27 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     ├── InvalidInput                   422 invalid_input
     │   ├── PayloadTooLarge            413 payload_too_large
     │   └── MalformedToolPayload       422 malformed_tool_payload (an SSE warning, never a 4xx)
-    ├── Unauthenticated                401 unauthenticated
+    ├── Unauthenticated                401 unauthenticated        (no credentials, unknown key)
+    │   └── InvalidToken               401 invalid_token          (malformed, bad signature,
+    │       │                                                      wrong audience/issuer, nbf)
+    │       └── TokenExpired           401 token_expired
+    ├── Forbidden                      403 forbidden              (a member on an admin route)
+    │   ├── NoTenant                   403 no_tenant              (a valid token, no tenant)
+    │   └── ConversationReadOnly       403 conversation_read_only (shared by another user)
     ├── NotFound                       404 not_found
+    ├── ReviewConflict                 409 review_conflict        (a review action the concept's
+    │                                                              state does not allow)
     ├── GraphWriteRejected             422 graph_write_rejected   (ingress guard)
     │   ├── SchemaViolation            422 graph_schema_violation
     │   └── PiiInGraphWrite            422 graph_pii_rejected
     ├── EgressBlocked                  403 egress_blocked          (egress policy, enforce mode)
+    ├── RateLimited                    429 rate_limited            (with Retry-After)
+    ├── Overloaded                     503 overloaded              (admission control; Retry-After)
     ├── StoreUnavailable               503 store_unavailable
     │   ├── GraphUnavailable           503 graph_unavailable
-    │   └── ConversationStoreUnavailable 503 conversation_store_unavailable
+    │   ├── ConversationStoreUnavailable 503 conversation_store_unavailable
+    │   ├── IdentityProviderUnavailable 503 identity_provider_unavailable (no JWKS to check with)
+    │   └── RateLimiterUnavailable     503 rate_limiter_unavailable (Redis down, fail closed)
 
 LLM provider failures are not exceptions: providers yield an ``Error`` chunk (``egress.wire``)
 whose ``code`` (``provider_*``) reaches the client as an SSE ``error`` event.
@@ -27,18 +39,28 @@ Lives outside the packages of DESIGN.md because every one of them raises these (
 from __future__ import annotations
 
 __all__ = [
+    "ConversationReadOnly",
     "ConversationStoreUnavailable",
     "EgressBlocked",
+    "Forbidden",
     "GraphUnavailable",
     "GraphWriteRejected",
+    "IdentityProviderUnavailable",
     "InvalidInput",
+    "InvalidToken",
     "MalformedToolPayload",
+    "NoTenant",
     "NotFound",
+    "Overloaded",
     "PayloadTooLarge",
     "PiiInGraphWrite",
+    "RateLimited",
+    "RateLimiterUnavailable",
     "RegintelError",
+    "ReviewConflict",
     "SchemaViolation",
     "StoreUnavailable",
+    "TokenExpired",
     "Unauthenticated",
 ]
 
@@ -53,6 +75,11 @@ class RegintelError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details or {}
+
+    @property
+    def public_message(self) -> str:
+        """What a client may read (an HTTP body, an SSE ``error`` event)."""
+        return self.message
 
 
 class InvalidInput(RegintelError):
@@ -74,11 +101,49 @@ class Unauthenticated(RegintelError):
     status_code = 401
 
 
+class InvalidToken(Unauthenticated):
+    """A bearer token that is not a valid access token: malformed, signed with another key or
+    algorithm, for another audience or issuer, not valid yet, or missing a required claim."""
+
+    code = "invalid_token"
+
+
+class TokenExpired(InvalidToken):
+    code = "token_expired"
+
+
+class Forbidden(RegintelError):
+    """Authenticated, but the role does not allow it (an operator endpoint called by a member)."""
+
+    code = "forbidden"
+    status_code = 403
+
+
+class NoTenant(Forbidden):
+    """A valid token whose user belongs to no tenant (no ``app_metadata.tenant_id``)."""
+
+    code = "no_tenant"
+
+
+class ConversationReadOnly(Forbidden):
+    """Another user's conversation shared with the tenant: readable, but only its owner writes."""
+
+    code = "conversation_read_only"
+
+
 class NotFound(RegintelError):
     """Also raised for another tenant's ids: existence is never revealed across tenants."""
 
     code = "not_found"
     status_code = 404
+
+
+class ReviewConflict(RegintelError):
+    """A review action the concepts' state does not allow: merging a concept into itself or
+    into one that is quarantined or merged itself, rejecting a reviewed concept."""
+
+    code = "review_conflict"
+    status_code = 409
 
 
 class GraphWriteRejected(RegintelError):
@@ -99,14 +164,62 @@ class EgressBlocked(RegintelError):
     status_code = 403
 
 
+class RateLimited(RegintelError):
+    """Too many requests from this tenant or user; ``retry_after`` seconds (``Retry-After``)."""
+
+    code = "rate_limited"
+    status_code = 429
+
+    def __init__(self, message: str = "too many requests", *, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Overloaded(RegintelError):
+    """The worker has as many turns in flight as it may, and none ended within the queue time.
+
+    Answered before any stream starts, with ``Retry-After: retry_after`` (seconds)."""
+
+    code = "overloaded"
+    status_code = 503
+
+    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+        super().__init__(message, details={"retry_after": retry_after})
+        self.retry_after = retry_after
+
+
 class StoreUnavailable(RegintelError):
+    """The message may carry a driver's text (libpq's, SQLite's) for the logs; clients get
+    :attr:`public_message`, a fixed sentence per code."""
+
     code = "store_unavailable"
     status_code = 503
+    unavailable: str = "a store"
+
+    @property
+    def public_message(self) -> str:
+        return f"{self.unavailable} is unavailable; try again shortly"
 
 
 class GraphUnavailable(StoreUnavailable):
     code = "graph_unavailable"
+    unavailable = "the rules graph"
 
 
 class ConversationStoreUnavailable(StoreUnavailable):
     code = "conversation_store_unavailable"
+    unavailable = "the conversation store"
+
+
+class IdentityProviderUnavailable(StoreUnavailable):
+    """The signing keys (JWKS) cannot be fetched and none is cached that fits the token."""
+
+    code = "identity_provider_unavailable"
+    unavailable = "the identity provider"
+
+
+class RateLimiterUnavailable(StoreUnavailable):
+    """Redis, which holds the shared rate limits, does not answer (``when_down=closed``)."""
+
+    code = "rate_limiter_unavailable"
+    unavailable = "the rate limiter"

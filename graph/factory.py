@@ -21,6 +21,7 @@ def build_graph_store(
     *,
     schema: GraphSchema,
     ladybug_path: Path | None = None,
+    ladybug_read_only: bool = False,
     bolt_uri: str | None = None,
     bolt_user: str | None = None,
     bolt_password: str | None = None,
@@ -40,7 +41,7 @@ def build_graph_store(
             raise ValueError("the ladybug graph backend needs ladybug_path")
         from graph.backends.ladybug import LadybugGraphStore
 
-        return LadybugGraphStore(ladybug_path, schema)
+        return LadybugGraphStore(ladybug_path, schema, read_only=ladybug_read_only)
     if backend == "bolt":
         if not bolt_uri:
             raise ValueError("the bolt graph backend needs bolt_uri")

@@ -6,9 +6,18 @@ v1 checks, in order, and rejects the whole write on the first failure:
 2. id shape (bounded, no control characters) and property names allowed for the label;
 3. value types as declared (ints are widened to float where the schema says float), string
    and list sizes bounded (``text``, a provision's published wording, by its own larger limit);
-4. every string value, list item and id is scanned for PII with the same detectors as egress;
-   a finding rejects the write. The rejection is recorded with label, id, property and entity
-   types, never with the offending value.
+4. every string value, list item and id is scanned for PII with the same detectors as egress
+   (which canonicalise first: format characters, NFKC, confusables); a finding rejects the
+   write. Values built from other text are scanned as built *and* taken apart (ADR 0016): an id
+   part by part with ``_`` as a space ("TAX:IE:PPSN_5260181E" is scanned as "PPSN 5260181E"), a
+   snake-cased key with ``_`` as a space, a URL percent-decoded and with its separators as
+   spaces. In the taken-apart forms only confident findings (score ≥ 0.8: checksums, context,
+   known names) count, since joining digit groups makes phone-shaped noise of every year.
+
+Rejections never carry a value the guard refused (ADR 0016): not in the exception message, not
+in the log, not in the rejection log. A PII rejection names its target by label and a digest of
+the id (the id may be built from the value); a schema rejection names the id (which passed the
+PII scan) but not the unknown label, type or property name it refused.
 
 Identifiers can never inject Cypher: labels, types and property names must be schema members
 (which are plain identifiers), and values only ever travel as query parameters.
@@ -16,10 +25,12 @@ Identifiers can never inject Cypher: labels, types and property names must be sc
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, Protocol
+from urllib.parse import unquote
 
 import structlog
 
@@ -27,11 +38,29 @@ from errors import PiiInGraphWrite, SchemaViolation
 from graph.models import EdgeWrite, NodeWrite, PropertyValue
 from graph.schema import GraphSchema
 
-__all__ = ["GuardRejection", "IngressGuard", "PiiFindingLike", "PiiScanner", "RejectionLog"]
+__all__ = [
+    "TAKEN_APART_MIN_SCORE",
+    "GuardRejection",
+    "IngressGuard",
+    "PiiFindingLike",
+    "PiiScanner",
+    "RejectionLog",
+    "id_digest",
+]
 
 log = structlog.get_logger(__name__)
 
 _ID = re.compile(r"^[\w][\w:.\-#/]{0,199}$")
+# Separators of built values: snake case, id parts, URL paths and queries.
+_SEPARATORS = re.compile(r"[_:/\\?#=&+.,;~\-]+")
+_BUILT = re.compile(r"_|%[0-9A-Fa-f]{2}|^https?://")
+#: Least score a finding in a taken-apart form needs (see the module docstring).
+TAKEN_APART_MIN_SCORE = 0.8
+
+
+def id_digest(node_id: str) -> str:
+    """A short digest that names an id in logs without showing it."""
+    return "#" + hashlib.sha256(node_id.encode("utf-8")).hexdigest()[:12]
 
 
 class PiiFindingLike(Protocol):
@@ -84,6 +113,13 @@ class IngressGuard:
         self._check_batch(len(edges))
         return [self._check_edge(edge) for edge in edges]
 
+    def check_ids(self, ids: Sequence[str]) -> list[str]:
+        """Ids named by a deletion: the same id checks as a write (format, PII scan)."""
+        self._check_batch(len(ids))
+        for node_id in ids:
+            self._check_id(node_id, f"?:{id_digest(node_id)}")
+        return list(ids)
+
     # -- checks ----------------------------------------------------------------------------
 
     def _check_batch(self, size: int) -> None:
@@ -92,25 +128,29 @@ class IngressGuard:
 
     def _check_node(self, node: NodeWrite) -> NodeWrite:
         # Ids first: every later rejection names the target, so it must be PII-free by then.
-        target = f"{node.label}:{node.id}"
-        self._check_id(node.id, target)
         if node.label not in self._schema.labels:
-            self._reject(SchemaViolation, target, None, f"unknown label {node.label!r}")
+            self._check_id(node.id, f"?:{id_digest(node.id)}")
+            self._reject(SchemaViolation, f"?:{node.id}", None, "unknown label")
+        target = f"{node.label}:{node.id}"
+        self._check_id(node.id, f"{node.label}:{id_digest(node.id)}")
         allowed = set(self._schema.allowed_properties(node.label)) - {
             "id",
             "created_at",
             "updated_at",
         }
-        props = self._check_properties(node.properties, allowed, target)
+        hidden = f"{node.label}:{id_digest(node.id)}"
+        props = self._check_properties(node.properties, allowed, target, hidden)
         return NodeWrite(id=node.id, label=node.label, properties=props)
 
     def _check_edge(self, edge: EdgeWrite) -> EdgeWrite:
-        target = f"{edge.source_id}-[{edge.type}]->{edge.target_id}"
-        self._check_id(edge.source_id, target)
-        self._check_id(edge.target_id, target)
         rel = self._schema.relationships.get(edge.type)
+        kind = edge.type if rel is not None else "?"
+        hidden = f"{id_digest(edge.source_id)}-[{kind}]->{id_digest(edge.target_id)}"
+        self._check_id(edge.source_id, hidden)
+        self._check_id(edge.target_id, hidden)
+        target = f"{edge.source_id}-[{kind}]->{edge.target_id}"
         if rel is None:
-            self._reject(SchemaViolation, target, None, f"unknown relationship {edge.type!r}")
+            self._reject(SchemaViolation, target, None, "unknown relationship")
         elif not rel.allows(edge.source_label, edge.target_label):
             self._reject(
                 SchemaViolation,
@@ -119,17 +159,19 @@ class IngressGuard:
                 f"{edge.type} not allowed from {edge.source_label} to {edge.target_label}",
             )
         allowed = set(self._schema.relationship_properties) - {"created_at", "updated_at"}
-        props = self._check_properties(edge.properties, allowed, target)
+        props = self._check_properties(edge.properties, allowed, target, hidden)
         return edge.model_copy(update={"properties": props})
 
-    def _check_id(self, node_id: str, target: str) -> None:
+    def _check_id(self, node_id: str, hidden: str) -> None:
         # Scanned first, and recorded without the id: an id carrying PII must not reach logs.
-        self._scan(node_id, "<redacted id>", "id")
+        self._scan(node_id, hidden, "id")
+        for part in node_id.split(":"):
+            self._scan(part, hidden, "id", taken_apart=True)
         if not _ID.match(node_id):
-            self._reject(SchemaViolation, target, "id", "id must be 1-200 word characters or :.-#/")
+            self._reject(SchemaViolation, hidden, "id", "id must be 1-200 word characters or :.-#/")
 
     def _check_properties(
-        self, props: dict[str, PropertyValue], allowed: set[str], target: str
+        self, props: dict[str, PropertyValue], allowed: set[str], target: str, hidden: str
     ) -> dict[str, PropertyValue]:
         limits = self._schema.limits
         if len(props) > limits.max_properties:
@@ -137,11 +179,11 @@ class IngressGuard:
         checked: dict[str, PropertyValue] = {}
         for name, value in props.items():
             if name not in allowed:
-                self._reject(SchemaViolation, target, name, f"property {name!r} not allowed")
-            checked[name] = self._check_value(name, value, target)
+                self._reject(SchemaViolation, target, None, "a property is not allowed")
+            checked[name] = self._check_value(name, value, target, hidden)
         return checked
 
-    def _check_value(self, name: str, value: object, target: str) -> PropertyValue:
+    def _check_value(self, name: str, value: object, target: str, hidden: str) -> PropertyValue:
         kind = self._schema.property_types[name]
         limits = self._schema.limits
         if kind == "string[]":
@@ -151,12 +193,12 @@ class IngressGuard:
             if len(items) > limits.max_list_items:
                 self._reject(SchemaViolation, target, name, "list too long")
             for item in items:
-                self._check_string(item, name, target)
+                self._check_string(item, name, target, hidden)
             return items
         if kind == "string":
             if not isinstance(value, str):
                 self._reject(SchemaViolation, target, name, "expected a string")
-            self._check_string(str(value), name, target)
+            self._check_string(str(value), name, target, hidden)
             return str(value)
         if kind == "bool":
             if not isinstance(value, bool):
@@ -170,16 +212,31 @@ class IngressGuard:
             return int(value)
         return float(value)
 
-    def _check_string(self, text: str, name: str, target: str) -> None:
+    def _check_string(self, text: str, name: str, target: str, hidden: str) -> None:
         # `text` (a provision's wording) has its own, larger bound; every other string 4000.
         if len(text) > self._schema.limits.max_chars(name):
             self._reject(SchemaViolation, target, name, "string too long")
         if any(ord(c) < 32 and c not in "\n\t" for c in text):
             self._reject(SchemaViolation, target, name, "control characters are not allowed")
-        self._scan(text, target, name)
+        self._scan(text, hidden, name)
+        if _BUILT.search(text):
+            decoded = _unquote(text)
+            if decoded != text:
+                self._scan(decoded, hidden, name)
+            self._scan(decoded, hidden, name, taken_apart=True)
 
-    def _scan(self, text: str, target: str, name: str) -> None:
-        findings = self._pii.detect(text)
+    def _scan(self, text: str, target: str, name: str, *, taken_apart: bool = False) -> None:
+        if taken_apart:
+            spaced = _SEPARATORS.sub(" ", text).strip()
+            if spaced == text or not spaced:
+                return
+            findings = [
+                f
+                for f in self._pii.detect(spaced)
+                if float(getattr(f, "score", 1.0)) >= TAKEN_APART_MIN_SCORE
+            ]
+        else:
+            findings = list(self._pii.detect(text))
         if findings:
             types = tuple(sorted({f.entity_type for f in findings}))
             self._reject(
@@ -200,3 +257,13 @@ class IngressGuard:
             "graph_write_rejected", code=error.code, target=target, property=prop, reason=reason
         )
         raise error(f"graph write rejected: {target}: {reason}", details={"property": prop})
+
+
+def _unquote(text: str) -> str:
+    """Percent-decoding until nothing changes (at most three rounds: "%2540" is "@")."""
+    for _ in range(3):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text

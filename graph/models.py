@@ -98,6 +98,7 @@ class WriteOutcome(StrEnum):
     CREATED = "created"
     UPDATED = "updated"
     UNCHANGED = "unchanged"
+    REMOVED = "removed"  # deleted by ``delete_nodes`` (with its relationships)
 
 
 class WriteResult(BaseModel):
@@ -112,6 +113,9 @@ class WriteResult(BaseModel):
     outcome: WriteOutcome
     node_id: str | None = None
     edge: EdgeKey | None = None
+    # The node was hidden from tenants before this write (quarantined, ADR 0020): its removal
+    # from their view is no news to them, so no patch reports it (set by the write service).
+    unseen: bool = False
 
     @model_validator(mode="after")
     def _names_one_item(self) -> Self:

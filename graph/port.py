@@ -13,6 +13,8 @@ Write semantics (all backends):
   ``created_at`` never changes after creation. Concurrent creation of one id leaves one node.
 - ``upsert_edges``: unique per (source, type, target); same timestamp rules. Both endpoints must
   exist, else :class:`errors.SchemaViolation`.
+- ``delete_nodes``: by id, each node with its relationships (``DETACH DELETE``), in one
+  transaction; REMOVED for a node that existed, UNCHANGED for an id that did not.
 - Callers pass ids and labels already checked by the ingress guard; backends check again that
   labels, types and property names are in the schema before using them as identifiers, and
   refuse ``id``, ``created_at`` and ``updated_at`` among the given properties.
@@ -100,6 +102,11 @@ class GraphWriter(Protocol):
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
         """Upsert edges by (source, type, target) in one transaction; one ``edge`` result per
         edge, in order."""
+        ...
+
+    async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
+        """Delete nodes and their relationships by id in one transaction; one ``node_id``
+        result per id, in order: REMOVED, or UNCHANGED when no node had that id."""
         ...
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "plan_edges",
     "plan_nodes",
     "plan_write",
+    "removal_results",
 ]
 
 K = TypeVar("K", bound=Hashable)
@@ -182,3 +183,15 @@ def coerce_properties(schema: GraphSchema, properties: Mapping[str, Any]) -> dic
             value = list(value)
         out[name] = value
     return out
+
+
+def removal_results(ids: Sequence[str], present: Iterable[str]) -> list[WriteResult]:
+    """The results of ``delete_nodes(ids)``: one per id, in order; REMOVED the first time an id
+    that existed (``present``) is named, UNCHANGED otherwise (absent, or named again)."""
+    left = set(present)
+    results = []
+    for node_id in ids:
+        outcome = WriteOutcome.REMOVED if node_id in left else WriteOutcome.UNCHANGED
+        left.discard(node_id)
+        results.append(WriteResult(outcome=outcome, node_id=node_id))
+    return results

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import TypeVar
 
 import structlog
@@ -89,10 +89,22 @@ class GraphWriteService:
         checked = [e for batch in batches for e in self._guard.check_edges(batch)]
         return await self._write(self._store.upsert_edges, checked)
 
+    async def delete_nodes(
+        self, ids: Sequence[str], *, unseen: Collection[str] = ()
+    ) -> list[WriteResult]:
+        """Delete nodes with their relationships (the guard checks the ids), batch by batch:
+        REMOVED per node deleted, UNCHANGED per id that was absent. Listeners are told, so
+        patches report the removal, except for ``unseen`` ids (quarantined: tenants never
+        saw them, so their removal must not reveal them either)."""
+        batches = _batches(ids, self._batch_size)
+        checked = [i for batch in batches for i in self._guard.check_ids(batch)]
+        return await self._write(self._store.delete_nodes, checked, unseen)
+
     async def _write(
         self,
         upsert: Callable[[Sequence[T], str], Awaitable[list[WriteResult]]],
         items: Sequence[T],
+        unseen: Collection[str] = (),
     ) -> list[WriteResult]:
         if self._closed:
             raise GraphUnavailable("the graph write service is closed")
@@ -102,6 +114,12 @@ class GraphWriteService:
             for batch in _batches(items, self._batch_size):
                 results += await upsert(batch, now)
         finally:
+            if unseen:
+                hidden = set(unseen)
+                results = [
+                    r.model_copy(update={"unseen": True}) if r.node_id in hidden else r
+                    for r in results
+                ]
             self._publish(results, now)  # batches committed before a failure are still news
         return results
 

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from typing import Annotated, Literal
+from datetime import date
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
 
+from api.admission import Admitted
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
+from api.errors import ErrorBody
 from api.sse import heartbeat, to_sse
 from egress.policy import EgressMode
 from engine.chat import TurnRequest
 from engine.events import TurnEvent
 
 __all__ = [
+    "OVERLOADED_DESCRIPTION",
     "SSE_DESCRIPTION",
     "ChatRequest",
     "chat",
@@ -25,11 +31,16 @@ __all__ = [
 ]
 
 router = APIRouter(tags=["chat"])
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 SSE_DESCRIPTION = """A stream of Server-Sent Events. Each event's `data` is JSON whose `type`
 equals the event name:
 
-- `metadata` `{conversationId, jurisdictions, evidenceNodeIds}` — first, before any text
+- `metadata` `{conversationId, jurisdictions, evidenceNodeIds, asAt, changed}` — first,
+  before any text; `asAt` `{from, to, origin}`: the days the evidence was in force in
+  (`origin`: `question` when the question named a date, `request` for the body's `asAt`, else
+  `today`); `changed` `[{nodeId, changeId, description, at}]`: material changes (ADR 0035) of
+  the nodes this conversation relied on since its last turn, empty when none
 - `text` `{delta}` — answer text as it is generated
 - `concepts` `{concepts: [{id, prefLabel, status, created, matchedBy, alignedWith}]}` —
   the concepts the question named, resolved in the graph
@@ -37,8 +48,16 @@ equals the event name:
   a graph write still pending, a citation of an id the graph does not have)
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows
 - `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
-  status}` — always last. `citations`: one `{id, heading, instrument, url}` per node the answer
-  cites that was evidence of this turn (`url` is the EUR-Lex deep link of a provision);
+  status, capturePending}` — always last. `capturePending: true`: the concepts this turn
+  captured were still being written when the answer ended; the write finishes in the
+  background and its concepts join the conversation's context for the next turn (a
+  `graph_write_pending` warning says the same). `citations`: one `{id, heading,
+  instrument, url, validFrom, validTo, source, sourceCheckedOn, conflicts}` per node the answer
+  cites that was evidence of this turn (`url` is the EUR-Lex deep link of a provision;
+  `validFrom`/`validTo` the ISO days its value is in force, a provision's from its act, null
+  when not stated; `source` where the value came from and `sourceCheckedOn` when that source
+  was last checked; `conflicts` `[{id, description, validFrom, validTo}]` where sources
+  disagree about it);
   citations of anything else are dropped with a `warning`. `confidence` (0–1) = the share of
   the question's terms the best evidence covers × the share of answer sentences with a valid
   citation; 0 when the turn refuses. `refused`: null, or why the graph cannot answer
@@ -47,6 +66,11 @@ equals the event name:
 
 Comment frames (`: heartbeat`) are sent while the stream waits. Errors found before the stream
 starts (bad input, unknown conversation) are ordinary JSON error responses."""
+
+OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams REGINTEL_MAX_TURNS_IN_FLIGHT
+turns and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS (admission control, ADR 0030).
+Sent before any stream starts, with a `Retry-After` header (seconds); nothing was stored or
+sent upstream. `graph_unavailable` / `conversation_store_unavailable`: a store is down."""
 
 
 class ChatRequest(BaseModel):
@@ -66,36 +90,90 @@ class ChatRequest(BaseModel):
         default=None,
         description="Per-call egress override; it can never loosen the tenant's policy.",
     )
+    asAt: date | None = Field(
+        default=None,
+        description=(
+            "ISO date (YYYY-MM-DD) the answer is about: evidence is restricted to what was in "
+            'force on that day. A date the question names ("on 1 December 2020", "for the '
+            '2023 tax year") takes precedence; without either, today.'
+        ),
+        examples=["2020-12-01"],
+    )
+
+    @field_validator("asAt", mode="before")
+    @classmethod
+    def _iso_date_only(cls, value: object) -> object:
+        # Pydantic would also take a Unix timestamp or a datetime; the contract is a day.
+        if value is not None and not (isinstance(value, str) and _ISO_DAY.fullmatch(value)):
+            raise ValueError("asAt must be an ISO date, YYYY-MM-DD")
+        return value
 
 
 @router.post(
     "/api/chat",
     summary="Run one chat turn (SSE)",
     response_class=EventSourceResponse,
-    responses={200: {"description": SSE_DESCRIPTION, "content": {"text/event-stream": {}}}},
+    responses={
+        200: {"description": SSE_DESCRIPTION, "content": {"text/event-stream": {}}},
+        503: {
+            "model": ErrorBody,
+            "description": OVERLOADED_DESCRIPTION,
+            "headers": {
+                "Retry-After": {
+                    "description": "Seconds to wait before retrying (with `overloaded`).",
+                    "schema": {"type": "integer"},
+                }
+            },
+        },
+    },
 )
 async def chat(
     body: ChatRequest,
     container: ContainerDep,
     principal: Annotated[Principal, Depends(authenticate)],
 ) -> EventSourceResponse:
-    # prepare() raises before any event: bad input, a refused mode and unknown ids become
-    # ordinary JSON 4xx responses through the error handlers.
-    prepared = await container.engine.prepare(
-        TurnRequest(
-            tenant_id=principal.tenant_id,
-            user_id=principal.user_id,
-            message=body.message,
-            conversation_id=body.conversationId,
-            egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
+    # Admission first (503 overloaded, nothing read or stored), then prepare(), which raises
+    # before any event: bad input, a refused mode and unknown ids become ordinary JSON 4xx
+    # responses through the error handlers.
+    admitted = await container.admission.admit() if container.admission else None
+    try:
+        prepared = await container.engine.prepare(
+            TurnRequest(
+                tenant_id=principal.tenant_id,
+                user_id=principal.user_id,
+                message=body.message,
+                conversation_id=body.conversationId,
+                egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
+                as_at=body.asAt,
+            )
         )
-    )
-    return EventSourceResponse(
+    except BaseException:
+        if admitted is not None:
+            admitted.release()
+        raise
+    return _AdmittedEventSource(
+        admitted,
         _frames(container.engine.stream(prepared)),
         ping=container.settings.heartbeat_seconds,
         ping_message_factory=heartbeat,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+
+
+class _AdmittedEventSource(EventSourceResponse):
+    """The turn's SSE response; its admission slot is released when the response ends, however
+    it ends (a generator that never started has no ``finally`` to do it)."""
+
+    def __init__(self, admitted: Admitted | None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._admitted = admitted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self._admitted is not None:
+                self._admitted.release()
 
 
 async def _frames(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[ServerSentEvent]:

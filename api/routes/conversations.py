@@ -1,24 +1,41 @@
-"""``GET /api/conversations/{id}``: a conversation's messages and context (same tenant only)."""
+"""Conversations of the caller (ADR 0025): the list, one conversation, and its sharing.
+
+A conversation belongs to its creator. ``visibility`` ``private`` (the default) keeps it to
+them; ``tenant`` lets every user of the tenant read it (list it, open it) — only the owner posts
+into it or changes its sharing. Another user's private conversation is a 404, exactly like
+another tenant's or an unknown id.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
+from conversations.models import Conversation, Visibility
 
 __all__ = [
     "ContextOut",
+    "ConversationListItem",
     "ConversationOut",
+    "ConversationSharing",
     "MessageOut",
+    "VisibilityIn",
     "get_conversation",
+    "list_conversations",
     "router",
+    "set_visibility",
 ]
 
 router = APIRouter(tags=["conversations"])
+
+_VISIBILITY = (
+    "`private`: only its owner sees it (the default). `tenant`: every user of the tenant may "
+    "read it; only the owner posts into it or changes this."
+)
 
 
 class ContextOut(BaseModel):
@@ -29,22 +46,98 @@ class MessageOut(BaseModel):
     id: str
     role: str = Field(description="user or assistant")
     content: str = Field(description="As the user typed it / as shown to the user.")
-    status: str = Field(description="complete, partial (client left) or error")
+    status: str = Field(
+        description="An assistant answer: `streaming` (being written as it arrives), then "
+        "`complete`, `partial` (the client left), `error` (the provider or egress failed) or "
+        "`interrupted` (the server stopped mid-answer: the text is what was saved until then). "
+        "A user message is `complete`."
+    )
     referencedNodes: list[str]
     createdAt: str
 
 
 class ConversationOut(BaseModel):
     id: str
+    ownerId: str = Field(description="The user who created it (the only one who may post).")
+    owned: bool = Field(description="Whether the caller is its owner.")
+    visibility: Visibility = Field(description=_VISIBILITY)
     createdAt: str
     updatedAt: str
     context: ContextOut
     messages: list[MessageOut] = Field(description="Oldest first.")
 
 
+class ConversationListItem(BaseModel):
+    id: str
+    title: str = Field(description="The conversation's first question (empty before one).")
+    ownerId: str = Field(description="The user who created it.")
+    owned: bool = Field(description="Whether the caller is its owner (else: shared with them).")
+    visibility: Visibility = Field(description=_VISIBILITY)
+    createdAt: str
+    updatedAt: str
+
+
+class VisibilityIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    visibility: Visibility = Field(description=_VISIBILITY)
+
+
+class ConversationSharing(BaseModel):
+    id: str
+    ownerId: str
+    owned: bool
+    visibility: Visibility
+    createdAt: str
+    updatedAt: str
+
+
+def _sharing(conversation: Conversation, principal: Principal) -> ConversationSharing:
+    return ConversationSharing(
+        id=conversation.id,
+        ownerId=conversation.user_id,
+        owned=conversation.user_id == principal.user_id,
+        visibility=conversation.visibility,
+        createdAt=conversation.created_at.isoformat(),
+        updatedAt=conversation.updated_at.isoformat(),
+    )
+
+
+@router.get(
+    "/api/conversations",
+    summary="The caller's conversations and those shared with them, most recently updated first",
+    description="Own conversations and the ones other users of the tenant shared "
+    "(`visibility: tenant`); `owned` tells them apart. Pages of `limit`, from `offset`.",
+    response_model=list[ConversationListItem],
+)
+async def list_conversations(
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=100_000, description="Skip this many.")] = 0,
+) -> list[ConversationListItem]:
+    found = await container.conversations.list_conversations(
+        principal.tenant_id, principal.user_id, limit, offset
+    )
+    return [
+        ConversationListItem(
+            id=c.id,
+            title=c.title,
+            ownerId=c.user_id,
+            owned=c.user_id == principal.user_id,
+            visibility=c.visibility,
+            createdAt=c.created_at.isoformat(),
+            updatedAt=c.updated_at.isoformat(),
+        )
+        for c in found
+    ]
+
+
 @router.get(
     "/api/conversations/{conversation_id}",
     summary="A conversation with its messages and context",
+    description="The caller's own conversation or one shared with the tenant; anything else "
+    "(another user's private conversation, another tenant's, an unknown id) is a 404.",
     response_model=ConversationOut,
 )
 async def get_conversation(
@@ -53,12 +146,15 @@ async def get_conversation(
     principal: Annotated[Principal, Depends(authenticate)],
     limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
 ) -> ConversationOut:
-    store = container.conversations
-    conversation = await store.get_conversation(principal.tenant_id, conversation_id)
-    context = await store.load_context(principal.tenant_id, conversation_id)
-    messages = await store.recent_messages(principal.tenant_id, conversation_id, limit)
+    store, tenant, user = container.conversations, principal.tenant_id, principal.user_id
+    conversation = await store.get_conversation(tenant, conversation_id, user_id=user)
+    context = await store.load_context(tenant, conversation_id, user_id=user)
+    messages = await store.recent_messages(tenant, conversation_id, limit, user_id=user)
     return ConversationOut(
         id=conversation.id,
+        ownerId=conversation.user_id,
+        owned=conversation.user_id == user,
+        visibility=conversation.visibility,
         createdAt=conversation.created_at.isoformat(),
         updatedAt=conversation.updated_at.isoformat(),
         context=ContextOut(activeNodeIds=context.active_node_ids),
@@ -74,3 +170,23 @@ async def get_conversation(
             for m in messages
         ],
     )
+
+
+@router.patch(
+    "/api/conversations/{conversation_id}",
+    summary="Share a conversation with the tenant, or make it private again (owner only)",
+    description='`{"visibility": "tenant"}` lets every user of the tenant read it; '
+    '`"private"` takes that back. Only the owner may: another user gets 403 '
+    "`conversation_read_only` for a conversation shared with them and 404 for anything else.",
+    response_model=ConversationSharing,
+)
+async def set_visibility(
+    conversation_id: str,
+    body: VisibilityIn,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+) -> ConversationSharing:
+    conversation = await container.conversations.set_visibility(
+        principal.tenant_id, conversation_id, body.visibility, user_id=principal.user_id
+    )
+    return _sharing(conversation, principal)

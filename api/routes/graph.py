@@ -1,27 +1,96 @@
-"""Graph reads for graph UIs: snapshots, neighbourhoods and changes since a timestamp."""
+"""Graph reads for graph UIs: filtered snapshots, neighbourhoods, changes since a timestamp, and
+the live patch stream.
+
+Tenants read the reviewed graph only: what a conversation captured stays out until an operator
+confirms it (``graph.quarantine``, ADR 0020); the stream applies the same rule. Snapshots and
+the stream take the same filters (ADR 0027): ``jurisdictions``, ``labels``, ``nodeIds``,
+``keyword``; an invalid value (an unknown label, ``since=yesterday``) is a 422."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Header, Query
+from fastapi.exceptions import RequestValidationError
+from pydantic import AfterValidator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from api.sse import heartbeat
+from graph.detector import PatchEvent, Resync, StreamEvent
 from graph.models import GraphSnapshot
+from graph.patch_filter import (
+    MAX_FILTER_VALUES,
+    FilteredSnapshot,
+    PatchFilter,
+    filtered_snapshot,
+    parse_since,
+)
+from graph.patches import GraphPatch, catch_up_patch
 
 __all__ = [
+    "FilterDep",
+    "Since",
     "changes",
     "neighbourhood",
-    "patches",
     "router",
     "snapshot",
+    "stream",
+    "subscriber_filter",
+    "tenant_snapshot",
 ]
 
 router = APIRouter(tags=["graph"])
+
+Since = Annotated[
+    str,
+    Query(min_length=1, max_length=40, description="ISO-8601 timestamp (UTC unless it says)"),
+    AfterValidator(parse_since),
+]
+_Values = Query(max_length=MAX_FILTER_VALUES)
+
+
+def subscriber_filter(
+    container: ContainerDep,
+    jurisdictions: Annotated[list[str] | None, _Values] = None,
+    labels: Annotated[list[str] | None, _Values] = None,
+    node_ids: Annotated[
+        list[str] | None, Query(alias="nodeIds", max_length=MAX_FILTER_VALUES)
+    ] = None,
+    keyword: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+) -> PatchFilter:
+    """The filters of ``GET /api/graph`` and ``GET /api/graph/stream`` (AND across kinds, OR
+    within one)."""
+    unknown = sorted(set(labels or ()) - container.schema.labels)
+    bad = [j for j in jurisdictions or () if not (1 <= len(j) <= 16 and j.isascii())]
+    if unknown or bad:
+        what = ("labels", unknown) if unknown else ("jurisdictions", bad)
+        raise RequestValidationError(
+            [{"loc": ("query", what[0]), "msg": f"unknown values {what[1][:5]}", "type": "value"}]
+        )
+    return PatchFilter(
+        jurisdictions=frozenset(j.upper() for j in jurisdictions or ()),
+        labels=frozenset(labels or ()),
+        node_ids=frozenset(node_ids or ()),
+        keyword=keyword,
+    )
+
+
+FilterDep = Annotated[PatchFilter, Depends(subscriber_filter)]
+
+
+@router.get("/api/graph", summary="Reviewed nodes matching the filters, and their edges")
+async def tenant_snapshot(
+    container: ContainerDep,
+    _: Annotated[Principal, Depends(authenticate)],
+    flt: FilterDep,
+    since: Since | None = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> FilteredSnapshot:
+    return await filtered_snapshot(container.reviewed, flt, limit, since)
 
 
 @router.get("/api/graph/snapshot", summary="Nodes (optionally of some labels) and their edges")
@@ -31,7 +100,7 @@ async def snapshot(
     labels: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> GraphSnapshot:
-    return await container.graph.snapshot(labels=labels, limit=limit)
+    return await container.reviewed.snapshot(labels=labels, limit=limit)
 
 
 @router.get("/api/graph/nodes/{node_id}/neighbourhood", summary="A node and its neighbours")
@@ -41,48 +110,75 @@ async def neighbourhood(
     _: Annotated[Principal, Depends(authenticate)],
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> GraphSnapshot:
-    return await container.graph.neighbourhood([node_id], limit=limit)
+    return await container.reviewed.neighbourhood([node_id], limit=limit)
 
 
 @router.get("/api/graph/changes", summary="Nodes and edges updated after a timestamp")
 async def changes(
     container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
-    since: Annotated[str, Query(min_length=1, max_length=40, description="ISO-8601 UTC")],
+    since: Since,
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
 ) -> GraphSnapshot:
-    return await container.graph.changes_since(since, limit=limit)
+    return await container.reviewed.changes_since(since, limit=limit)
+
+
+_STREAM_DOC = {
+    200: {
+        "description": "`graph_patch` events `{type, seq, timestamp, nodes: {added, updated, "
+        "removed}, edges: {added, updated, removed}, meta}`, each with an SSE `id`: reconnect "
+        "with `Last-Event-ID` to replay what was missed. A `resync` event `{type, reason}` "
+        "says the log no longer reaches back (or the subscriber fell behind, and the stream "
+        "ends): reload a snapshot. With `since`, the first patch catches up (`meta.catchUp`).",
+        "content": {"text/event-stream": {}},
+    }
+}
+
+
+def _patch_frame(patch: GraphPatch, event_id: str | None) -> ServerSentEvent:
+    return ServerSentEvent(event="graph_patch", id=event_id, data=patch.model_dump_json())
+
+
+def _frame(event: StreamEvent) -> ServerSentEvent:
+    if isinstance(event, PatchEvent):
+        return _patch_frame(event.patch, event.id)
+    assert isinstance(event, Resync)
+    return ServerSentEvent(
+        event="resync", data=json.dumps({"type": "resync", "reason": event.reason})
+    )
 
 
 @router.get(
-    "/api/graph/patches",
-    summary="Live graph change patches (SSE)",
+    "/api/graph/stream",
+    summary="Live graph change patches (SSE), filtered",
     response_class=EventSourceResponse,
-    responses={
-        200: {
-            "description": "`graph_patch` events `{type, seq, timestamp, nodes: {added, updated, "
-            "removed}, edges: {added, updated, removed}, meta}`. With `since`, the first patch "
-            "catches up (`meta.catchUp`). A patch with `meta.resync` ends the stream: the "
-            "client fell behind and should reload a snapshot.",
-            "content": {"text/event-stream": {}},
-        }
-    },
+    responses=_STREAM_DOC,  # type: ignore[arg-type]
 )
-async def patches(
+@router.get(
+    "/api/graph/patches",
+    summary="Live graph change patches (SSE); the old path of /api/graph/stream",
+    response_class=EventSourceResponse,
+    responses=_STREAM_DOC,  # type: ignore[arg-type]
+)
+async def stream(
     container: ContainerDep,
     _: Annotated[Principal, Depends(authenticate)],
-    since: Annotated[str | None, Query(max_length=40, description="ISO-8601 UTC")] = None,
+    flt: FilterDep,
+    since: Since | None = None,
+    last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=80)] = None,
 ) -> EventSourceResponse:
-    feed = container.patches
-    live = feed.subscribe()  # before catching up, so nothing written in between is missed
-    first = await feed.catch_up(since) if since else None
+    detector = container.patches
+    # Subscribed before catching up, so nothing written in between is missed.
+    live = detector.subscribe(flt, last_event_id)
+    first = await catch_up_patch(container.graph, since, flt=flt) if since else None
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
-        if first is not None:
-            yield ServerSentEvent(event="graph_patch", data=first.model_dump_json())
         try:
-            async for patch in live:
-                yield ServerSentEvent(event="graph_patch", data=patch.model_dump_json())
+            if first is not None and (first.nodes.added or first.nodes.updated
+                                      or first.edges.added or first.edges.updated):  # fmt: skip
+                yield _patch_frame(first, detector.last_id)
+            async for event in live:
+                yield _frame(event)
         finally:
             await live.aclose()  # unsubscribes at once when the client goes away
 

@@ -123,6 +123,7 @@ _CUE_START = re.compile(
     r"|page|step|level|tier|line|item|rule|note)\s+\d)"
     rf"(?:\d|(?:{_CAP}[ \t]+){{1,4}}{_NUM}\b)"
 )
+_CUE_WINDOW = 240
 _CUE_TAIL = re.compile(r"[^\n.!?;]*\d[^\n!?;]*?(?=[.!?;]?\s*(?:\n\s*\n|$)|\.\s|[!?;])")
 # A following line that reads like the rest of an address: town, region, country, postcode.
 # Lines may carry a quoting prefix ("> "); a word ends before sentence punctuation, except a
@@ -176,7 +177,12 @@ class StreetAddressRecogniser:
                 plain = match["plain"].split()
                 if not any(w.rstrip(".").lower() in self._words or w.isupper() for w in plain):
                     matches.append(match.span())
-        for start, end in matches:
+        reach = -1
+        for start, end in sorted(matches):
+            # Inside a span already grown over it ("Flat 1, Flat 1, ..."): growing it again
+            # would rescan the same tail once per match, quadratic in the length of the run.
+            if end <= reach:
+                continue
             head = _HEAD.search(text, max(0, start - 24), start)
             if head is not None:
                 start = head.start()
@@ -190,6 +196,7 @@ class StreetAddressRecogniser:
                 end = more.end()
             weak = _WEAK_UNIT.fullmatch(text, start, end) is not None
             spans.append((start, end, WEAK_UNIT if weak else 0.9))
+            reach = max(reach, end)
         for corner in _CORNER.finditer(text):
             if self._corner(corner["a"], corner["b"]):
                 spans.append((corner.start(), corner.end(), 0.85))
@@ -197,12 +204,26 @@ class StreetAddressRecogniser:
         for cue in _CUE.finditer(text):
             if _QUANTITY_START.match(text, cue.end()) or not _CUE_START.match(text, cue.end()):
                 continue
-            tail = _CUE_TAIL.match(text, cue.end())
+            # A tail longer than 160 characters is refused anyway: look no further than that
+            # (a line of repeated cues would otherwise be scanned to its end from every cue).
+            limit = min(len(text), cue.end() + _CUE_WINDOW)
+            tail = _CUE_TAIL.match(text, cue.end(), limit)
             if tail is None or tail.end() - cue.end() > 160:
                 continue
+            if limit < len(text) and tail.end() == limit:
+                continue  # cut by the window, not by the end of the sentence
             if not any(cue.end() <= s < tail.end() for s, _, _ in found):
                 spans.append((cue.end(), tail.end(), 0.7))  # nothing better: the whole line
-        spans = [(s, self._extend(text, e), score) for s, e, score in spans]
+        # Grow each span over the lines that follow, but not a span that ends inside one
+        # already grown: that growth would rescan the same lines (quadratic on a long list).
+        grown: list[tuple[int, int, float]] = []
+        reach = -1
+        for s, e, score in sorted(spans):
+            if e > reach:
+                e = self._extend(text, e)
+                reach = e
+            grown.append((s, e, score))
+        spans = grown
         return [PiiFinding(STREET_ADDRESS, s, e, score) for s, e, score in _merge(text, spans)]
 
     @staticmethod

@@ -1,9 +1,14 @@
-"""The PII detector: every recogniser, one pass each, overlaps resolved.
+"""The PII detector: every recogniser, one pass each, on the canonical form, overlaps resolved.
 
 Build it with :func:`build_pii_detector` (egress, recall first) or
 :func:`build_ingress_detector` (graph ingress guard: same recognisers, stricter on names so that
 concept labels and legal prose are not rejected). Construction reads the word lists and compiles
 the patterns; the built detector holds no mutable state, so one instance serves every thread.
+
+Every text is canonicalised first (:mod:`egress.pii.canonical`: format characters removed,
+NFKC, confusables folded); the identifier recognisers with a checksum or a context also run on
+the compact view (separators inside digit runs removed). Findings are spans of the text as
+given, whatever view found them.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from egress.pii.addresses import StreetAddressRecogniser
+from egress.pii.canonical import canonicalise, compact_identifiers, confusable_fold_table
+from egress.pii.contextual import compact_recognisers, contextual_recognisers
 from egress.pii.findings import PiiFinding, Recogniser
 from egress.pii.identifiers import identifier_recognisers
 from egress.pii.lexicon import Lexicon, load_lexicon
@@ -26,19 +33,41 @@ __all__ = [
 
 
 class PiiDetector:
-    """Runs recognisers and returns non-overlapping findings ordered by position."""
+    """Runs recognisers and returns non-overlapping findings ordered by position.
 
-    def __init__(self, recognisers: Sequence[Recogniser], *, threshold: float = 0.5) -> None:
+    ``recognisers`` search the canonical text; ``compact`` ones the compact identifier view
+    (the canonical text itself when it has no separator inside a digit run).
+    """
+
+    def __init__(
+        self,
+        recognisers: Sequence[Recogniser],
+        *,
+        threshold: float = 0.5,
+        compact: Sequence[Recogniser] = (),
+    ) -> None:
         self._recognisers = tuple(recognisers)
+        self._compact = tuple(compact)
         self._threshold = threshold
+        confusable_fold_table()  # built now, not on the first request
 
     def detect(self, text: str) -> list[PiiFinding]:
         """Findings in ``text`` scoring at least the threshold, without overlaps."""
         if not text:
             return []
+        canonical = canonicalise(text)
+        if not canonical.text:
+            return []
         findings: list[PiiFinding] = []
-        for recogniser in self._recognisers:
-            findings.extend(f for f in recogniser.find(text) if f.score >= self._threshold)
+        views = [(canonical, self._recognisers)]
+        if self._compact:
+            views.append((compact_identifiers(canonical), self._compact))
+        for view, recognisers in views:
+            for recogniser in recognisers:
+                for f in recogniser.find(view.text):
+                    if f.score >= self._threshold and f.end > f.start:
+                        start, end = view.original_span(f.start, f.end)
+                        findings.append(PiiFinding(f.entity_type, start, end, f.score))
         return resolve_overlaps(findings)
 
 
@@ -46,22 +75,45 @@ def resolve_overlaps(findings: Iterable[PiiFinding]) -> list[PiiFinding]:
     """Keep the best of overlapping findings: higher score, then longer span, then earlier."""
     ranked = sorted(findings, key=lambda f: (-f.score, -(f.end - f.start), f.start))
     kept: list[PiiFinding] = []
+    ends: list[tuple[int, int]] = []  # kept spans, sorted by start (they never overlap)
     for finding in ranked:
-        if all(finding.end <= k.start or finding.start >= k.end for k in kept):
+        i = _bisect(ends, finding.start)
+        before_ok = i == 0 or ends[i - 1][1] <= finding.start
+        after_ok = i == len(ends) or finding.end <= ends[i][0]
+        if before_ok and after_ok:
+            ends.insert(i, (finding.start, finding.end))
             kept.append(finding)
     return sorted(kept, key=lambda f: f.start)
+
+
+def _bisect(spans: list[tuple[int, int]], start: int) -> int:
+    """Index of the first kept span starting after ``start``."""
+    lo, hi = 0, len(spans)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if spans[mid][0] <= start:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _recognisers(lexicon: Lexicon, *, name_score: float) -> list[Recogniser]:
+    return [
+        *standard_recognisers(),
+        *identifier_recognisers(),
+        *contextual_recognisers(),
+        PersonNameRecogniser(lexicon, min_score=name_score),
+        StreetAddressRecogniser(lexicon.english_words),
+    ]
 
 
 def build_pii_detector(*, lexicon: Lexicon | None = None, threshold: float = 0.5) -> PiiDetector:
     """The egress detector: every recogniser, names and addresses included."""
     lexicon = lexicon if lexicon is not None else load_lexicon()
-    recognisers: list[Recogniser] = [
-        *standard_recognisers(),
-        *identifier_recognisers(),
-        PersonNameRecogniser(lexicon),
-        StreetAddressRecogniser(lexicon.english_words),
-    ]
-    return PiiDetector(recognisers, threshold=threshold)
+    return PiiDetector(
+        _recognisers(lexicon, name_score=0.5), threshold=threshold, compact=compact_recognisers()
+    )
 
 
 def build_ingress_detector(*, lexicon: Lexicon | None = None) -> PiiDetector:
@@ -71,10 +123,6 @@ def build_ingress_detector(*, lexicon: Lexicon | None = None) -> PiiDetector:
     legitimate concept, while a real name in them usually comes with a title or a known name.
     """
     lexicon = lexicon if lexicon is not None else load_lexicon()
-    recognisers: list[Recogniser] = [
-        *standard_recognisers(),
-        *identifier_recognisers(),
-        PersonNameRecogniser(lexicon, min_score=0.8),
-        StreetAddressRecogniser(lexicon.english_words),
-    ]
-    return PiiDetector(recognisers, threshold=0.5)
+    return PiiDetector(
+        _recognisers(lexicon, name_score=0.8), threshold=0.5, compact=compact_recognisers()
+    )

@@ -17,13 +17,17 @@ __all__ = [
     "EMAIL_ADDRESS",
     "IBAN_CODE",
     "IP_ADDRESS",
+    "PASSPORT",
     "PERSON",
     "PHONE_NUMBER",
     "PPSN",
     "SECRET",
     "STREET_ADDRESS",
+    "UK_BANK_ACCOUNT",
     "UK_NINO",
+    "UK_UTR",
     "US_SSN",
+    "VAT_NUMBER",
     "PiiFinding",
     "Recogniser",
 ]
@@ -41,6 +45,10 @@ EIRCODE = "EIRCODE"
 UK_NINO = "UK_NINO"
 SECRET = "SECRET"
 DATE_OF_BIRTH = "DATE_OF_BIRTH"
+PASSPORT = "PASSPORT"
+UK_UTR = "UK_UTR"
+VAT_NUMBER = "VAT_NUMBER"
+UK_BANK_ACCOUNT = "UK_BANK_ACCOUNT"
 
 ALL_ENTITY_TYPES: frozenset[str] = frozenset(
     {
@@ -57,6 +65,10 @@ ALL_ENTITY_TYPES: frozenset[str] = frozenset(
         UK_NINO,
         SECRET,
         DATE_OF_BIRTH,
+        PASSPORT,
+        UK_UTR,
+        VAT_NUMBER,
+        UK_BANK_ACCOUNT,
     }
 )
 

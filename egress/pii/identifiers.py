@@ -24,18 +24,19 @@ from egress.pii.findings import (
     EIRCODE,
     IBAN_CODE,
     PHONE_NUMBER,
-    PPSN,
     SECRET,
     UK_NINO,
     PiiFinding,
 )
 
 __all__ = [
+    "PPSN_PATTERN",
     "SECRET_PATTERNS",
     "IbanRecogniser",
     "PhoneRecogniser",
     "RegexRecogniser",
     "identifier_recognisers",
+    "valid_ppsn",
 ]
 
 
@@ -69,8 +70,22 @@ class RegexRecogniser:
         return out
 
 
-def _valid_ppsn(value: str) -> bool:
+#: Seven digits and a check letter (and an optional second letter); the checksum decides.
+PPSN_PATTERN = r"\b\d{7} ?[A-Wa-w][A-IWa-iw]?\b"
+
+
+def valid_ppsn(value: str) -> bool:
+    """``value`` carries a valid PPSN check character."""
     return bool(stdnum_pps.is_valid(value.replace(" ", "")))
+
+
+def _eircode_case(value: str) -> bool:
+    """An Eircode in capitals, or in lower case with letters and digits in its unique part
+    ("d02 x285"): lower-case "c12 2024" is more likely a reference and a year."""
+    if value.upper() == value:
+        return True
+    unique = value[-4:]
+    return any(c.isalpha() for c in unique) and any(c.isdigit() for c in unique)
 
 
 _NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
@@ -116,6 +131,10 @@ _CURRENCY = (
 )
 
 
+_VALIDATION_BUDGET = 8
+_VALIDATION_PER_CHARS = 500
+
+
 class PhoneRecogniser:
     """Phone numbers: IE and GB numbering plans via ``PhoneNumberMatcher``, others by shape."""
 
@@ -141,11 +160,17 @@ class PhoneRecogniser:
 
     def find(self, text: str) -> list[PiiFinding]:
         out: list[PiiFinding] = []
-        shapes = list(self._SHAPE.finditer(text))
+        shapes = [m for m in self._SHAPE.finditer(text) if self._plausible(m.group())]
+        # Validation (PhoneNumberMatcher, parsing for other regions) costs ~0.5 ms a candidate:
+        # only the first `budget` candidates get it, which is more than any ordinary message
+        # has. Past it (a message made of digit groups) a candidate that passes the cheap
+        # checks is redacted unvalidated: under attack, redact rather than spend.
+        budget = _VALIDATION_BUDGET + len(text) // _VALIDATION_PER_CHARS
+        validated = shapes[:budget]
         # PhoneNumberMatcher is authoritative for IE/GB but scans slowly; run it only on
         # windows around phone-shaped text.
         windows: list[list[int]] = []
-        for match in shapes:
+        for match in validated:
             start, end = max(0, match.start() - 8), min(len(text), match.end() + 8)
             if windows and start <= windows[-1][1]:
                 windows[-1][1] = end
@@ -161,7 +186,7 @@ class PhoneRecogniser:
                     out.append(
                         PiiFinding(PHONE_NUMBER, start + number.start, start + number.end, 0.9)
                     )
-        for match in shapes:
+        for n, match in enumerate(shapes):
             value = match.group().strip()
             if not self._balanced(value) or self._amount(text, match.start(), match.end()):
                 continue  # "from 1 October 2024 (11.05% before)": a year, then a rate
@@ -173,9 +198,16 @@ class PhoneRecogniser:
                     continue  # a bare digit run is more often an amount or a reference
             if self._IBAN_GROUP_BEFORE.search(text, max(0, match.start() - 6), match.start()):
                 continue  # digit groups of an IBAN or account number, not a phone
-            if self._possible(value):
+            if n >= len(validated) or self._possible(value):
                 out.append(PiiFinding(PHONE_NUMBER, match.start(), match.end(), 0.6))
         return out
+
+    @staticmethod
+    def _plausible(value: str) -> bool:
+        """People group a phone number's digits in twos to fours (a country or area code may
+        stand alone): "1 2 3 4 5 6 7" is not a number anyone dials."""
+        groups = re.findall(r"\d+", value)
+        return sum(len(g) == 1 for g in groups) <= 2
 
     def _amount(self, text: str, start: int, end: int) -> bool:
         """``text[start:end]`` is a quantity, not a phone number: the digits run on into a
@@ -235,18 +267,25 @@ SECRET_PATTERNS: tuple[str, ...] = (
 )
 
 
-def identifier_recognisers() -> list[RegexRecogniser | IbanRecogniser | PhoneRecogniser]:
-    """PPSN, Eircode, UK NINO, IBAN, phone numbers, secrets and dates of birth in context."""
-    recognisers: list[RegexRecogniser | IbanRecogniser | PhoneRecogniser] = [
-        RegexRecogniser(PPSN, r"\b\d{7} ?[A-Wa-w][A-IWa-iw]?\b", 0.95, validate=_valid_ppsn),
-        RegexRecogniser(EIRCODE, r"\b(?:[AC-FHKNPRTV-Y]\d{2}|D6W) ?[0-9AC-FHKNPRTV-Y]{4}\b", 0.85),
+def identifier_recognisers() -> list[RegexRecogniser | PhoneRecogniser]:
+    """Eircode, UK NINO, phone numbers, secrets and dates of birth in context.
+
+    PPSNs and IBANs are searched in the compact identifier view instead
+    (:func:`egress.pii.contextual.compact_recognisers`).
+    """
+    recognisers: list[RegexRecogniser | PhoneRecogniser] = [
+        RegexRecogniser(
+            EIRCODE,
+            r"\b(?i:[AC-FHKNPRTV-Y]\d{2}|D6W) ?(?i:[0-9AC-FHKNPRTV-Y]{4})\b",
+            0.85,
+            validate=_eircode_case,
+        ),
         RegexRecogniser(
             UK_NINO,
             r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
             0.85,
             validate=_valid_nino,
         ),
-        IbanRecogniser(),
         PhoneRecogniser(),
         RegexRecogniser(
             SECRET,

@@ -24,6 +24,7 @@ is still a person). Legal text names places that are also first names ("Geneva",
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 
 from egress.pii.findings import PERSON, PiiFinding
@@ -94,6 +95,9 @@ _NAME_WORDS = frozenset(
     " jean guy dean miles max john paul peter mary june april may".split()
 )
 
+# Two or more words in capitals separated by single spaces (names in a shouted label).
+_CAPS_RUN = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]{1,}(?: [A-Z][A-Z'’-]{1,})+(?![\w'’-])")
+
 STRONG = 0.85
 CUED = 0.75
 FIRST_PLUS = 0.7
@@ -119,12 +123,15 @@ class PersonNameRecogniser:
     ) -> None:
         self._first = lexicon.first_names
         self._names = lexicon.first_names | lexicon.surnames
+        self._surnames = lexicon.surnames
         self._words = lexicon.english_words | lexicon.non_names
         self._non_names = lexicon.non_names
         self._min_score = min_score
         self._lower_case = lower_case
 
     def find(self, text: str) -> list[PiiFinding]:
+        if _CAPS_RUN.search(text) is not None:
+            text = _CAPS_RUN.sub(self._title_names, text)  # same length: spans unchanged
         toks = [self._tok(m) for m in _TOKEN.finditer(text)]
         found: list[PiiFinding] = []
         for run in self._runs(text, toks):
@@ -132,6 +139,20 @@ class PersonNameRecogniser:
             if finding is not None and finding.score >= self._min_score:
                 found.append(finding)
         return found + self._propagate(text, toks, found)
+
+    def _title_names(self, run: re.Match[str]) -> str:
+        """A run of words in capitals with a first name followed by a name ("SIOBHAN MURPHY
+        VAT"): those two words in title case, so the rules for names apply to them."""
+        words = run.group().split(" ")
+        lows = [w.lower() for w in words]
+        for i in range(len(words) - 1):
+            if (
+                lows[i] in self._first
+                and lows[i + 1] in self._names
+                and not any(lows[k] in self._words for k in (i, i + 1))
+            ):
+                words[i], words[i + 1] = words[i].title(), words[i + 1].title()
+        return " ".join(words)
 
     @staticmethod
     def _tok(match: re.Match[str]) -> _Tok:
@@ -178,8 +199,13 @@ class PersonNameRecogniser:
         parts = re.split(r"[-’']", tok.low)
         return len(parts) > 1 and all(p in self._words for p in parts if len(p) > 1)
 
-    def _score(self, text: str, run: list[_Tok]) -> PiiFinding | None:
+    def _score(self, text: str, tokens: list[_Tok]) -> PiiFinding | None:
+        # A deque: the loops below trim the run from both ends one token at a time, and a run
+        # can be thousands of tokens long ("a.a.a.a...."): slicing a list would be quadratic.
+        run = deque(tokens)
         lower = all(not t.core[0].isupper() for t in run)
+        if lower and len(run) == 1 and len(run[0].core) == 1:
+            return None  # a lone lower-case letter
         if lower and not (len(run) >= 2 or self._cue(text, run[0])):
             return None
         if not lower and any(
@@ -190,7 +216,8 @@ class PersonNameRecogniser:
             return None  # shouting, a heading or an acronym string
         titled = False
         while run and run[0].low in _TITLES:
-            titled, run = True, run[1:]
+            titled = True
+            run.popleft()
         if run and not titled and self._place_or_body(text, run[0].start, run[-1].end):
             return None
         while (
@@ -202,7 +229,7 @@ class PersonNameRecogniser:
                 or (self._is_word(run[0]) and run[0].low not in self._first)
             )
         ):
-            run = run[1:]
+            run.popleft()
         after = _TOKEN.match(text, run[-1].end + 1) if run else None
         if after is not None and after.group().rstrip(".").lower() in _NOT_PERSON_AFTER:
             return None
@@ -212,7 +239,7 @@ class PersonNameRecogniser:
         ):
             if run[-1].low in _NOT_PERSON_AFTER:
                 return None
-            run = run[:-1]
+            run.pop()
         if not run or (run[-1].low in _STREET_END and (titled or len(run) > 1)):
             return None  # "Dame Street", "Herceg Gateway St": a street, not a person
         words = [t for t in run if len(t.core) > 1 and t.low not in _PARTICLES]
@@ -223,7 +250,15 @@ class PersonNameRecogniser:
         if any(t.low in self._non_names for t in words) and not titled:
             return None
         if lower:
-            score = LOWER_CASE
+            # "siobhan murphy": a known first name and a known surname, neither a word.
+            score = (
+                STRONG
+                if len(words) >= 2
+                and words[0].low in self._first
+                and any(t.low in self._surnames for t in words[1:])
+                and not any(self._is_word(t) for t in words)
+                else LOWER_CASE
+            )
         elif titled or strong:
             score = STRONG
         elif (unknown or strong) and self._cue(text, run[0]):
@@ -272,17 +307,24 @@ class PersonNameRecogniser:
         return _CUE.search(text, max(0, tok.start - 30), tok.start) is not None
 
     def _propagate(self, text: str, toks: list[_Tok], found: list[PiiFinding]) -> list[PiiFinding]:
+        # Tokens are ordered and findings (one per run) do not overlap: one merge pass over
+        # both, not tokens x findings, which is quadratic on a message full of names.
+        spans = sorted((f.start, f.end) for f in found)
+        inside: list[bool] = []
+        k = 0
+        for t in toks:
+            while k < len(spans) and spans[k][1] <= t.start:
+                k += 1
+            inside.append(k < len(spans) and spans[k][0] <= t.start)
         known = {
             t.core
-            for t in toks
-            for f in found
-            if f.start <= t.start < f.end and len(t.core) > 2 and not self._is_word(t)
+            for t, covered in zip(toks, inside, strict=True)
+            if covered and len(t.core) > 2 and not self._is_word(t)
         }
         if not known:
             return []
-        covered = [(f.start, f.end) for f in found]
         return [
             PiiFinding(PERSON, t.start, t.end, PROPAGATED)
-            for t in toks
-            if t.core in known and not any(s <= t.start < e for s, e in covered)
+            for t, covered in zip(toks, inside, strict=True)
+            if t.core in known and not covered
         ]

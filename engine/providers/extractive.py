@@ -7,35 +7,41 @@ question words, rarer words counting more), each with its ``[node-id]``, and end
 research-only disclaimer; then it calls ``capture_concepts`` with the concepts of the question
 that its lexicon recognises (EuroVoc taxation and social questions, plus the graph's concepts).
 It answers only from evidence: when the prompt carries the gate's ``NO EVIDENCE`` sentence it
-says exactly that and cites nothing.
+says exactly that and cites nothing. Dates the prompt's ``COMPUTED DATES`` section gives (the
+timeline engine's, ADR 0033) follow the quotes, each with the rule's id.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
-from engine.prompt import DISCLAIMER, EVIDENCE_HEADER, JURISDICTION_HEADER, refusal_line, section
+from engine.lexicon_capture import lexicon_concepts
+from engine.prompt import (
+    COMPUTED_HEADER,
+    DISCLAIMER,
+    EVIDENCE_HEADER,
+    JURISDICTION_HEADER,
+    quoted_section,
+    refusal_line,
+)
 from engine.retrieval.tokenise import tokenise
 
 __all__ = [
-    "MAX_CONCEPTS",
     "MAX_QUOTES",
     "MAX_SENTENCES",
     "ExtractiveProvider",
     "best_sentences",
 ]
 
-_EVIDENCE_LINE = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<text>.+)$")
-_CODES = re.compile(r"\b(IE|UK|NI|EU)\b")
+_CODES = re.compile(r"\b([A-Z]{2})\b")  # IE, UK, NI, EU, or another state (FR): its law
 MAX_QUOTES = 3
 MAX_SENTENCES = 2  # per quoted node
-MAX_CONCEPTS = 5
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(‘'\"])|(?<=\.)\s+(?=\d+\.\s)")
 
 
@@ -66,12 +72,11 @@ class ExtractiveProvider:
     def _answer(self, system: str, question: str, jurisdictions: list[str]) -> str:
         if (refusal := refusal_line(system)) is not None:
             return f"{refusal}\n\n{DISCLAIMER}"
-        lines = [
-            m for line in section(system, EVIDENCE_HEADER) if (m := _EVIDENCE_LINE.match(line))
-        ]
+        lines = quoted_section(system, EVIDENCE_HEADER)
+        texts = [text for _, text in lines]
         quotes = [
-            f"- {best_sentences(match['text'], question, lines)} [{match['id']}]"
-            for match in lines[:MAX_QUOTES]
+            f"- {best_sentences(text, question, texts)} [{node_id}]"
+            for node_id, text in lines[:MAX_QUOTES]
         ]
         where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
         if not quotes:
@@ -81,34 +86,16 @@ class ExtractiveProvider:
             )
         else:
             body = f"From the rules graph{where}:\n\n" + "\n".join(quotes)
+        if computed := quoted_section(system, COMPUTED_HEADER):
+            dates = "\n".join(f"- {text} [{node_id}]" for node_id, text in computed)
+            body += f"\n\nComputed dates:\n{dates}"
         return f"{body}\n\n{DISCLAIMER}"
 
     def _concepts(self, question: str, jurisdictions: list[str]) -> list[dict[str, Any]]:
-        concepts: dict[str, dict[str, Any]] = {}
-        primary = jurisdictions[0] if jurisdictions else None
-        for hit in self._lexicon.match(question, limit=MAX_CONCEPTS, jurisdiction=primary):
-            entry = hit.entry
-            if entry.jurisdiction and (not jurisdictions or entry.jurisdiction in jurisdictions):
-                where = entry.jurisdiction
-            else:
-                where = jurisdictions[0] if jurisdictions else (entry.jurisdiction or "IE")
-            key = f"{entry.domain}:{where}:{entry.kind}"
-            alt = [label for label in (*entry.alt_labels, hit.matched) if label != entry.pref_label]
-            concept: dict[str, Any] = {
-                "domain": entry.domain,
-                "kind": entry.kind,
-                "jurisdiction": where,
-                "prefLabel": entry.pref_label,
-                "altLabels": list(dict.fromkeys(alt))[:10],
-                "sourceUrls": list(entry.source_urls),
-            }
-            if entry.definition:
-                concept["definition"] = entry.definition
-            concepts.setdefault(key, concept)
-        return list(concepts.values())
+        return lexicon_concepts(self._lexicon, question, jurisdictions)
 
 
-def best_sentences(text: str, question: str, evidence: list[re.Match[str]]) -> str:
+def best_sentences(text: str, question: str, evidence: Sequence[str]) -> str:
     """The sentences of ``text`` that share most of the question's words (weighted by how rare
     each word is across the evidence), in their original order; the heading stays in front."""
     head, sep, body = text.partition(": ")
@@ -118,7 +105,7 @@ def best_sentences(text: str, question: str, evidence: list[re.Match[str]]) -> s
     if len(sentences) <= MAX_SENTENCES:
         return text
     wanted = _words(question)
-    documents = [_words(match["text"]) for match in evidence] or [set()]
+    documents = [_words(other) for other in evidence] or [set()]
     weight = {w: 1.0 / (1 + sum(w in d for d in documents)) for w in wanted}
 
     def score(sentence: str) -> float:

@@ -1,9 +1,12 @@
 """The OpenAI Responses API provider, through the official ``openai`` SDK (ADR 0008).
 
 Request mapping: the system messages become ``instructions``, the other messages ``input``
-items with their roles, each :class:`~egress.wire.ToolSpec` a function tool (``strict`` off:
-the ``capture_concepts`` schema has optional fields, and the engine validates the payload
-itself), ``max_output_tokens`` as is, and ``store=False`` so OpenAI keeps no copy of the turn.
+items with their roles, each :class:`~egress.wire.ToolSpec` a function tool, ``tool_choice``
+(the request's, else the provider's setting, so that capture is requested), ``max_output_tokens``
+as is, and ``store=False`` so OpenAI keeps no copy of the turn. ``strict`` is off by default:
+the ``capture_concepts`` schema has optional fields, which strict mode does not allow; with
+``strict_tools`` the schema is made strict (every property required, optional ones nullable)
+and the nulls the model then sends for "absent" are dropped before the engine sees the args.
 
 Stream mapping, one streaming call per turn:
 
@@ -12,28 +15,27 @@ Stream mapping, one streaming call per turn:
     response.output_item.done (function_call, not yet seen) -> Tool(name, args)
     response.completed                                      -> Done(Usage)
     response.failed / error / response.incomplete           -> Error, then stop
+    reasoning items and every other event                   -> ignored
     HTTP 4xx/5xx, connection errors, timeouts               -> Error, then stop
     a stream that ends without a terminal event             -> Error, then stop
 
 ``args`` is the parsed JSON of the call's arguments, or the raw string when it does not parse:
 the engine's validator then reports a malformed payload instead of this adapter guessing.
 
-``stream`` never raises for a provider failure. Error messages are written here, not copied
-from the provider's HTTP body: OpenAI's 401 body echoes part of the key. Provider-supplied
-text that does reach a message (a failed response's reason) has key-like strings removed.
-The SDK's own retries (``max_retries``) cover connection errors, 408/409/429 and 5xx before
-the stream starts; nothing is retried once text has been yielded.
+``stream`` never raises for a provider failure (:mod:`engine.providers.failures`). After
+``response.completed`` the body is read to its end before ``Done`` is yielded: a response
+closed early cannot go back to the connection pool, and each turn would open a new connection
+(a TCP and TLS handshake against a hosted API). The SDK's own retries (``max_retries``) cover
+connection errors, 408/409/429 and 5xx before the stream starts; nothing is retried once text
+has been yielded.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import AsyncGenerator
 from typing import Any, Final
 
 import openai
-import structlog
 from openai import AsyncOpenAI
 from openai.types.responses import (
     EasyInputMessageParam,
@@ -63,14 +65,17 @@ from egress.wire import (
     ToolSpec,
     Usage,
 )
+from engine.providers.failures import ProviderFailures, SdkErrors
+from engine.providers.tool_schema import drop_nulls, parse_arguments, strict_schema
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIResponsesProvider"]
+__all__ = ["DEFAULT_BASE_URL", "OPENAI_ERRORS", "OpenAIResponsesProvider"]
 
 DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
-_KEY_LIKE = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-*.]{4,}")
-_MAX_PROVIDER_TEXT = 300
-
-log = structlog.get_logger(__name__)
+OPENAI_ERRORS: Final = SdkErrors(
+    status=openai.APIStatusError,
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+)
 
 
 class OpenAIResponsesProvider:
@@ -78,7 +83,8 @@ class OpenAIResponsesProvider:
 
     ``base_url`` defaults to OpenAI's own; any server that speaks the Responses streaming
     protocol works (the tests run one on the loopback). The key and URL come from the
-    composition root only: ``OPENAI_BASE_URL`` in the environment is never picked up.
+    composition root only: ``OPENAI_BASE_URL`` in the environment is never picked up. One SDK
+    client (one connection pool) lives as long as the provider.
     """
 
     def __init__(
@@ -89,11 +95,15 @@ class OpenAIResponsesProvider:
         name: str = "openai",
         timeout: float = 60.0,
         max_retries: int = 2,
+        tool_choice: str = "auto",
+        strict_tools: bool = False,
     ) -> None:
         if not api_key:
             raise ValueError("the OpenAI provider needs an API key (REGINTEL_OPENAI_API_KEY)")
         self.name = name
-        self._api_key = api_key
+        self._tool_choice = tool_choice
+        self._strict = strict_tools
+        self._failures = ProviderFailures(name, api_key, OPENAI_ERRORS)
         self._client = AsyncOpenAI(
             api_key=api_key,
             base_url=base_url or DEFAULT_BASE_URL,
@@ -106,20 +116,30 @@ class OpenAIResponsesProvider:
 
     async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
         instructions, items = _input(request.messages)
+        tools = [_function_tool(tool, self._strict) for tool in request.tools]
+        body: dict[str, Any] = {"model": request.model, "input": items}
+        if instructions is not None:
+            body["instructions"] = instructions
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = _tool_choice(request.tool_choice or self._tool_choice)
+        body |= {"max_output_tokens": request.max_output_tokens, "store": False, "stream": True}
         try:
-            events = await self._client.responses.create(
-                model=request.model,
-                input=items,
-                instructions=instructions if instructions is not None else openai.omit,
-                tools=[_function_tool(tool) for tool in request.tools] or openai.omit,
-                max_output_tokens=request.max_output_tokens,
-                store=False,
+            # The SDK's generic POST (its "undocumented endpoints" API): same client, retries,
+            # errors and SSE decoding as responses.create(), but the events stay plain dicts,
+            # so a text delta costs a dict lookup instead of building a typed model per token
+            # (ADR 0029); the rare structural events are built as the SDK's models below.
+            events = await self._client.post(
+                "/responses",
+                body=body,
+                cast_to=object,
                 stream=True,
+                stream_cls=openai.AsyncStream[object],
             )
         except openai.OpenAIError as exc:
-            yield self._failure(exc, started=False)
+            yield self._failures.failure(exc, started=False)
             return
-        calls = _FunctionCalls()
+        calls = _FunctionCalls(self._strict)
         async with events:
             while True:
                 try:
@@ -127,19 +147,35 @@ class OpenAIResponsesProvider:
                 except StopAsyncIteration:
                     break
                 except (openai.OpenAIError, ValueError) as exc:  # ValueError: a non-JSON event
-                    yield self._failure(exc, started=True)
+                    yield self._failures.failure(exc, started=True)
                     return
                 chunk = self._chunk(event, calls)
-                if chunk is not None:
-                    yield chunk
-                    if isinstance(chunk, Done | Error):
-                        return
+                if chunk is None:
+                    continue
+                if isinstance(chunk, Done):
+                    async for _ in events:  # to the end of the body: the connection is reused
+                        pass
+                yield chunk
+                if isinstance(chunk, Done | Error):
+                    return
         yield Error(
             f"{self.name}: the stream ended before the response completed",
             code="provider_stream_incomplete",
         )
 
-    def _chunk(self, event: ResponseStreamEvent, calls: _FunctionCalls) -> StreamChunk | None:
+    def _chunk(self, data: object, calls: _FunctionCalls) -> StreamChunk | None:
+        if not isinstance(data, dict):
+            return None
+        kind = data.get("type")
+        if kind in _TEXT_DELTAS:  # the per-token path: no model built
+            delta = data.get("delta")
+            return Text(delta) if isinstance(delta, str) and delta else None
+        model = _EVENT_MODELS.get(kind) if isinstance(kind, str) else None
+        if model is None:
+            return None  # reasoning items, content parts, argument deltas, ...
+        return self._event(model.construct(**data), calls)
+
+    def _event(self, event: ResponseStreamEvent, calls: _FunctionCalls) -> StreamChunk | None:
         if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
             return Text(event.delta) if event.delta else None
         if isinstance(event, ResponseOutputItemAddedEvent):
@@ -157,73 +193,31 @@ class OpenAIResponsesProvider:
             if usage is None:
                 return Done()
             return Done(Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens))
+        failures = self._failures
         if isinstance(event, ResponseFailedEvent):
             error = event.response.error
             reason = f"{error.code}: {error.message}" if error else "no reason given"
-            return self._error("provider_failed", f"the response failed ({reason})")
+            return failures.error("provider_failed", f"the response failed ({reason})")
         if isinstance(event, ResponseIncompleteEvent):
             details = event.response.incomplete_details
             reason = details.reason if details and details.reason else "no reason given"
-            return self._error("provider_incomplete", f"the response stopped early ({reason})")
+            return failures.error("provider_incomplete", f"the response stopped early ({reason})")
         if isinstance(event, ResponseErrorEvent):
             reason = f"{event.code}: {event.message}" if event.code else event.message
-            return self._error("provider_failed", f"the provider reported an error ({reason})")
+            return failures.error("provider_failed", f"the provider reported an error ({reason})")
         return None
 
-    def _error(self, code: str, message: str) -> Error:
-        text = self._redact(message)
-        log.warning("llm_provider_error", provider=self.name, code=code, message=text)
-        return Error(f"{self.name}: {text}", code=code)
 
-    def _failure(self, exc: Exception, *, started: bool) -> Error:
-        """Turn an SDK exception into an ``Error`` whose message carries nothing secret."""
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            detail = f" ({exc.code})" if exc.code else ""
-            log.warning(
-                "llm_provider_http_error",
-                provider=self.name,
-                status=status,
-                provider_code=exc.code,
-                request_id=exc.request_id,
-                message=self._redact(exc.message),
-            )
-            if status in (401, 403):
-                return Error(
-                    f"{self.name}: the API key was rejected (HTTP {status}){detail}",
-                    code="provider_auth_failed",
-                )
-            if status == 429:
-                return Error(
-                    f"{self.name}: rate limited or out of quota (HTTP 429){detail}",
-                    code="provider_rate_limited",
-                )
-            if status >= 500:
-                return Error(
-                    f"{self.name}: the provider is unavailable (HTTP {status}){detail}",
-                    code="provider_unavailable",
-                )
-            return Error(
-                f"{self.name}: the provider rejected the request (HTTP {status}){detail}",
-                code="provider_rejected_request",
-            )
-        log.warning("llm_provider_unreachable", provider=self.name, error=type(exc).__name__)
-        if isinstance(exc, openai.APITimeoutError):
-            return Error(f"{self.name}: the request timed out", code="provider_timeout")
-        if isinstance(exc, openai.APIConnectionError):
-            if started:
-                return Error(
-                    f"{self.name}: the connection broke while the response was streaming",
-                    code="provider_stream_interrupted",
-                )
-            return Error(
-                f"{self.name}: could not connect to the provider", code="provider_unreachable"
-            )
-        return Error(f"{self.name}: the provider sent a malformed response", code="provider_error")
-
-    def _redact(self, text: str) -> str:
-        text = text.replace(self._api_key, "[redacted]")
-        return _KEY_LIKE.sub("[redacted]", text)[:_MAX_PROVIDER_TEXT]
+_TEXT_DELTAS: Final = frozenset({"response.output_text.delta", "response.refusal.delta"})
+_EVENT_MODELS: Final[dict[str, type[Any]]] = {
+    "response.output_item.added": ResponseOutputItemAddedEvent,
+    "response.function_call_arguments.done": ResponseFunctionCallArgumentsDoneEvent,
+    "response.output_item.done": ResponseOutputItemDoneEvent,
+    "response.completed": ResponseCompletedEvent,
+    "response.failed": ResponseFailedEvent,
+    "response.incomplete": ResponseIncompleteEvent,
+    "error": ResponseErrorEvent,
+}
 
 
 class _FunctionCalls:
@@ -234,7 +228,8 @@ class _FunctionCalls:
     whichever complete event comes first produces the ``Tool``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool) -> None:
+        self._strict = strict
         self._names: dict[str, str] = {}
         self._emitted: set[str] = set()
 
@@ -246,21 +241,18 @@ class _FunctionCalls:
         if name is None or item_id in self._emitted:
             return None
         self._emitted.add(item_id)
-        return Tool(name=name, args=_parse_arguments(arguments))
+        return self._tool(name, arguments)
 
     def item_done(self, item: ResponseFunctionToolCall) -> Tool | None:
         key = item.id or item.call_id
         if key in self._emitted:
             return None
         self._emitted.add(key)
-        return Tool(name=item.name, args=_parse_arguments(item.arguments))
+        return self._tool(item.name, item.arguments)
 
-
-def _parse_arguments(arguments: str) -> Any:
-    try:
-        return json.loads(arguments)
-    except ValueError:
-        return arguments
+    def _tool(self, name: str, arguments: str) -> Tool:
+        args = parse_arguments(arguments)
+        return Tool(name=name, args=drop_nulls(args) if self._strict else args)
 
 
 def _input(messages: list[ChatMessage]) -> tuple[str | None, ResponseInputParam]:
@@ -273,11 +265,17 @@ def _input(messages: list[ChatMessage]) -> tuple[str | None, ResponseInputParam]
     return ("\n\n".join(system) if system else None), items
 
 
-def _function_tool(tool: ToolSpec) -> FunctionToolParam:
+def _function_tool(tool: ToolSpec, strict: bool) -> FunctionToolParam:
     return {
         "type": "function",
         "name": tool.name,
         "description": tool.description,
-        "parameters": tool.parameters,
-        "strict": False,
+        "parameters": strict_schema(tool.parameters) if strict else tool.parameters,
+        "strict": strict,
     }
+
+
+def _tool_choice(choice: str) -> Any:
+    if choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "name": choice}

@@ -10,13 +10,14 @@ first (``...:ART_5_1`` is a paragraph whatever its label: the seeds label a few 
 ``Section``). An act is a node labelled ``EURegulation`` / ``EUDirective`` / ``EUDecision``.
 Any other label is a rule node of the seeded graph (``name`` / ``title`` / ``description`` /
 ``value`` ...), and ``Concept`` is a SKOS concept (``pref_label``, ``definition``, alt labels
-through ``HAS_ALT_LABEL``).
+through ``HAS_ALT_LABEL``). Every kind carries the node's ``valid_from`` / ``valid_to`` (ISO
+dates, ADR 0031) for the as-at filter; a provision without its own inherits its act's (rows.py).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
@@ -55,8 +56,9 @@ _PROVISION_LABELS: Final = {
     "Division": DocKind.DIVISION,
 }
 _INSTRUMENT_LABELS: Final = frozenset({"Instrument", "EURegulation", "EUDirective", "EUDecision"})
-# Never evidence: alias nodes are folded into their concept's document instead.
-_NOT_EVIDENCE: Final = frozenset({"Label"})
+# Never evidence: alias nodes are folded into their concept's document instead; a change
+# record (ADR 0035) is news about a node, not a source of its value.
+_NOT_EVIDENCE: Final = frozenset({"Label", "ChangeEvent"})
 # A provision id: instrument id, then one part naming the provision (``:ART_5_1``, ``:REC_3``).
 # The id scheme is a contract (DESIGN.md), so the kind is read from it before the label: the
 # seeds label a few articles ``Section``.
@@ -82,6 +84,8 @@ class RetrievalDoc:
     jurisdiction: str | None
     node: GraphNode = field(compare=False, repr=False)
     provisional: bool = False
+    valid_from: str | None = None  # first day in force (ISO); None: not stated
+    valid_to: str | None = None  # last day in force; None: still in force
 
     @property
     def text(self) -> str:
@@ -130,6 +134,15 @@ def _provision_kind(match: re.Match[str]) -> DocKind:
 
 def document_of(node: GraphNode) -> RetrievalDoc | None:
     """The retriever's view of ``node``, or ``None`` when the node is never evidence."""
+    doc = _document(node)
+    props = node.properties
+    if doc is None or not (props.get("valid_from") or props.get("valid_to")):
+        return doc
+    return replace(doc, valid_from=_first(props, "valid_from") or None,
+                   valid_to=_first(props, "valid_to") or None)  # fmt: skip
+
+
+def _document(node: GraphNode) -> RetrievalDoc | None:
     props = node.properties
     label = node.label
     if label in _NOT_EVIDENCE:

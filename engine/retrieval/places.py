@@ -20,6 +20,7 @@ __all__ = [
     "Place",
     "PlaceKind",
     "find_places",
+    "place_code",
 ]
 
 
@@ -140,6 +141,31 @@ _US_STATES: Final = (
     "Rhode_Island South_Carolina South_Dakota Tennessee Utah Vermont Virginia *Washington "
     "West_Virginia Wisconsin Wyoming"
 ).split()
+
+
+# ISO 3166 alpha-2 codes of the gazetteer's places (the graph's own: IE, UK, NI, EU); a US state
+# is "US". What a conversation's jurisdictions are written as.
+_CODES: Final[dict[str, str]] = {
+    "Ireland": "IE", "Northern Ireland": "NI", "the United Kingdom": "UK",
+    "the European Union": "EU", "Austria": "AT", "Belgium": "BE", "Bulgaria": "BG",
+    "Croatia": "HR", "Cyprus": "CY", "Czechia": "CZ", "Denmark": "DK", "Estonia": "EE",
+    "Finland": "FI", "France": "FR", "Germany": "DE", "Greece": "GR", "Hungary": "HU",
+    "Italy": "IT", "Latvia": "LV", "Lithuania": "LT", "Luxembourg": "LU", "Malta": "MT",
+    "the Netherlands": "NL", "Poland": "PL", "Portugal": "PT", "Romania": "RO",
+    "Slovakia": "SK", "Slovenia": "SI", "Spain": "ES", "Sweden": "SE", "Norway": "NO",
+    "Iceland": "IS", "Liechtenstein": "LI", "the United States": "US", "Switzerland": "CH",
+    "Canada": "CA", "Australia": "AU", "New Zealand": "NZ", "China": "CN", "Japan": "JP",
+    "India": "IN", "Brazil": "BR", "Mexico": "MX", "Singapore": "SG", "South Korea": "KR",
+    "Russia": "RU", "Turkey": "TR", "South Africa": "ZA", "Israel": "IL",
+    "the United Arab Emirates": "AE", "Saudi Arabia": "SA", "Ukraine": "UA",
+    "Argentina": "AR", "Nigeria": "NG", "the Isle of Man": "IM", "Jersey": "JE",
+}  # fmt: skip
+
+
+def place_code(place: Place) -> str:
+    """The jurisdiction code of a place: ISO alpha-2, the graph's IE/UK/NI/EU, "US" for a
+    US state."""
+    return _CODES.get(place.name, "US")
 
 
 def _compile() -> list[tuple[re.Pattern[str], str, PlaceKind]]:

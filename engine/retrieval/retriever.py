@@ -15,8 +15,9 @@ One search, in this order:
 3. **Graph expansion**: the articles cited by the top fused units (``CITES``), and the rule nodes
    a matched concept ``ALIGNS_WITH`` (``why=expansion``); nodes near the conversation's focus
    concepts form one more channel.
-4. **Reciprocal-rank fusion** (``fusion.py``), ties by id; filters by jurisdiction and act apply
-   to every channel.
+4. **Reciprocal-rank fusion** (``fusion.py``), ties by id; filters by jurisdiction, act and
+   date (``as_at``: only what was in force on some day of a window, ADR 0032) apply to every
+   channel.
 5. **The relevance gate** (``gate.py``) on what the question names and on coverage: the share of
    the question's terms, weighted by IDF, found in the best of the top units.
 
@@ -40,7 +41,7 @@ from engine.retrieval.lexical import Scores
 from engine.retrieval.links import link_recitals
 from engine.retrieval.places import find_places
 from engine.retrieval.references import find_provision_refs, tie_to_acts
-from engine.retrieval.rows import RowTable, index_tokens
+from engine.retrieval.rows import RowTable, day_number, index_tokens
 from engine.retrieval.structure import GraphStructure
 from engine.retrieval.tokenise import tokenise
 from graph.models import GraphEdge, GraphNode, GraphSnapshot
@@ -155,6 +156,10 @@ class Retriever:
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
 
+    def named_acts(self, text: str) -> list[str]:
+        """Ids of the acts held in the graph that ``text`` names ("the AI Act", "2016/679")."""
+        return [a.instrument_id for a in self._catalogue.mentions(text) if a.instrument_id]
+
     def upsert(self, nodes: Sequence[GraphNode]) -> None:
         """Add or replace nodes now (searchable at once; their edges wait for a rebuild)."""
         for node in nodes:
@@ -173,17 +178,22 @@ class Retriever:
         jurisdictions: Sequence[str] = (),
         instruments: Sequence[str] = (),
         focus: Sequence[str] = (),
+        as_at: tuple[str, str] | None = None,
     ) -> SearchResult:
         """Ranked evidence for ``question`` and the gate's verdict (see the module docstring).
 
         ``jurisdictions`` and ``instruments`` are filters (pass every jurisdiction whose law
-        applies, e.g. ``["IE", "EU"]``); ``focus`` names concept ids the conversation is about.
+        applies, e.g. ``["IE", "EU"]``); ``focus`` names concept ids the conversation is about;
+        ``as_at`` (first and last ISO day of a window) keeps what was in force in it.
         """
         config = self.config
+        window = (day_number(as_at[0]), day_number(as_at[1])) if as_at is not None else None
         acts = self._catalogue.mentions(question)
         refs = tie_to_acts(find_provision_refs(question), acts, question)
         named = {a.instrument_id for a in acts if a.instrument_id in self._rows.instruments}
         explicit = self._rows.resolve(refs, set(instruments))
+        if window is not None:
+            explicit = [(i, n) for i, n in explicit if self._in_force(i, window)]
         # Act names say where to look, not what to find: the named acts filter the provisions.
         names = {t for act in acts for t in tokenise(act.name)}
         tokens = [t for t in tokenise(question) if t not in names]
@@ -191,7 +201,7 @@ class Retriever:
         near_acts = self._shape.within_two_hops(self._catalogue.nodes_of(named)) if named else None
         scores = self._rows.scores(
             tokens, set(jurisdictions), set(instruments) or named,
-            rules_pass=None if instruments else near_acts,
+            rules_pass=None if instruments else near_acts, as_at=window,
         )  # fmt: skip
         units = self._unit_scores(scores)
         channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth))]
@@ -206,7 +216,9 @@ class Retriever:
             # A named act says where to look first, not where the answer must be: "can an AI
             # provider ..., given that the GDPR restricts ..." is answered by the AI Act too.
             # This channel holds the other acts' provisions, not every rule node.
-            everywhere = self._rows.scores(tokens, set(jurisdictions), set(), rules_pass=None)
+            everywhere = self._rows.scores(
+                tokens, set(jurisdictions), set(), rules_pass=None, as_at=window
+            )
             ranked = self._rows.top(self._unit_scores(everywhere), _PROVISIONS, config.depth)
             channels.append(Channel("lexical", ranked, config.unnamed_weight))
         if focus:
@@ -215,6 +227,8 @@ class Retriever:
             channels.append(Channel("focus", ranked, config.focus_weight))
         first = reciprocal_rank_fusion(channels, config.rrf_k)
         expansion = self._expansion([item.id for item in first[: config.expand_from]])
+        if window is not None:
+            expansion = [i for i in expansion if self._in_force(i, window)]
         fused = first
         if expansion:
             channels.append(Channel("expansion", expansion, config.citation_weight))
@@ -232,6 +246,13 @@ class Retriever:
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )
         return SearchResult(tuple(self._hits(explicit, fused, scores, k)), verdict)
+
+    def _in_force(self, node_id: str, window: tuple[int, int]) -> bool:
+        row = self._rows.row_of.get(node_id)
+        rows = self._rows
+        return row is None or bool(
+            rows.valid_from[row] <= window[1] and rows.valid_to[row] >= window[0]
+        )
 
     def _unit_scores(self, scores: Scores) -> Scores:
         config = self.config

@@ -12,6 +12,10 @@ whose words appear together in a provision ranks it above one where they are sca
 sequential-dependence idea of Metzler and Croft, 2005, reduced to ordered pairs). A unit can
 also take part of the score of the recitals linked to it (``links.py``): see
 :meth:`RowTable.unit_scores`.
+
+Each row also has the days it is in force (``valid_from`` / ``valid_to`` as ``YYYYMMDD``
+integers; a provision without its own dates takes its act's), so that an as-at filter is one
+vectorised comparison per search (ADR 0032).
 """
 
 from __future__ import annotations
@@ -31,10 +35,29 @@ from engine.retrieval.structure import GraphStructure
 from engine.retrieval.tokenise import QUERY_CHATTER, tokenise
 
 __all__ = [
+    "ALWAYS",
     "RowTable",
+    "day_number",
     "index_tokens",
     "phrases",
 ]
+
+ALWAYS = (0, 99_991_231)  # (first, last) day of a row whose validity is not stated
+
+
+def day_number(iso: str) -> int:
+    """``2020-09-01`` -> ``20200901``: day order as integer order."""
+    return int(iso[:10].replace("-", ""))
+
+
+def _in_force(doc: RetrievalDoc, docs: Mapping[str, RetrievalDoc]) -> tuple[int, int]:
+    """A row's ``(first, last)`` day in force: its own dates, else its act's, else always."""
+    start, end = doc.valid_from, doc.valid_to
+    act = docs.get(doc.instrument_id) if doc.instrument_id and doc.instrument_id != doc.id else None
+    if act is not None and start is None and end is None:
+        start, end = act.valid_from, act.valid_to
+    return (day_number(start) if start else ALWAYS[0], day_number(end) if end else ALWAYS[1])
+
 
 _KINDS = tuple(DocKind)
 _PROVISIONS = frozenset(
@@ -92,6 +115,8 @@ class RowTable:
     link_units: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     link_recitals: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     link_weights: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros(0, np.float32))
+    valid_from: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    valid_to: npt.NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
 
     @classmethod
     def build(
@@ -118,6 +143,9 @@ class RowTable:
             instrument=[d.instrument_id for d in chosen],
             all_docs=dict(docs),
         )
+        windows = [_in_force(d, docs) for d in chosen]
+        table.valid_from = np.array([w[0] for w in windows], dtype=np.int32)
+        table.valid_to = np.array([w[1] for w in windows], dtype=np.int32)
         table.row_of = {doc_id: row for row, doc_id in enumerate(table.ids)}
         table.instruments = {
             d.instrument_id for d in docs.values() if d.kind in _PROVISIONS and d.instrument_id
@@ -176,10 +204,13 @@ class RowTable:
             self.kind = np.append(self.kind, np.int8(_KINDS.index(doc.kind)))
             self.jurisdiction.append(doc.jurisdiction)
             self.instrument.append(doc.instrument_id)
+            self.valid_from = np.append(self.valid_from, np.int32(0))
+            self.valid_to = np.append(self.valid_to, np.int32(0))
         else:
             self.docs[row], self.token_sets[row] = doc, frozenset(tokens)
             self.kind[row] = _KINDS.index(doc.kind)
             self.jurisdiction[row], self.instrument[row] = doc.jurisdiction, doc.instrument_id
+        self.valid_from[row], self.valid_to[row] = _in_force(doc, self.all_docs)
         self.row_of[doc.id] = row
 
     def scores(
@@ -189,12 +220,14 @@ class RowTable:
         instruments: Collection[str],
         *,
         rules_pass: Collection[str] | None,
+        as_at: tuple[int, int] | None = None,
     ) -> Scores:
         """BM25 per row, 0 where a filter excludes the row.
 
         ``instruments`` keeps provisions of those acts; the rule nodes, concepts and acts in
         ``rules_pass`` pass too (the acts were named in the question rather than chosen as a
-        filter, and these nodes hang off them).
+        filter, and these nodes hang off them). ``as_at`` (first, last day, ``YYYYMMDD``) keeps
+        the rows in force on some day of that window.
         """
         query = [t for t in tokens if t not in QUERY_CHATTER]
         scores = self.lexical.scores(query)
@@ -213,7 +246,13 @@ class RowTable:
                 dtype=bool,
             )
             scores = np.where(keep, scores, 0.0).astype(np.float32)
+        if as_at is not None:
+            scores = np.where(self.in_force(as_at), scores, 0.0).astype(np.float32)
         return scores
+
+    def in_force(self, as_at: tuple[int, int]) -> npt.NDArray[np.bool_]:
+        """Rows in force on some day of ``as_at`` (first, last day, ``YYYYMMDD``)."""
+        return (self.valid_from <= as_at[1]) & (self.valid_to >= as_at[0])
 
     def top(
         self,

@@ -54,7 +54,7 @@ from graph.models import (
     WriteResult,
 )
 from graph.schema import GraphSchema
-from graph.write_plan import edges_by_type, plan_edges, plan_nodes
+from graph.write_plan import edges_by_type, plan_edges, plan_nodes, removal_results
 
 __all__ = [
     "BoltGraphStore",
@@ -206,6 +206,26 @@ class BoltGraphStore:
 
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
         return await self._upsert(edges, check_edge_write, self._edges_tx, now)
+
+    async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
+        if not ids:
+            return []
+        wanted = sorted(set(ids))
+
+        async def transaction(tx: AsyncManagedTransaction) -> list[WriteResult]:
+            present: set[str] = set()
+            for chunk in _chunks(wanted, self._batch_size):
+                result = await tx.run(
+                    f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids RETURN n.id AS id", ids=chunk
+                )
+                present.update(str(row["id"]) for row in await result.data())
+                result = await tx.run(
+                    f"MATCH (n:{NODE_LABEL}) WHERE n.id IN $ids DETACH DELETE n", ids=chunk
+                )
+                await result.consume()
+            return removal_results(ids, present)
+
+        return await self._write(transaction)
 
     async def _upsert(
         self,

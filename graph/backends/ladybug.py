@@ -32,7 +32,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import ladybug
 
@@ -49,7 +49,7 @@ from graph.models import (
     WriteResult,
 )
 from graph.schema import GraphSchema
-from graph.write_plan import edges_by_type, plan_edges, plan_nodes
+from graph.write_plan import edges_by_type, plan_edges, plan_nodes, removal_results
 
 __all__ = [
     "NODE_TABLE",
@@ -77,13 +77,23 @@ _SCHEMA_MISMATCH = ("Binder exception", "Catalog exception", "Conversion excepti
 NODE_TABLE = "RgNode"
 
 
+_LOCKED: Final = "Could not set lock on file"
+
+
 def schema_ddl(schema: GraphSchema) -> list[str]:
-    """The ``CREATE ... TABLE IF NOT EXISTS`` statements for a schema (node table first)."""
+    """The ``CREATE ... TABLE IF NOT EXISTS`` statements for a schema (node table first), and
+    an ``ALTER TABLE ... ADD IF NOT EXISTS`` per node property for databases made earlier."""
     columns = ", ".join(
         f"`{name}` {_DDL_TYPES[kind]}" for name, kind in schema.property_types.items()
     )
     statements = [
         f"CREATE NODE TABLE IF NOT EXISTS {NODE_TABLE}({columns}, label STRING, PRIMARY KEY(id))"
+    ]
+    # A database made by an older schema gains the properties added since (no-ops otherwise).
+    statements += [
+        f"ALTER TABLE {NODE_TABLE} ADD IF NOT EXISTS `{name}` {_DDL_TYPES[kind]}"
+        for name, kind in schema.property_types.items()
+        if name != "id"
     ]
     rel_columns = ", ".join(
         f"`{p}` {_DDL_TYPES[schema.property_types[p]]}" for p in schema.relationship_properties
@@ -163,9 +173,17 @@ def _transaction(conn: ladybug.Connection, body: Callable[[], T]) -> T:
 class LadybugGraphStore:
     """``GraphStore`` over an on-disk Ladybug database at ``path``."""
 
-    def __init__(self, path: Path, schema: GraphSchema, *, buffer_pool_mb: int = 256) -> None:
+    def __init__(
+        self,
+        path: Path,
+        schema: GraphSchema,
+        *,
+        buffer_pool_mb: int = 256,
+        read_only: bool = False,
+    ) -> None:
         self._path = path
         self._schema = schema
+        self._read_only = read_only  # beside a process that writes (one writer, many readers)
         self._buffer_pool_bytes = buffer_pool_mb * 1024 * 1024
         self._db: ladybug.Database | None = None
         self._writer: ladybug.Connection | None = None
@@ -180,13 +198,20 @@ class LadybugGraphStore:
             if self._db is None:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = ladybug.Database(
-                    str(self._path), buffer_pool_size=self._buffer_pool_bytes
+                    str(self._path),
+                    buffer_pool_size=self._buffer_pool_bytes,
+                    read_only=self._read_only,
                 )
             if self._writer is None:
                 self._writer = ladybug.Connection(self._db)
             if self._reader is None:
                 self._reader = ladybug.AsyncConnection(self._db, max_concurrent_queries=4)
         except _DRIVER_ERRORS as exc:
+            if _LOCKED in str(exc):
+                raise GraphUnavailable(
+                    f"the graph at {self._path} is in use by another process (a running "
+                    "server?): it can be read beside it, not written"
+                ) from exc
             raise GraphUnavailable(f"cannot open Ladybug database at {self._path}") from exc
         return self._db, self._writer, self._reader
 
@@ -204,6 +229,9 @@ class LadybugGraphStore:
                 raise translate_error(exc, doing) from exc
 
     async def init_schema(self) -> None:
+        if self._read_only:
+            self._open()  # nothing to create; fail now if the database is not there
+            return
         await self._on_writer(self._run_ddl, "Ladybug schema set-up failed")
 
     def _run_ddl(self, writer: ladybug.Connection) -> None:
@@ -228,6 +256,28 @@ class LadybugGraphStore:
 
     async def upsert_edges(self, edges: Sequence[EdgeWrite], now: str) -> list[WriteResult]:
         return await self._upsert(edges, check_edge_write, self._edges_tx, now)
+
+    async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
+        if not ids:
+            return []
+
+        def body(conn: ladybug.Connection) -> list[WriteResult]:
+            wanted = sorted(set(ids))
+            found = conn.execute(
+                f"MATCH (n:{NODE_TABLE}) WHERE n.id IN $ids RETURN n.id", {"ids": wanted}
+            )
+            present = {str(row[0]) for row in _rows(found)}
+            if present:
+                conn.execute(
+                    f"MATCH (n:{NODE_TABLE}) WHERE n.id IN $ids DETACH DELETE n",
+                    {"ids": sorted(present)},
+                )
+            return removal_results(ids, present)
+
+        def work(conn: ladybug.Connection) -> list[WriteResult]:
+            return _transaction(conn, functools.partial(body, conn))
+
+        return await self._on_writer(work, "Ladybug delete failed")
 
     async def _upsert(
         self,

@@ -8,8 +8,9 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
-from tests.support.responses_server import FunctionCall, Reply, running_responses_server
+from engine.providers.standin import Reply, ToolCall
 from tests.support.server import running_server, sse_events
+from tests.support.standin import running_standin
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -29,7 +30,8 @@ CAPTURE = {
 
 @pytest.fixture
 def stack(seeded_data_dir):
-    with running_responses_server() as (llm_url, llm):
+    with running_standin() as standin:
+        llm_url, llm = standin.openai_url, standin.server
         settings = Settings(
             data_dir=seeded_data_dir,
             log_json=False,
@@ -56,7 +58,7 @@ async def test_a_turn_through_the_openai_sdk_streams_text_and_captures_concepts(
     llm.script(
         Reply(
             text=["Hello [PERSON_1], the standard rate is 23% ", "[IE:RATE:VAT_STANDARD]."],
-            call=FunctionCall("capture_concepts", json.dumps(CAPTURE)),
+            calls=[ToolCall("capture_concepts", json.dumps(CAPTURE))],
         )
     )
     events = await turn(base, "I'm Mary Murphy. What is the standard rate of VAT in Ireland?")

@@ -21,6 +21,7 @@ import pytest
 from conversations.postgres import APP_ROLE, PostgresConversationStore
 from conversations.sqlite import SqliteConversationStore
 from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
+from tests.support.redis import RedisServer, RedisStartError, running_redis
 
 CONVERSATION_BACKENDS = ["sqlite", "postgres"]
 
@@ -32,6 +33,22 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
             yield cluster
     except PostgresStartError as exc:
         pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A throwaway redis-server on a free loopback port (never one that runs already)."""
+    try:
+        with running_redis() as server:
+            yield server
+    except RedisStartError as exc:
+        pytest.fail(f"cannot start the test redis-server: {exc}", pytrace=False)
+
+
+@pytest.fixture
+def redis_prefix() -> str:
+    """A key prefix of this test's own: tests sharing the server never see each other's keys."""
+    return f"t{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture

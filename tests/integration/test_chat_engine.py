@@ -19,6 +19,7 @@ from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS
 from engine.router import LlmRouter, Route
+from engine.self_population import confirm_concept
 from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
 from graph.backends.ladybug import LadybugGraphStore
 from graph.models import EdgeWrite, NodeWrite
@@ -67,7 +68,7 @@ class FlakyGraph:
 
 
 class SaveFails:
-    """The real store, except that saving a turn finds the store down."""
+    """The real store, except that finishing the answer finds the store down."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -75,15 +76,17 @@ class SaveFails:
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    async def save_turn(self, *args, **kwargs):
+    async def finish_answer(self, *args, **kwargs):
         raise ConversationStoreUnavailable("conversation store: disk I/O error")
 
 
 class Harness:
     """One app container over a Ladybug graph and a SQLite store in ``tmp_path``."""
 
-    def __init__(self, tmp_path, *, store_wrapper=None, real_egress=False, aspects=ASPECTS):
-        self.tmp_path = tmp_path
+    def __init__(
+        self, tmp_path, *, store_wrapper=None, real_egress=False, aspects=ASPECTS, **settings
+    ):
+        self.tmp_path, self.settings = tmp_path, settings
         self.real_egress, self.aspects = real_egress, aspects
         self.provider = ScriptedProvider()
         self.providers = {"scripted": self.provider}
@@ -92,8 +95,10 @@ class Harness:
 
     async def start(self, *, seed=True):
         store = SqliteConversationStore(self.tmp_path / "c.db")
+        # The queue is inspected here, so no in-process worker consumes it.
+        settings = {"ingestion_worker": False, **self.settings}
         self.container = await bootstrap(
-            Settings(data_dir=self.tmp_path, log_json=False),
+            Settings(data_dir=self.tmp_path, log_json=False, **settings),
             graph=self.graph,
             conversations=self.store_wrapper(store) if self.store_wrapper else store,
             pii_scanner=EmailOnlyScanner(),
@@ -148,7 +153,7 @@ class Harness:
         await writer.drain()
         await self.evidence.refresh()
 
-    async def turn(self, message="What is the VAT rate?", conversation_id=None):
+    async def turn(self, message="What is the VAT rate in Ireland?", conversation_id=None):
         request = TurnRequest("acme", "alice", message, conversation_id)
         return [event async for event in self.engine.run_turn(request)]
 
@@ -206,12 +211,13 @@ async def test_the_second_turn_sees_the_first_turns_concepts(h):
     system = h.provider.requests[-1].messages[0].content
     assert "ACTIVE CONCEPTS" in system and "[TAX:IE:VAT]" in system
     history = [m.content for m in h.provider.requests[-1].messages[1:]]
-    assert history == ["What is the VAT rate?", "x", "And the reduced rate?"]
+    assert history == ["What is the VAT rate in Ireland?", "x", "And the reduced rate?"]
 
 
-async def test_an_alias_resolves_to_the_existing_concept(h):
+async def test_an_alias_resolves_to_the_existing_reviewed_concept(h):
     h.provider.script = [Text("x"), tool({"concepts": [VAT]}), Done()]
     await h.turn()
+    await confirm_concept(h.graph, h.container.writer, "TAX:IE:VAT")
     alias = {**VAT, "kind": "VALUE_ADDED_TAX", "prefLabel": "value added tax", "altLabels": []}
     h.provider.script = [Text("x"), tool({"concepts": [alias]}), Done()]
     events = await h.turn()
@@ -224,9 +230,38 @@ async def test_an_alias_resolves_to_the_existing_concept(h):
     assert await h.graph.get_nodes(["TAX:IE:VALUE_ADDED_TAX"]) == []
 
 
+async def test_an_alias_never_resolves_to_a_quarantined_concept(h):
+    """Another conversation's unreviewed capture is not a canonical concept yet: matching its
+    labels would hand that conversation's id and phrasing to this one (ADR 0020)."""
+    h.provider.script = [Text("x"), tool({"concepts": [VAT]}), Done()]
+    await h.turn()
+    alias = {**VAT, "kind": "VALUE_ADDED_TAX", "prefLabel": "value added tax", "altLabels": []}
+    h.provider.script = [Text("x"), tool({"concepts": [alias]}), Done()]
+    events = await h.turn()
+    [concept] = by_type(events, "concepts")[0].concepts
+    assert (concept["id"], concept["matchedBy"]) == ("TAX:IE:VALUE_ADDED_TAX", "created")
+
+
+async def test_a_reviewed_concept_gains_no_labels_from_a_chat(h):
+    """ "acme vat" said in one tenant's chat must not become a label every tenant sees."""
+    h.provider.script = [Text("x"), tool({"concepts": [VAT]}), Done()]
+    await h.turn()
+    await confirm_concept(h.graph, h.container.writer, "TAX:IE:VAT")
+    echo = {**VAT, "altLabels": ["acme vat", "SIOBHAN MURPHY VAT"]}
+    h.provider.script = [Text("x"), tool({"concepts": [echo]}), Done()]
+    events = await h.turn()
+    [concept] = by_type(events, "concepts")[0].concepts
+    assert (concept["id"], concept["matchedBy"]) == ("TAX:IE:VAT", "key")
+    around = await h.graph.neighbourhood(["TAX:IE:VAT"])
+    texts = {str(n.properties.get("text", "")).lower() for n in around.nodes if n.label == "Label"}
+    assert "acme vat" not in texts and "siobhan murphy vat" not in texts
+
+
 async def test_ten_conversations_naming_a_new_concept_create_it_once(h):
     h.provider.script = [Text("x"), tool({"concepts": [NEW]}), Done()]
-    turns = await asyncio.gather(*[h.turn("Tell me about carbon tax") for _ in range(10)])
+    turns = await asyncio.gather(
+        *[h.turn("Tell me about carbon tax in Ireland") for _ in range(10)]
+    )
     created = [c["created"] for t in turns for c in by_type(t, "concepts")[0].concepts]
     assert created.count(True) == 1 and len(created) == 10
     counts = await h.graph.counts()
@@ -242,12 +277,12 @@ async def test_a_malformed_tool_payload_is_a_warning_and_the_turn_completes(h):
     [warning] = by_type(events, "warning")
     assert warning.warning.code == "malformed_tool_payload"
     assert events[-1].status == "complete"
-    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
-    assert [m.content for m in stored] == ["What is the VAT rate?", "answer"]
+    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10, user_id="alice")
+    assert [m.content for m in stored] == ["What is the VAT rate in Ireland?", "answer"]
 
 
 async def test_pii_in_a_graph_write_is_rejected_recorded_and_the_turn_completes(h):
-    leaky = {**NEW, "altLabels": ["ask mary@example.ie"]}
+    leaky = {**NEW, "altLabels": ["vat@revenue.gov"]}  # term-shaped: the guard decides
     h.provider.script = [Text("answer"), tool({"concepts": [leaky]}), Done()]
     events = await h.turn()
     [warning] = by_type(events, "warning")
@@ -262,7 +297,7 @@ async def test_a_provider_error_ends_the_turn_cleanly_and_keeps_the_messages(h):
     events = await h.turn()
     assert [e.type for e in events] == ["metadata", "text", "error", "done"]
     assert events[-1].status == "error"
-    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
+    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10, user_id="alice")
     assert [(m.role, m.status) for m in stored] == [("user", "complete"), ("assistant", "error")]
 
 
@@ -285,7 +320,7 @@ async def test_a_client_that_disconnects_mid_stream_loses_no_message(h):
     await anext(turn)  # one text chunk reached the client, then it went away
     await turn.aclose()
     await h.engine.aclose()  # background save finishes
-    stored = await h.store.recent_messages("acme", metadata.conversation_id, 10)
+    stored = await h.store.recent_messages("acme", metadata.conversation_id, 10, user_id="alice")
     assert [(m.role, m.content, m.status) for m in stored] == [
         ("user", "What is the VAT rate?", "complete"),
         ("assistant", "first ", "partial"),
@@ -327,7 +362,7 @@ async def test_a_provider_that_crashes_mid_stream_ends_the_turn_cleanly(h):
     events = await h.turn()
     assert [e.type for e in events] == ["metadata", "text", "error", "done"]
     assert events[-2].code == "internal_error" and events[-1].status == "error"
-    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10)
+    stored = await h.store.recent_messages("acme", events[0].conversation_id, 10, user_id="alice")
     assert [(m.content, m.status) for m in stored][-1] == ("half an ans", "error")
 
 
@@ -359,7 +394,7 @@ async def test_a_client_gone_right_after_metadata_still_keeps_the_question(h):
     metadata = await anext(turn)
     await turn.aclose()
     await h.engine.aclose()
-    stored = await h.store.recent_messages("acme", metadata.conversation_id, 10)
+    stored = await h.store.recent_messages("acme", metadata.conversation_id, 10, user_id="alice")
     assert [(m.role, m.content, m.status) for m in stored] == [
         ("user", "What is the VAT rate?", "complete"),
         ("assistant", "", "partial"),
@@ -371,12 +406,14 @@ async def test_concurrent_turns_of_one_conversation_keep_each_others_context(h):
     conversation_id = (await h.turn())[0].conversation_id
     h.providers["scripted"] = ByQuestion(
         {
-            "vat?": [Text("a"), tool({"concepts": [VAT]}), Done()],
-            "carbon?": [Text("b"), tool({"concepts": [NEW]}), Done()],
+            "Irish vat?": [Text("a"), tool({"concepts": [VAT]}), Done()],
+            "Irish carbon?": [Text("b"), tool({"concepts": [NEW]}), Done()],
         }
     )
-    await asyncio.gather(h.turn("vat?", conversation_id), h.turn("carbon?", conversation_id))
-    context = await h.store.load_context("acme", conversation_id)
+    await asyncio.gather(
+        h.turn("Irish vat?", conversation_id), h.turn("Irish carbon?", conversation_id)
+    )
+    context = await h.store.load_context("acme", conversation_id, user_id="alice")
     assert {"TAX:IE:VAT", "TAX:IE:CARBON_TAX"} <= set(context.active_node_ids)
 
 
@@ -395,7 +432,7 @@ class ByQuestion(ScriptedProvider):
 
 async def test_a_capture_the_guard_would_refuse_is_never_kept_for_later(h, tmp_path):
     h.graph.failures = 100
-    leaky = {**NEW, "altLabels": ["ask mary@example.ie"]}
+    leaky = {**NEW, "altLabels": ["vat@revenue.gov"]}  # term-shaped: the guard decides
     h.provider.script = [Text("answer"), tool({"concepts": [leaky]}), Done()]
     events = await h.turn()
     assert by_type(events, "warning")[0].warning.code == "graph_unavailable"
@@ -408,9 +445,9 @@ async def test_the_single_flight_lock_outlives_its_holder_while_others_wait(h):
     gate = asyncio.Event()
     original = h.population._resolve
 
-    async def slow(concept):
+    async def slow(concept, jurisdictions):
         await gate.wait()
-        return await original(concept)
+        return await original(concept, jurisdictions)
 
     h.population._resolve = slow
     first = asyncio.create_task(h.population.resolve(parse_one(NEW)))
@@ -450,3 +487,21 @@ async def test_regression_a_new_prompt_aspect_with_user_text_is_scanned_by_egres
     assert "USER PROFILE: Contact: [EMAIL_ADDRESS_" in system
     assert "mary@example.ie" not in system
     assert "bob@example.ie" not in question
+
+
+async def test_the_second_turn_keeps_the_conversations_jurisdiction(h):
+    """Regression (issue 10): turn 2 fell back to no jurisdiction, so its capture was skipped
+    or guessed. A follow-up that names none stays in the jurisdiction the conversation named."""
+    h.provider.script = [Text("x"), Done()]
+    first = await h.turn("What is the VAT rate in the UK?")
+    conversation_id = first[0].conversation_id
+    h.provider.script = [Text("y"), tool({"concepts": [{**VAT, "jurisdiction": "UK"}]}), Done()]
+    second = await h.turn("And the reduced rate?", conversation_id)
+    assert second[0].jurisdictions == ["UK"]
+    [concept] = by_type(second, "concepts")[0].concepts
+    assert concept["id"] == "TAX:UK:VAT" and "skipped" not in concept
+    h.provider.script = [Text("z"), tool({"concepts": [VAT]}), Done()]
+    third = await h.turn("Is there a wealth tax?")  # a new conversation naming none
+    assert third[0].jurisdictions == []
+    [skipped] = by_type(third, "concepts")[0].concepts
+    assert skipped["skipped"] == "jurisdiction_not_stated"

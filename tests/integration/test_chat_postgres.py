@@ -47,15 +47,15 @@ async def test_two_turns_on_postgres_with_pseudonyms_and_tenant_isolation(
         done = second[-1]
         assert isinstance(done, DoneEvent)
         assert done.status == "complete"
-        messages = await store.recent_messages("acme", conversation_id, 10)
+        messages = await store.recent_messages("acme", conversation_id, 10, user_id="alice")
         assert [m.role for m in messages] == ["user", "assistant"] * 2
         assert "1234567TW" in messages[0].content
         assert "1234567TW" not in messages[0].content_sanitised
         assert "[PPSN_1]" in messages[0].content_sanitised
-        context = await store.load_context("acme", conversation_id)
+        context = await store.load_context("acme", conversation_id, user_id="alice")
         assert "TAX:IE:VAT" in context.active_node_ids
         with pytest.raises(NotFound):
-            await store.get_conversation("globex", conversation_id)
+            await store.get_conversation("globex", conversation_id, user_id="carol")
         with pytest.raises(NotFound):
             [
                 e

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 def run(*args):
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # stderr (logs, progress) is not part of what a command prints
 
 
 def test_seed_is_idempotent_and_a_provisional_concept_can_be_confirmed(tmp_path, monkeypatch):
@@ -91,3 +91,74 @@ def test_ingest_refuses_a_missing_file_clearly(tmp_path, monkeypatch):
     result = CliRunner().invoke(app, ["ingest", str(tmp_path / "nope.html")])
     assert result.exit_code == 2  # a usage error, before anything is opened
     assert "Invalid value" in result.output  # "…: no such file", wrapped by the error box
+
+
+def test_the_standin_command_serves_a_paced_stream():
+    """``regintel standin`` by hand: the OpenAI chat-completions SDK gets a streamed answer."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from openai import OpenAI
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    regintel = str(Path(sys.executable).parent / "regintel")  # the installed entry point
+    command = [regintel, "standin", "--port", str(port)]
+    command += ["--first-token-ms", "50", "--text", "hello from the stand-in"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = OpenAI(api_key="x", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+        for _ in range(1200):  # the command imports the whole app first
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        stream = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+        assert text == "hello from the stand-in "
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_cli_reads_beside_a_running_server_and_says_so_when_it_cannot_write(
+    tmp_path, monkeypatch
+):
+    """Regression: every command failed with a Ladybug lock traceback while `make demo` ran.
+    Reads now open the embedded graph read-only beside the writer; writes say why in one line."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("REGINTEL_DATA_DIR", str(tmp_path / "var"))
+    monkeypatch.setenv("REGINTEL_LOG_LEVEL", "WARNING")
+    run("graph", "init")
+    path = Settings().resolved_ladybug_path
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import ladybug, sys, time; db = ladybug.Database(sys.argv[1]); "
+         "ladybug.Connection(db).execute('RETURN 1'); print('held', flush=True); time.sleep(60)",
+         str(path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert json.loads(run("concept", "list")) == []
+        assert "nodes" in json.loads(run("graph", "counts"))
+        result = CliRunner().invoke(app, ["concept", "confirm", "TAX:IE:WEALTH_TAX"])
+        assert result.exit_code == 1
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert len(lines) == 1, result.output
+        assert "in use by another process" in lines[0]
+        assert "POST /api/review/concepts/TAX:IE:WEALTH_TAX/confirm" in lines[0]
+        assert "Traceback" not in result.output
+    finally:
+        holder.kill()
+        holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()  # an unclosed pipe is a ResourceWarning, an error here

@@ -1,16 +1,32 @@
-"""Graph change patches: built from the write service's notifications, fanned out."""
+"""Graph change patches: one detector per process, fed by the write service, the bus and one
+timestamp catch-up; batched, filtered per subscriber, replayable by id (ADR 0027)."""
+
+import asyncio
 
 import pytest
 
 from graph.backends.ladybug import LadybugGraphStore
+from graph.bus import GraphChange, InProcessGraphBus, InProcessHub, announcer
+from graph.detector import ChangeDetector, PatchEvent, Resync
 from graph.ingress_guard import IngressGuard
 from graph.models import EdgeWrite, NodeWrite
-from graph.patches import PatchFeed
+from graph.patch_filter import PatchFilter
+from graph.patches import GraphPatch, catch_up_patch
 from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 from tests.support.fakes import EmailOnlyScanner
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+IE = NodeWrite(id="IE", label="Jurisdiction", properties={"name": "Ireland"})
+UK = NodeWrite(id="UK", label="Jurisdiction", properties={"name": "United Kingdom"})
+VAT = NodeWrite(id="IE:REGIME:VAT", label="Regime", properties={"name": "VAT"})
+CAPTURED = NodeWrite(
+    id="TAX:IE:FALCON_RELIEF",
+    label="Concept",
+    properties={"pref_label": "Falcon relief", "status": "provisional", "jurisdiction": "IE",
+                "domain": "TAX", "kind": "FALCON_RELIEF"},
+)  # fmt: skip
 
 
 @pytest.fixture
@@ -19,62 +35,170 @@ async def parts(tmp_path):
     store = LadybugGraphStore(tmp_path / "g", schema)
     await store.init_schema()
     writer = GraphWriteService(store, IngressGuard(schema, EmailOnlyScanner()))
-    feed = PatchFeed(store, max_queue=3)
-    writer.subscribe(feed.on_change)
-    yield writer, feed
+    detector = ChangeDetector(store, batch_window=0.05, log_size=5, max_queue=50)
+    writer.subscribe(detector.on_local)
+    yield writer, detector, store
+    await detector.aclose()
     await writer.aclose()
     await store.aclose()
 
 
-IE = NodeWrite(id="IE", label="Jurisdiction", properties={"name": "Ireland"})
-VAT = NodeWrite(id="IE:REGIME:VAT", label="Regime", properties={"name": "VAT"})
-
-
-async def test_a_write_becomes_one_numbered_patch(parts):
-    writer, feed = parts
-    live = feed.subscribe()
-    await writer.upsert_nodes([IE, VAT])
-    await writer.upsert_nodes([IE])  # unchanged: no patch
-    await writer.upsert_nodes([IE.model_copy(update={"properties": {"name": "Éire"}})])
-    await writer.upsert_edges(
-        [
-            EdgeWrite(
-                type="IN_JURISDICTION",
-                source_id=VAT.id,
-                source_label="Regime",
-                target_id="IE",
-                target_label="Jurisdiction",
-            )
-        ]
-    )
-    first, second, third = [await anext(live) for _ in range(3)]
-    assert [n.id for n in first.nodes.added] == ["IE", "IE:REGIME:VAT"]
-    assert [n.properties["name"] for n in second.nodes.updated] == ["Éire"]
-    assert [(e.source, e.type, e.target) for e in third.edges.added] == [
-        ("IE:REGIME:VAT", "IN_JURISDICTION", "IE")
-    ]
-    assert first.seq < second.seq < third.seq
-    assert first.model_dump()["type"] == "graph_patch"
-    await live.aclose()
-    assert feed.subscribers == 0
-
-
-async def test_a_reader_that_falls_behind_is_told_to_resync(parts):
-    writer, feed = parts
-    live = feed.subscribe()
-    for i in range(5):
-        await writer.upsert_nodes([IE.model_copy(update={"properties": {"name": f"v{i}"}})])
+async def settle(writer, detector):
+    """Every listener has run and the open batch is a patch."""
     await writer.drain()
-    patches = [patch async for patch in live]
-    assert patches[-1].meta == {"resync": True}
-    assert feed.subscribers == 0
+    return await detector.flush()
 
 
-async def test_catch_up_lists_what_changed_since_a_timestamp(parts):
-    writer, feed = parts
+async def next_event(live, seconds=5.0):
+    async with asyncio.timeout(seconds):
+        return await anext(live)
+
+
+async def test_a_matching_subscriber_gets_a_write_and_another_does_not(parts):
+    writer, detector, _ = parts
+    irish = detector.subscribe(PatchFilter(jurisdictions=frozenset({"IE"})))
+    british = detector.subscribe(PatchFilter(jurisdictions=frozenset({"UK"})))
+    await writer.upsert_nodes([IE, VAT])
+    await settle(writer, detector)
+    event = await next_event(irish)
+    assert isinstance(event, PatchEvent)
+    assert sorted(n.id for n in event.patch.nodes.added) == ["IE", "IE:REGIME:VAT"]
+    await writer.upsert_nodes([UK])
+    await settle(writer, detector)
+    event = await next_event(british)
+    assert isinstance(event, PatchEvent)
+    assert [n.id for n in event.patch.nodes.added] == ["UK"]  # nothing of the Irish write
+
+
+async def test_a_hundred_rapid_writes_arrive_as_a_few_batched_patches_with_nothing_missed(parts):
+    writer, detector, _ = parts
+    live = detector.subscribe()
+    nodes = [NodeWrite(id=f"IE:RATE:R{i}", label="Rate", properties={"name": f"r{i}"})
+             for i in range(100)]  # fmt: skip
+    for node in nodes:
+        await writer.upsert_nodes([node])  # 100 write calls, committed within the window
+    await settle(writer, detector)
+    patches: list[GraphPatch] = []
+    while sum(len(p.nodes.added) for p in patches) < 100:
+        event = await next_event(live)
+        assert isinstance(event, PatchEvent)
+        patches.append(event.patch)
+    assert len(patches) < 10
+    assert sorted(n.id for p in patches for n in p.nodes.added) == sorted(n.id for n in nodes)
+
+
+async def test_removals_arrive_for_a_node_that_leaves_the_subscribers_view(parts):
+    writer, detector, _ = parts
+    live = detector.subscribe(PatchFilter(keyword="standard"))
+    rate = NodeWrite(id="IE:RATE:STD", label="Rate", properties={"name": "standard rate"})
+    await writer.upsert_nodes([rate])
+    await settle(writer, detector)
+    first = await next_event(live)
+    assert isinstance(first, PatchEvent) and [n.id for n in first.patch.nodes.added] == [rate.id]
+    await writer.upsert_nodes([rate.model_copy(update={"properties": {"name": "reduced rate"}})])
+    await settle(writer, detector)
+    second = await next_event(live)
+    assert isinstance(second, PatchEvent)
+    assert second.patch.nodes.removed == [rate.id]
+    assert not second.patch.nodes.updated
+
+
+async def test_a_reconnect_with_last_event_id_loses_nothing_and_a_too_old_id_gets_resync(parts):
+    writer, detector, _ = parts
+    live = detector.subscribe()
+    for i in range(3):
+        await writer.upsert_nodes([IE.model_copy(update={"properties": {"name": f"v{i}"}})])
+        await settle(writer, detector)
+    seen = [await next_event(live) for _ in range(3)]
+    await live.aclose()
+    assert all(isinstance(e, PatchEvent) for e in seen)
+    first_id = seen[0].id
+    # Two patches were written after the client's first one: it reconnects and gets both.
+    again = detector.subscribe(last_event_id=first_id)
+    replayed = [await next_event(again) for _ in range(2)]
+    assert [e.id for e in replayed] == [e.id for e in seen[1:]]
+    await again.aclose()
+    # The log keeps 5 patches: after 6 more, the first id is out of reach.
+    for i in range(6):
+        await writer.upsert_nodes([IE.model_copy(update={"properties": {"name": f"w{i}"}})])
+        await settle(writer, detector)
+    stale = detector.subscribe(last_event_id=first_id)
+    assert isinstance(await next_event(stale), Resync)
+    foreign = detector.subscribe(last_event_id="another-process-7")
+    assert isinstance(await next_event(foreign), Resync)
+
+
+async def test_quarantined_content_is_never_sent_and_an_all_quarantined_patch_not_at_all(parts):
+    writer, detector, _ = parts
+    live = detector.subscribe()
+    await writer.upsert_nodes([VAT])
+    await settle(writer, detector)
+    assert isinstance(await next_event(live), PatchEvent)
+    await writer.upsert_nodes([CAPTURED])
+    await writer.upsert_edges([EdgeWrite(
+        type="ALIGNS_WITH", source_id=CAPTURED.id, source_label="Concept",
+        target_id=VAT.id, target_label="Regime",
+    )])  # fmt: skip
+    last = detector.last_id
+    assert await settle(writer, detector) is None  # nothing was built, so nothing was sent
+    assert detector.last_id == last
+    # Confirmed: the node and its edge are news now.
+    await writer.upsert_nodes(
+        [CAPTURED.model_copy(update={"properties": {**CAPTURED.properties, "status": "confirmed"}})]
+    )
+    await settle(writer, detector)
+    event = await next_event(live)
+    assert isinstance(event, PatchEvent)
+    assert [n.id for n in event.patch.nodes.updated] == [CAPTURED.id]
+
+
+async def test_writes_of_another_process_arrive_once_by_bus_and_catch_up_alike(parts, tmp_path):
+    _, detector, store = parts
+    hub = InProcessHub()
+    here, there = InProcessGraphBus(hub, origin=detector.origin), InProcessGraphBus(hub)
+    here.subscribe(detector.on_remote, on_gap=detector.request_catch_up)
+    heard: list[list[str]] = []
+
+    async def remote(results, _):
+        heard.append([r.node_id for r in results if r.node_id])
+
+    detector.add_remote_listener(remote)
+    # "Another process": a second write service on the same store, announcing on the bus.
+    other = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    other.subscribe(announcer(there))
+    live = detector.subscribe()
+    await other.upsert_nodes([UK])
+    await other.drain()
+    assert await detector.catch_up() == 0  # the bus told it first: nothing new
+    await detector.flush()
+    event = await next_event(live)
+    assert isinstance(event, PatchEvent) and [n.id for n in event.patch.nodes.added] == ["UK"]
+    # A write nobody announces (the CLI without Redis) is found by the catch-up, once.
+    silent = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    await silent.upsert_nodes([VAT])
+    assert await detector.catch_up() == 1
+    assert await detector.catch_up() == 0
+    await detector.on_remote(
+        GraphChange(origin=there.origin, timestamp="2000-01-01T00:00:00.000000Z")
+    )
+    await detector.flush()
+    event = await next_event(live)
+    assert isinstance(event, PatchEvent) and [n.id for n in event.patch.nodes.added] == [VAT.id]
+    assert heard == [["UK"], [VAT.id]]
+    assert detector.patches_sent == 2  # UK once, VAT once: no duplicate from the other feed
+    await other.aclose()
+    await silent.aclose()
+
+
+async def test_catch_up_patch_lists_what_changed_since_a_timestamp(parts):
+    writer, _, store = parts
     await writer.upsert_nodes([IE])
     await writer.upsert_nodes([VAT])
-    before_vat = (await writer._store.get_nodes(["IE"]))[0].properties["updated_at"]
-    patch = await feed.catch_up(before_vat)
+    before_vat = (await store.get_nodes(["IE"]))[0].properties["updated_at"]
+    patch = await catch_up_patch(store, before_vat)
     assert [n.id for n in patch.nodes.added] == ["IE:REGIME:VAT"]
     assert patch.meta == {"catchUp": True}
+    only_uk = await catch_up_patch(
+        store, before_vat, flt=PatchFilter(jurisdictions=frozenset({"UK"}))
+    )
+    assert only_uk.nodes.added == []

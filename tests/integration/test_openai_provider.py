@@ -1,7 +1,7 @@
 """The OpenAI Responses provider through the real ``openai`` SDK over real HTTP.
 
-The other end is ``tests/support/responses_server.py``, a loopback server that streams the
-Responses API's events; nothing here reaches the internet.
+The other end is the stand-in model server (``engine.providers.standin``) on the loopback,
+streaming the Responses API's events; nothing here reaches the internet.
 """
 
 from __future__ import annotations
@@ -17,14 +17,10 @@ from pydantic import TypeAdapter
 from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME, parse_capture_payload
 from engine.providers.openai_responses import OpenAIResponsesProvider
+from engine.providers.standin import Reply, StandinServer, ToolCall
+from engine.providers.standin.responses import event_sequence
 from errors import MalformedToolPayload
-from tests.support.responses_server import (
-    FunctionCall,
-    Reply,
-    ResponsesServer,
-    event_sequence,
-    running_responses_server,
-)
+from tests.support.standin import Standin, running_standin
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -61,24 +57,20 @@ def chat_request(**overrides) -> LlmRequest:
 
 
 @pytest.fixture(scope="module")
-def responses_server() -> Iterator[tuple[str, ResponsesServer]]:
-    with running_responses_server() as (base_url, server):
-        yield base_url, server
+def standin() -> Iterator[Standin]:
+    with running_standin() as running:
+        yield running
 
 
 @pytest.fixture
-def server(responses_server: tuple[str, ResponsesServer]) -> ResponsesServer:
-    _, server = responses_server
-    server.requests.clear()
-    server.headers.clear()
-    return server
+def server(standin: Standin) -> StandinServer:
+    standin.server.reset()
+    return standin.server
 
 
 @pytest.fixture
-async def provider(
-    responses_server: tuple[str, ResponsesServer],
-) -> AsyncIterator[OpenAIResponsesProvider]:
-    base_url, _ = responses_server
+async def provider(standin: Standin) -> AsyncIterator[OpenAIResponsesProvider]:
+    base_url = standin.openai_url
     provider = OpenAIResponsesProvider(api_key=API_KEY, base_url=base_url, timeout=10)
     yield provider
     await provider.aclose()
@@ -143,7 +135,7 @@ async def test_a_request_without_system_message_or_tools_omits_them(provider, se
 
 async def test_a_capture_concepts_call_arrives_once_with_parsed_args(provider, server):
     arguments = json.dumps(CONCEPTS)
-    server.script(Reply(text=["Answer."], call=FunctionCall(CAPTURE_TOOL_NAME, arguments)))
+    server.script(Reply(text=["Answer."], calls=[ToolCall(CAPTURE_TOOL_NAME, arguments)]))
 
     chunks = await collect(provider, chat_request())
 
@@ -160,7 +152,7 @@ async def test_a_capture_concepts_call_arrives_once_with_parsed_args(provider, s
 
 async def test_invalid_tool_json_arrives_as_the_raw_string(provider, server):
     broken = '{"concepts": [{"domain": "TAX", "kind": "VAT"'
-    server.script(Reply(call=FunctionCall(CAPTURE_TOOL_NAME, broken)))
+    server.script(Reply(calls=[ToolCall(CAPTURE_TOOL_NAME, broken)]))
 
     chunks = await collect(provider, chat_request())
 
@@ -188,8 +180,8 @@ async def test_http_401_becomes_an_error_without_the_key(provider, server):
     assert "SECRET" not in repr(chunks)
 
 
-async def test_http_500_is_retried_by_the_sdk_then_becomes_an_error(responses_server, server):
-    base_url, _ = responses_server
+async def test_http_500_is_retried_by_the_sdk_then_becomes_an_error(standin, server):
+    base_url = standin.openai_url
     server.script(Reply(status=500, headers={"retry-after-ms": "10"}))
     provider = OpenAIResponsesProvider(api_key=API_KEY, base_url=base_url, max_retries=2)
     try:
@@ -212,8 +204,8 @@ async def test_a_500_then_a_stream_recovers_through_the_sdk_retry(provider, serv
     assert len(server.requests) == 2
 
 
-async def test_http_429_becomes_a_rate_limit_error(responses_server, server):
-    base_url, _ = responses_server
+async def test_http_429_becomes_a_rate_limit_error(standin, server):
+    base_url = standin.openai_url
     server.script(Reply(status=429, error_code="rate_limit_exceeded"))
     provider = OpenAIResponsesProvider(api_key=API_KEY, base_url=base_url, max_retries=0)
     try:
@@ -287,8 +279,8 @@ async def test_connection_refused_becomes_an_error():
     assert chunks == [Error("openai: could not connect to the provider", "provider_unreachable")]
 
 
-async def test_a_slow_server_becomes_a_timeout_error(responses_server, server):
-    base_url, _ = responses_server
+async def test_a_slow_server_becomes_a_timeout_error(standin, server):
+    base_url = standin.openai_url
     server.script(Reply(text=["late"], delay_before_headers=1.5))
     provider = OpenAIResponsesProvider(
         api_key=API_KEY, base_url=base_url, timeout=0.3, max_retries=0
@@ -354,7 +346,7 @@ def test_the_fake_events_validate_against_the_sdk_models():
     for terminal in ("completed", "failed", "incomplete", "error"):
         reply = Reply(
             text=["a", "b"],
-            call=FunctionCall(CAPTURE_TOOL_NAME, "{}"),
+            calls=[ToolCall(CAPTURE_TOOL_NAME, "{}")],
             terminal=terminal,
             error_code="server_error",
         )

@@ -47,7 +47,7 @@ def turn(text="q"):
 
 async def acme_conversation_with_a_turn(store):
     conversation = await store.create_conversation("acme", "alice")
-    await store.save_turn("acme", conversation.id, turn(), ConversationContext())
+    await store.save_turn("acme", conversation.id, turn(), ConversationContext(), user_id="alice")
     return conversation.id
 
 
@@ -55,7 +55,10 @@ async def test_rls_alone_hides_another_tenants_messages(store, postgres_dsn):
     conversation_id = await acme_conversation_with_a_turn(store)
     no_tenant_filter = "SELECT id, content FROM regintel.messages WHERE conversation_id = %s"
     assert await as_app_role(postgres_dsn, "globex", no_tenant_filter, (conversation_id,)) == []
-    assert len(await as_app_role(postgres_dsn, "acme", no_tenant_filter, (conversation_id,))) == 2
+    owner = await as_app_role(
+        postgres_dsn, "acme", no_tenant_filter, (conversation_id,), user_id="alice"
+    )
+    assert len(owner) == 2
     for table in TENANT_TABLES:  # not even a count leaks, on any table
         [(count,)] = await as_app_role(
             postgres_dsn, "globex", f"SELECT count(*) FROM regintel.{table}"
@@ -87,7 +90,9 @@ async def test_rls_refuses_writing_rows_of_another_tenant(store, postgres_dsn):
         )
         == []
     )
-    assert (await store.load_context("acme", conversation_id)).active_node_ids == []
+    assert (
+        await store.load_context("acme", conversation_id, user_id="alice")
+    ).active_node_ids == []
 
 
 async def test_rls_holds_inside_the_adapters_own_transactions(store):
@@ -102,7 +107,7 @@ async def test_rls_holds_inside_the_adapters_own_transactions(store):
             )
     assert isinstance(caught.value.__cause__, pg_errors.InsufficientPrivilege)
     with pytest.raises(NotFound):
-        await store.get_conversation("globex", conversation_id)
+        await store.get_conversation("globex", conversation_id, user_id="carol")
 
 
 async def test_tables_force_rls_and_the_app_role_cannot_bypass_it(store, postgres_dsn):
@@ -137,7 +142,13 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
     async with await psycopg.AsyncConnection.connect(postgres_dsn) as conn:
         cur = await conn.execute("SELECT name FROM regintel.schema_migrations ORDER BY name")
         names = [name for (name,) in await cur.fetchall()]
-    assert names == ["001_conversations.sql", "002_egress.sql", "003_row_level_security.sql"]
+    assert names == [
+        "001_conversations.sql",
+        "002_egress.sql",
+        "003_row_level_security.sql",
+        "004_streaming_answers.sql",
+        "005_conversation_owners.sql",
+    ]
 
 
 async def test_saved_rows_use_native_types(store, postgres_dsn):
@@ -148,6 +159,7 @@ async def test_saved_rows_use_native_types(store, postgres_dsn):
         "SELECT referenced_nodes, created_at FROM regintel.messages"
         " WHERE conversation_id = %s AND role = 'assistant'",
         (conversation_id,),
+        user_id="alice",
     )
     assert nodes == ["IE"] and created.tzinfo is not None
 
@@ -161,7 +173,7 @@ async def test_an_unreachable_server_is_a_store_error():
     assert isinstance(caught.value.__cause__, psycopg.Error)
     assert time.monotonic() - began < 10
     with pytest.raises(ConversationStoreUnavailable):  # and never half-open
-        await store.get_conversation("acme", "c")
+        await store.get_conversation("acme", "c", user_id="alice")
     await store.aclose()
 
 
@@ -177,18 +189,42 @@ async def test_a_store_that_goes_down_is_a_store_error_and_comes_back(store, pos
         )
         try:
             with pytest.raises(ConversationStoreUnavailable):  # the pooled connection died
-                await store.get_conversation("acme", conversation_id)
+                await store.get_conversation("acme", conversation_id, user_id="alice")
             with pytest.raises(ConversationStoreUnavailable):  # and no new one is let in
-                await store.save_turn("acme", conversation_id, turn(), ConversationContext())
+                await store.save_turn(
+                    "acme", conversation_id, turn(), ConversationContext(), user_id="alice"
+                )
         finally:
             await admin.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS true')
     deadline = time.monotonic() + 15
     while True:
         try:
-            history = await store.recent_messages("acme", conversation_id, 10)
+            history = await store.recent_messages("acme", conversation_id, 10, user_id="alice")
             break
         except ConversationStoreUnavailable:
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.2)
     assert len(history) == 2  # the failed turn saved nothing
+
+
+async def test_regression_a_pooled_connection_that_died_in_a_restart_failed_one_request(
+    postgres_cluster, postgres_dsn
+):
+    """Regression: after PostgreSQL restarted, each dead pooled connection failed one request
+    with a 503. The pool now checks a connection on checkout and replaces a dead one."""
+    store = PostgresConversationStore(postgres_dsn, app_role=APP_ROLE, min_size=3, max_size=3)
+    await store.init()
+    try:
+        conversation_id = await acme_conversation_with_a_turn(store)
+        # every pooled connection has been used, then the server restarts under them
+        await asyncio.gather(
+            *[store.load_context("acme", conversation_id, user_id="alice") for _ in range(3)]
+        )
+        await asyncio.to_thread(postgres_cluster.restart)
+        for _ in range(6):  # more requests than pooled connections: none may fail
+            assert (
+                len(await store.recent_messages("acme", conversation_id, 10, user_id="alice")) == 2
+            )
+    finally:
+        await store.aclose()

@@ -33,14 +33,14 @@ async def test_the_sqlite_seq_query_ignored_the_tenant(tmp_path):
             NewMessage(role="user", content="q", content_sanitised="q"),
             NewMessage(role="assistant", content="a", content_sanitised="a"),
         ]
-        await store.save_turn("acme", conversation.id, turn, ConversationContext())
+        await store.save_turn("acme", conversation.id, turn, ConversationContext(), user_id="alice")
         with sqlite3.connect(path) as raw:
             seqs = raw.execute(
                 "SELECT seq FROM messages WHERE tenant_id = 'acme' ORDER BY seq"
             ).fetchall()
         raw.close()
         assert seqs == [(1,), (2,)]  # not 42, 43: globex's row does not count
-        history = await store.recent_messages("acme", conversation.id, 10)
+        history = await store.recent_messages("acme", conversation.id, 10, user_id="alice")
         assert [m.content for m in history] == ["q", "a"]
     finally:
         await store.aclose()

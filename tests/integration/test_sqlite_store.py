@@ -29,24 +29,34 @@ def messages(text="q"):
 async def test_a_turn_and_its_context_are_saved_together(store):
     conversation = await store.create_conversation("acme", "alice")
     saved = await store.save_turn(
-        "acme", conversation.id, messages(), ConversationContext(active_node_ids=["TAX:IE:VAT"])
+        "acme",
+        conversation.id,
+        messages(),
+        ConversationContext(active_node_ids=["TAX:IE:VAT"]),
+        user_id="alice",
     )
     assert [m.role for m in saved] == ["user", "assistant"]
-    assert (await store.load_context("acme", conversation.id)).active_node_ids == ["TAX:IE:VAT"]
-    history = await store.recent_messages("acme", conversation.id, 10)
+    assert (await store.load_context("acme", conversation.id, user_id="alice")).active_node_ids == [
+        "TAX:IE:VAT"
+    ]
+    history = await store.recent_messages("acme", conversation.id, 10, user_id="alice")
     assert [m.referenced_nodes for m in history] == [[], ["IE"]]
 
 
 async def test_another_tenants_conversation_is_not_found(store):
     conversation = await store.create_conversation("acme", "alice")
     with pytest.raises(NotFound):
-        await store.get_conversation("globex", conversation.id)
+        await store.get_conversation("globex", conversation.id, user_id="carol")
     with pytest.raises(NotFound):
-        await store.load_context("globex", conversation.id)
+        await store.load_context("globex", conversation.id, user_id="carol")
     with pytest.raises(NotFound):
-        await store.save_turn("globex", conversation.id, messages(), ConversationContext())
-    assert await store.recent_messages("globex", conversation.id, 10) == []
-    assert await store.recent_messages("acme", conversation.id, 10) == []  # nothing leaked in
+        await store.save_turn(
+            "globex", conversation.id, messages(), ConversationContext(), user_id="carol"
+        )
+    assert await store.recent_messages("globex", conversation.id, 10, user_id="carol") == []
+    assert (
+        await store.recent_messages("acme", conversation.id, 10, user_id="alice") == []
+    )  # nothing leaked in
 
 
 async def test_a_failed_turn_saves_nothing(store):
@@ -63,21 +73,29 @@ async def test_a_failed_turn_saves_nothing(store):
     ]
     with pytest.raises(ConversationStoreUnavailable):
         await store.save_turn(
-            "acme", conversation.id, bad, ConversationContext(active_node_ids=["X"])
+            "acme",
+            conversation.id,
+            bad,
+            ConversationContext(active_node_ids=["X"]),
+            user_id="alice",
         )
-    assert await store.recent_messages("acme", conversation.id, 10) == []
-    assert (await store.load_context("acme", conversation.id)).active_node_ids == []
+    assert await store.recent_messages("acme", conversation.id, 10, user_id="alice") == []
+    assert (
+        await store.load_context("acme", conversation.id, user_id="alice")
+    ).active_node_ids == []
 
 
 async def test_concurrent_turns_keep_their_order(store):
     conversation = await store.create_conversation("acme", "alice")
     await asyncio.gather(
         *[
-            store.save_turn("acme", conversation.id, messages(f"q{i}"), ConversationContext())
+            store.save_turn(
+                "acme", conversation.id, messages(f"q{i}"), ConversationContext(), user_id="alice"
+            )
             for i in range(10)
         ]
     )
-    history = await store.recent_messages("acme", conversation.id, 100)
+    history = await store.recent_messages("acme", conversation.id, 100, user_id="alice")
     assert len(history) == 20
     assert all(
         history[i].role == "user" and history[i + 1].role == "assistant" for i in range(0, 20, 2)

@@ -62,7 +62,9 @@ async def test_the_factorys_postgres_store_runs_as_the_app_role(postgres_dsn, tm
     await store.init()  # the superuser of the DSN alone would be refused: it bypasses RLS
     try:
         conversation = await store.create_conversation("acme", "alice")
-        assert (await store.get_conversation("acme", conversation.id)).user_id == "alice"
+        assert (
+            await store.get_conversation("acme", conversation.id, user_id="alice")
+        ).user_id == "alice"
     finally:
         await store.aclose()
 
@@ -104,14 +106,24 @@ async def broken_store(request, tmp_path):
 
 CALLS = {
     "create_conversation": lambda s: s.create_conversation("acme", "alice"),
-    "get_conversation": lambda s: s.get_conversation("acme", "c"),
-    "load_context": lambda s: s.load_context("acme", "c"),
-    "recent_messages": lambda s: s.recent_messages("acme", "c", 5),
+    "get_conversation": lambda s: s.get_conversation("acme", "c", user_id="alice"),
+    "load_context": lambda s: s.load_context("acme", "c", user_id="alice"),
+    "recent_messages": lambda s: s.recent_messages("acme", "c", 5, user_id="alice"),
     "save_turn": lambda s: s.save_turn(
         "acme",
         "c",
         [NewMessage(role="user", content="q", content_sanitised="q")],
         ConversationContext(),
+        user_id="alice",
+    ),
+    "checkpoint_answer": lambda s: s.checkpoint_answer("acme", "c", "m", "a", "a", user_id="alice"),
+    "finish_answer": lambda s: s.finish_answer(
+        "acme",
+        "c",
+        "m",
+        NewMessage(role="assistant", content="a", content_sanitised="a"),
+        ConversationContext(),
+        user_id="alice",
     ),
     "tenant_policy": lambda s: s.egress_adapters().policies.tenant_policy("acme"),
     "user_policy": lambda s: s.egress_adapters().policies.user_policy("acme", "alice"),

@@ -52,7 +52,7 @@ async def test_a_postgres_init_whose_migration_fails_closes_its_pool(postgres_ds
     assert isinstance(caught.value.__cause__, psycopg.Error)
     assert await other_connections(postgres_dsn) == 0  # no pooled connection leaked
     with pytest.raises(ConversationStoreUnavailable, match="not initialised"):
-        await store.get_conversation("acme", "c")
+        await store.get_conversation("acme", "c", user_id="alice")
     await store.aclose()
     await store.aclose()
 
@@ -74,9 +74,11 @@ async def test_postgres_aclose_is_idempotent_before_and_after_init(postgres_dsn)
     await store.aclose()
     assert await other_connections(postgres_dsn) == 0
     with pytest.raises(ConversationStoreUnavailable):
-        await store.get_conversation("acme", conversation.id)
+        await store.get_conversation("acme", conversation.id, user_id="alice")
     await store.init()  # init opens it again, as before
-    assert (await store.get_conversation("acme", conversation.id)).id == conversation.id
+    assert (
+        await store.get_conversation("acme", conversation.id, user_id="alice")
+    ).id == conversation.id
     await store.aclose()
 
 
@@ -117,20 +119,29 @@ async def test_a_cancelled_turn_saves_all_or_nothing_and_the_store_goes_on(conve
         for n in range(40):  # cancel at a different point of the unit of work each time
             task = asyncio.create_task(
                 store.save_turn(
-                    "acme", conversation.id, turn(n), ConversationContext(active_node_ids=[f"N{n}"])
+                    "acme",
+                    conversation.id,
+                    turn(n),
+                    ConversationContext(active_node_ids=[f"N{n}"]),
+                    user_id="alice",
                 )
             )
             for _ in range(n):
                 await asyncio.sleep(0)
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        history = await store.recent_messages("acme", conversation.id, 100)
+        history = await store.recent_messages("acme", conversation.id, 100, user_id="alice")
         questions = [m.content for m in history if m.role == "user"]
         answers = [m.content for m in history if m.role == "assistant"]
         assert [q[1:] for q in questions] == [a[1:] for a in answers]  # whole turns only
-        context = await store.load_context("acme", conversation.id)
+        context = await store.load_context("acme", conversation.id, user_id="alice")
         assert sorted(context.active_node_ids) == sorted(f"N{q[1:]}" for q in questions)
-        await store.save_turn("acme", conversation.id, turn(99), ConversationContext())
-        assert len(await store.recent_messages("acme", conversation.id, 100)) == len(history) + 2
+        await store.save_turn(
+            "acme", conversation.id, turn(99), ConversationContext(), user_id="alice"
+        )
+        assert (
+            len(await store.recent_messages("acme", conversation.id, 100, user_id="alice"))
+            == len(history) + 2
+        )
     finally:
         await store.aclose()

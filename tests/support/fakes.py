@@ -62,7 +62,7 @@ class PassThroughEgress:
 
     providers: dict[str, Any]
 
-    async def effective_mode(self, ctx: EgressContext) -> EgressMode:
+    async def effective_mode(self, ctx: EgressContext, **call: str) -> EgressMode:
         return EgressMode.ENFORCE
 
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:

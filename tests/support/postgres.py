@@ -12,14 +12,16 @@ Used by ``tests/integration/conftest.py``::
     with running_postgres() as cluster:
         dsn = cluster.create_database("t1")
 
-``as_app_role`` runs one raw query the way the adapter does (app role, ``app.tenant_id``) but
-without the adapter and its ``tenant_id`` filters: what the tests of row-level security need.
+``as_app_role`` runs one raw query the way the adapter does (app role, the caller's JWT claims
+in ``request.jwt.claims``) but without the adapter and its ``tenant_id`` / ``user_id`` filters:
+what the tests of row-level security need.
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
+import json
 import os
 import pwd
 import re
@@ -56,6 +58,16 @@ class PostgresCluster:
     root: Path
     bin_dir: Path
     started_in_s: float
+    options: str = ""
+
+    def restart(self) -> None:
+        """``pg_ctl restart -m fast``: every open connection is dropped; same port, same data."""
+        _run(
+            [str(self.bin_dir / "pg_ctl"), "-D", str(self.root / "data"), "-o", self.options,
+             "-l", str(self.root / "server.log"), "-m", "fast", "-w", "-t", "60", "restart"],
+            "pg_ctl restart",
+            self.root / "server.log",
+        )  # fmt: skip
 
     def dsn(self, dbname: str = "postgres") -> str:
         return f"host={self.host} port={self.port} user={SUPERUSER} dbname={dbname}"
@@ -73,14 +85,28 @@ class PostgresCluster:
 
 
 async def as_app_role(
-    dsn: str, tenant_id: str | None, query: str, params: tuple[Any, ...] = ()
+    dsn: str,
+    tenant_id: str | None,
+    query: str,
+    params: tuple[Any, ...] = (),
+    *,
+    user_id: str | None = None,
 ) -> list[tuple[Any, ...]]:
-    """One raw query in a transaction as the app role with only ``app.tenant_id`` set."""
+    """One raw query in a transaction as the app role with only the claims set, the way
+    Supabase sets them: ``{"sub": user_id, "app_metadata": {"tenant_id": tenant_id}}``
+    (``None`` leaves a claim out; no claims at all when both are ``None``)."""
+    claims: dict[str, Any] = {}
+    if user_id is not None:
+        claims["sub"] = user_id
+    if tenant_id is not None:
+        claims["app_metadata"] = {"tenant_id": tenant_id}
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
         async with conn.transaction():
             await conn.execute(f"SET LOCAL ROLE {APP_ROLE}".encode())
-            if tenant_id is not None:
-                await conn.execute("SELECT set_config('app.tenant_id', %s, true)", (tenant_id,))
+            if claims:
+                await conn.execute(
+                    "SELECT set_config('request.jwt.claims', %s, true)", (json.dumps(claims),)
+                )
             cur = await conn.execute(query.encode(), params)
             return await cur.fetchall() if cur.description else []
 
@@ -204,6 +230,7 @@ def running_postgres() -> Iterator[PostgresCluster]:
             root=root,
             bin_dir=bin_dir,
             started_in_s=time.monotonic() - began,
+            options=options,
         )
     finally:
         if started:

@@ -32,7 +32,9 @@ API_ENV = {
     "REGINTEL_CONVERSATION_STORE",
     "REGINTEL_POSTGRES_DSN",
     "REGINTEL_ENVIRONMENT",
-    "REGINTEL_API_KEYS",
+    "REGINTEL_SUPABASE_JWT_SECRET",
+    "REGINTEL_SUPABASE_JWKS_URL",
+    "REGINTEL_SUPABASE_JWT_ISSUER",
 }
 
 
@@ -91,6 +93,8 @@ def test_api_gets_the_environment_it_needs(compose: dict[str, Any]) -> None:
     assert env["REGINTEL_POSTGRES_DSN"].startswith("postgresql://")
     assert "@postgres:5432/" in env["REGINTEL_POSTGRES_DSN"]
     assert env["REGINTEL_ENVIRONMENT"] == "prod"
+    assert "REGINTEL_API_KEYS" not in env  # prod authenticates Supabase tokens only (ADR 0024)
+    assert env["REGINTEL_REDIS_URL"].startswith("redis://redis:6379")
 
 
 def test_the_api_is_given_only_variables_that_name_settings(compose: dict[str, Any]) -> None:

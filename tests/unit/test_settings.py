@@ -1,5 +1,7 @@
 """Settings: the environment decides the identity defaults; unknown variables are reported."""
 
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +12,11 @@ from errors import Unauthenticated
 pytestmark = pytest.mark.unit
 
 OWN_KEYS = {"k-9f2c1e7b": "acme:alice"}
+ISSUER = "https://project-ref.supabase.co/auth/v1"
+SUPABASE: dict[str, Any] = {
+    "supabase_jwt_secret": "s3cret-of-the-project-32-characters",
+    "supabase_jwt_issuer": ISSUER,
+}
 
 
 def test_dev_has_the_development_keys_by_default():
@@ -25,27 +32,46 @@ def test_regression_prod_without_an_identity_source_does_not_start():
 
 def test_prod_refuses_the_development_keys_even_when_configured():
     with pytest.raises(ValidationError, match="development API keys are refused"):
-        Settings(environment="prod", api_keys={**OWN_KEYS, **DEV_API_KEYS})
+        Settings(environment="prod", api_keys={**OWN_KEYS, **DEV_API_KEYS}, **SUPABASE)
 
 
-def test_prod_accepts_its_own_keys_and_never_the_development_ones():
-    settings = Settings(environment="prod", api_keys=OWN_KEYS)
-    assert principal_for("k-9f2c1e7b", settings.identities).user_id == "alice"
+def test_prod_refuses_every_api_key_and_takes_supabase_tokens():
+    """API keys are for make demo (ADR 0024): in prod the identity source is Supabase Auth."""
+    with pytest.raises(ValidationError, match="API keys are for REGINTEL_ENVIRONMENT=dev only"):
+        Settings(environment="prod", api_keys=OWN_KEYS, **SUPABASE)
+    settings = Settings(environment="prod", **SUPABASE)
+    assert settings.identities == {} and settings.supabase_configured
     with pytest.raises(Unauthenticated):
         principal_for("dev-acme-alice", settings.identities)
+    jwks = Settings(environment="prod", supabase_jwks_url=f"{ISSUER}/.well-known/jwks.json",
+                    supabase_jwt_issuer=ISSUER)  # fmt: skip
+    assert jwks.supabase_configured
+
+
+def test_a_signing_key_without_an_issuer_does_not_load():
+    with pytest.raises(ValidationError, match="REGINTEL_SUPABASE_JWT_ISSUER is required"):
+        Settings(environment="prod", supabase_jwt_secret="s" * 32)
+    with pytest.raises(ValidationError, match="REGINTEL_SUPABASE_JWT_ISSUER is required"):
+        Settings(supabase_jwks_url="https://x.supabase.co/auth/v1/.well-known/jwks.json")
+
+
+def test_the_jwt_secret_never_shows_in_a_repr():
+    settings = Settings(**SUPABASE)
+    assert "s3cret" not in repr(settings) and "s3cret" not in str(settings.model_dump())
 
 
 def test_the_error_never_echoes_a_configured_key():
     with pytest.raises(ValidationError) as caught:
-        Settings(environment="prod", api_keys=dict(DEV_API_KEYS))
+        Settings(environment="prod", api_keys=dict(DEV_API_KEYS), **SUPABASE)
     assert "dev-acme-alice" not in str(caught.value)
 
 
 def test_unknown_regintel_variables_are_reported():
     environ = {
         "REGINTEL_DATA_DIR": "var",
-        "REGINTEL_REDIS_URL": "redis://x",  # compose used to set this; nothing read it
+        "REGINTEL_REDIS_URL": "redis://x",  # a setting since ADR 0026
+        "REGINTEL_REDIS_DSN": "redis://x",  # not one
         "regintel_grpah_backend": "bolt",  # a typo, in lower case
         "PATH": "/usr/bin",
     }
-    assert unknown_variables(environ) == ["REGINTEL_REDIS_URL", "regintel_grpah_backend"]
+    assert unknown_variables(environ) == ["REGINTEL_REDIS_DSN", "regintel_grpah_backend"]

@@ -29,6 +29,10 @@ class RecordingWriter:
     async def upsert_edges(self, edges, now):
         raise AssertionError("not used")
 
+    async def delete_nodes(self, ids, now):
+        self.batches.append(len(ids))
+        return [WriteResult(node_id=i, outcome=WriteOutcome.REMOVED) for i in ids]
+
 
 def service(writer: RecordingWriter, batch_size: int = 500) -> GraphWriteService:
     guard = IngressGuard(load_schema(), EmailOnlyScanner())
@@ -146,3 +150,25 @@ async def test_aclose_gives_up_on_a_listener_that_never_finishes():
             await writes.aclose(timeout_s=0.05)
     assert listener.seen == [] and writes.pending_notifications == 0
     assert [e["event"] for e in logs] == ["graph_change_listeners_abandoned"]
+
+
+async def test_deletions_are_guarded_by_id_and_listeners_learn_which_removals_were_unseen():
+    writer = RecordingWriter()
+    writes = service(writer)
+    told: list[list[tuple[str | None, WriteOutcome, bool]]] = []
+
+    async def listener(results: Sequence[WriteResult], now: str) -> None:
+        told.append([(r.node_id, r.outcome, r.unseen) for r in results])
+
+    writes.subscribe(listener)
+    with pytest.raises(Exception, match="PII"):
+        await writes.delete_nodes(["IE:RATE:A", "LABEL:a@b.ie"])
+    assert writer.batches == []  # refused before anything was deleted
+    await writes.delete_nodes(["IE:RATE:A", "TAX:IE:CAPTURED"], unseen=["TAX:IE:CAPTURED"])
+    await writes.drain()
+    assert told == [
+        [
+            ("IE:RATE:A", WriteOutcome.REMOVED, False),
+            ("TAX:IE:CAPTURED", WriteOutcome.REMOVED, True),
+        ]
+    ]

@@ -538,6 +538,56 @@ def related(source: str, target: str, rel_type: str = "RELATED", **props: float)
     )
 
 
+# -- deletion -------------------------------------------------------------------------------
+
+
+async def test_delete_nodes_removes_them_with_their_edges_and_reports_each_id(
+    store: GraphStore,
+) -> None:
+    gone, also_gone, kept = uid("TAX:IE:GONE"), uid("TAX:IE:GONE"), uid("TAX:IE:KEPT")
+    lab = uid("LABEL")
+    await store.upsert_nodes(
+        [concept(gone), concept(also_gone), concept(kept), label_node(lab, f"gone {lab}")], ts(0)
+    )
+    await store.upsert_edges(
+        [alt_label(gone, lab), related(gone, kept), related(kept, gone, "BROADER"),
+         related(kept, also_gone)],
+        ts(0),
+    )  # fmt: skip
+    before = await store.counts()
+    missing = uid("TAX:IE:NEVER")
+
+    results = await store.delete_nodes([gone, missing, also_gone, gone], ts(1))
+
+    assert [r.node_id for r in results] == [gone, missing, also_gone, gone]
+    assert {r.edge for r in results} == {None}
+    assert outcomes(results) == [
+        WriteOutcome.REMOVED,
+        WriteOutcome.UNCHANGED,
+        WriteOutcome.REMOVED,
+        WriteOutcome.UNCHANGED,  # named twice: removed once
+    ]
+    assert {n.id for n in await store.get_nodes([gone, also_gone, kept, lab])} == {kept, lab}
+    assert (await store.neighbourhood([kept, lab])).edges == []  # DETACH: no dangling edge
+    after = await store.counts()
+    assert (before.nodes - after.nodes, before.edges - after.edges) == (2, 4)
+    assert await store.find_concepts_by_label(f"gone {lab}".lower()) == []
+    # Deleting again changes nothing; deleting nothing is a no-op.
+    assert outcomes(await store.delete_nodes([gone], ts(2))) == [WriteOutcome.UNCHANGED]
+    assert await store.delete_nodes([], ts(2)) == []
+
+
+async def test_a_deleted_id_can_be_created_again(store: GraphStore) -> None:
+    node_id = uid("TAX:IE:AGAIN")
+    await store.upsert_nodes([concept(node_id, "first")], ts(0))
+    await store.delete_nodes([node_id], ts(1))
+    assert outcomes(await store.upsert_nodes([concept(node_id, "second")], ts(2))) == [
+        WriteOutcome.CREATED
+    ]
+    [stored] = await store.get_nodes([node_id])
+    assert (stored.properties["pref_label"], stored.properties["created_at"]) == ("second", ts(2))
+
+
 # A batch of one new item, one changed and one new again: the second statement that writes
 # finds the connection broken, and once it is back the same batch lands whole.
 RETRIED = [WriteOutcome.CREATED, WriteOutcome.UPDATED, WriteOutcome.CREATED]
@@ -592,6 +642,7 @@ UNREACHABLE_CALLS: dict[str, Callable[[GraphStore, str, str], Awaitable[object]]
     "upsert_nodes": lambda store, a, b: store.upsert_nodes([concept(uid("TAX:IE:C"))], ts(1)),
     "upsert_edges": lambda store, a, b: store.upsert_edges([related(a, b)], ts(1)),
     "get_nodes": lambda store, a, b: store.get_nodes([a]),
+    "delete_nodes": lambda store, a, b: store.delete_nodes([a], ts(1)),
     "counts": lambda store, a, b: store.counts(),
 }
 

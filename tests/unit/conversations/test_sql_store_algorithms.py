@@ -39,13 +39,15 @@ class FakeDatabase(SqlConversationStore):
         self.rows = rows or {}
         self.rowcount = rowcount
         self.ran = []  # (unit's tenant, statement name, params)
+        self.users = {}  # statement name -> the users of the units it ran in
         self.units = []  # StatementUnitOfWork, in order
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id):
+    async def unit_of_work(self, tenant_id, user_id=None):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
+            self.users.setdefault(name, set()).add(user_id)
             return Result(self.rowcount, list(self.rows.get(name, [])))
 
         work = StatementUnitOfWork(run)
@@ -72,10 +74,20 @@ def turn():
 async def exercise_everything(db):
     """Every method of the store and of the egress ports it hands out, as tenant acme."""
     conversation = await db.create_conversation("acme", "alice")
-    await db.get_conversation("acme", conversation.id)
-    await db.load_context("acme", conversation.id)
-    await db.recent_messages("acme", conversation.id, 5)
-    await db.save_turn("acme", conversation.id, turn(), ConversationContext(active_node_ids=["B"]))
+    await db.get_conversation("acme", conversation.id, user_id="alice")
+    await db.set_visibility("acme", conversation.id, "tenant", user_id="alice")
+    await db.load_context("acme", conversation.id, user_id="alice")
+    await db.list_conversations("acme", "alice", 10)
+    await db.recent_messages("acme", conversation.id, 5, user_id="alice")
+    await db.save_turn(
+        "acme", conversation.id, turn(), ConversationContext(active_node_ids=["B"]), user_id="alice"
+    )
+    await db.checkpoint_answer(
+        "acme", conversation.id, "m", "a so far", "a so far", user_id="alice"
+    )
+    await db.finish_answer(
+        "acme", conversation.id, "m", turn()[1], ConversationContext(), user_id="alice"
+    )
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
@@ -116,22 +128,35 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     assert {name for _, name, _ in db.ran} == set(NAMES.values())  # the whole table ran
     for tenant, name, params in db.ran:
         assert tenant == "acme" and params["tenant_id"] == "acme", name
+    # a user's conversation work runs in a unit carrying that user (RLS reads it), and binds them
+    conversation_work = {
+        name
+        for name in NAMES.values()
+        if name not in {"insert_tenant", "select_user_policy", "upsert_user_policy", "insert_audit"}
+        and ":user_id" in getattr(SQLITE.statements, name)
+    }
+    assert conversation_work >= {"select_conversation", "touch_conversation", "update_visibility"}
+    for name in conversation_work:
+        assert db.users[name] == {"alice"}, name
+    for _, name, params in db.ran:
+        if name in conversation_work:
+            assert params["user_id"] == "alice", name
 
 
 async def test_the_sqlite_seq_query_ignored_the_tenant_and_a_turn_now_numbers_per_tenant():
     db = FakeDatabase(
         rows={"last_seq": [{"seq": 4}], "select_context_for_update": [{"active_node_ids": "[]"}]}
     )
-    await db.save_turn("acme", "c", turn(), ConversationContext())
+    await db.save_turn("acme", "c", turn(), ConversationContext(), user_id="alice")
     [(_, _, seq_params)] = [r for r in db.ran if r[1] == "last_seq"]
-    assert seq_params == {"tenant_id": "acme", "conversation_id": "c"}
+    assert seq_params == {"tenant_id": "acme", "conversation_id": "c", "user_id": "alice"}
     assert [p["seq"] for _, name, p in db.ran if name == "insert_message"] == [5, 6]
 
 
 async def test_a_turn_merges_its_nodes_in_front_and_commits_once():
     db = FakeDatabase(rows={"select_context_for_update": [{"active_node_ids": '["A", "B"]'}]})
     new = ConversationContext(active_node_ids=["B", "C"])
-    await db.save_turn("acme", "c", turn(), new, max_active_nodes=2)
+    await db.save_turn("acme", "c", turn(), new, max_active_nodes=2, user_id="alice")
     [update] = [p for _, name, p in db.ran if name == "update_context"]
     assert update["active_node_ids"] == '["B", "C"]'
     assert [u.committed for u in db.units] == [True]
@@ -140,7 +165,7 @@ async def test_a_turn_merges_its_nodes_in_front_and_commits_once():
 async def test_a_turn_of_an_unknown_conversation_is_not_found_and_commits_nothing():
     db = FakeDatabase(rowcount=0)  # the ownership UPDATE matched no row
     with pytest.raises(NotFound):
-        await db.save_turn("acme", "c", turn(), ConversationContext())
+        await db.save_turn("acme", "c", turn(), ConversationContext(), user_id="alice")
     assert [name for _, name, _ in db.ran] == ["touch_conversation"]
     assert [u.committed for u in db.units] == [False]
 
@@ -148,10 +173,10 @@ async def test_a_turn_of_an_unknown_conversation_is_not_found_and_commits_nothin
 async def test_reads_never_commit_and_missing_rows_are_not_found():
     db = FakeDatabase()
     with pytest.raises(NotFound):
-        await db.get_conversation("acme", "c")
+        await db.get_conversation("acme", "c", user_id="alice")
     with pytest.raises(NotFound):
-        await db.load_context("acme", "c")
-    assert await db.recent_messages("acme", "c", 3) == []
+        await db.load_context("acme", "c", user_id="alice")
+    assert await db.recent_messages("acme", "c", 3, user_id="alice") == []
     assert await db.egress_adapters().vault.lookup("acme", "c") == {}
     assert not any(u.committed for u in db.units)
 
@@ -161,3 +186,32 @@ async def test_a_known_pseudonym_is_returned_without_writing():
     assert await db.egress_adapters().vault.get_or_assign("acme", "c", "PPSN", "x") == "[PPSN_3]"
     assert [name for _, name, _ in db.ran] == ["select_placeholder"]
     assert not db.units[0].committed
+
+
+class FinishedAnswer(FakeDatabase):
+    """The answer's row is no longer ``streaming``: the guarded updates change nothing."""
+
+    @asynccontextmanager
+    async def unit_of_work(self, tenant_id, user_id=None):
+        async def run(statement, params):
+            name = NAMES[statement]
+            self.ran.append((tenant_id, name, dict(params)))
+            return Result(0 if name.endswith("_message") else 1, [])
+
+        work = StatementUnitOfWork(run)
+        self.units.append(work)
+        yield work
+
+
+async def test_a_finished_answer_is_neither_checkpointed_nor_finished_again():
+    db = FinishedAnswer()
+    assert not await db.checkpoint_answer("acme", "c", "m", "late", "late", user_id="alice")
+    assert not await db.finish_answer(
+        "acme", "c", "m", turn()[1], ConversationContext(), user_id="alice"
+    )
+    assert [name for _, name, _ in db.ran] == [
+        "checkpoint_message",
+        "touch_conversation",
+        "finish_message",
+    ]
+    assert [u.committed for u in db.units] == [True, False]  # the finish rolled back

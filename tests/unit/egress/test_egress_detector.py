@@ -77,8 +77,65 @@ def test_finds(detector: PiiDetector, text: str, value: str, entity_type: str) -
 
 @pytest.mark.unit
 def test_checksum_invalid_ppsn_and_iban_are_not_flagged(detector: PiiDetector) -> None:
-    assert detector.detect("PPSN 1234567A") == []
+    assert detector.detect("ref 1234567A") == []
     assert detector.detect("IBAN IE28 AIBK 9311 5212 3456 78") == []
+
+
+@pytest.mark.unit
+def test_issue9_a_ppsn_with_a_wrong_check_letter_is_flagged_where_it_is_called_a_ppsn(
+    detector: PiiDetector,
+) -> None:
+    [finding] = detector.detect("PPSN 1234567A")
+    assert (finding.entity_type, finding.start, finding.end) == ("PPSN", 5, 13)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("text", "value", "entity_type"),
+    [
+        ("PPSN 52601\u200d81E", "52601\u200d81E", "PPSN"),
+        ("my pps is 9 7 0 3 7 5 8 T A ok", "9 7 0 3 7 5 8 T A", "PPSN"),
+        (
+            "PPSN \uff15\uff12\uff16\uff10\uff11\uff18\uff11\uff25",
+            "\uff15\uff12\uff16\uff10\uff11\uff18\uff11\uff25",
+            "PPSN",
+        ),
+        ("IBAN IE29\u200bAIBK93115212345678", "IE29\u200bAIBK93115212345678", "IBAN_CODE"),
+        ("mail mary\uff20example.ie", "mary\uff20example.ie", "EMAIL_ADDRESS"),
+        ("write to mary (at) example (dot) ie", "mary (at) example (dot) ie", "EMAIL_ADDRESS"),
+        ("write to mary [at] example [dot] ie", "mary [at] example [dot] ie", "EMAIL_ADDRESS"),
+        ("the house at d02 x285", "d02 x285", "EIRCODE"),
+        ("SIOBHAN MURPHY wants CGT advice", "SIOBHAN MURPHY", "PERSON"),
+        ("Dear \u0420\u0435ter Walsh,", "\u0420\u0435ter Walsh", "PERSON"),
+        ("my passport number is PA1234567", "PA1234567", "PASSPORT"),
+        ("UK passport 123456789 expired", "123456789", "PASSPORT"),
+        ("My UTR is 12345 67890", "12345 67890", "UK_UTR"),
+        ("VAT no. IE6433435F", "IE6433435F", "VAT_NUMBER"),
+        ("supplier GB 980 7806 84", "GB 980 7806 84", "VAT_NUMBER"),
+        ("sort code 12-34-56", "12-34-56", "UK_BANK_ACCOUNT"),
+        ("account number 12345678", "12345678", "UK_BANK_ACCOUNT"),
+    ],
+)
+def test_issue9_evasions_and_new_identifiers_are_found_on_the_text_as_written(
+    detector: PiiDetector, text: str, value: str, entity_type: str
+) -> None:
+    found = [(text[f.start : f.end], f.entity_type) for f in detector.detect(text)]
+    assert (value, entity_type) in found
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The passport office is open from 9 to 5.",
+        "VAT at 23% applies from 1 January 2024.",
+        "Regulation (EU) 2016/679 applies to accounts opened after 2018.",
+        "Section 481 film relief is capped at 20000000 euros.",
+        "Flat-rate farmers charge 4.8% VAT.",
+    ],
+)
+def test_kept_types_and_context_words_alone_are_not_pii(detector: PiiDetector, text: str) -> None:
+    assert detector.detect(text) == []
 
 
 @pytest.mark.unit

@@ -1,0 +1,105 @@
+"""Admission control: a bounded number of chat turns in flight per worker (ADR 0030).
+
+A worker that takes every turn it is offered slows all of them down: past its capacity each
+turn's first token and every chunk wait behind the others. :class:`TurnAdmission` admits at
+most ``limit`` turns at once; a turn beyond it waits, first come first served, for at most
+``queue_timeout`` seconds for one to end, and is then refused with :class:`errors.Overloaded`
+(503 ``overloaded`` with ``Retry-After``), before anything is read from the store or sent
+upstream — so the turns that are admitted keep their latency and the others are told at once
+to come back (or go to another worker behind the load balancer).
+
+A slot is held from admission until the turn's response has ended (its stream closed,
+whichever way); background work a turn leaves behind (its final save, a late capture) does
+not hold one. :meth:`Admitted.release` is idempotent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from errors import Overloaded
+
+__all__ = ["Admitted", "TurnAdmission"]
+
+
+class Admitted:
+    """One admitted turn's slot; :meth:`release` it once the turn's response has ended."""
+
+    __slots__ = ("_admission", "_released")
+
+    def __init__(self, admission: TurnAdmission) -> None:
+        self._admission = admission
+        self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._admission._release()
+
+
+class TurnAdmission:
+    """At most ``limit`` turns in flight; a FIFO queue bounded in time, then ``Overloaded``."""
+
+    def __init__(self, limit: int, queue_timeout: float, *, retry_after: int = 1) -> None:
+        if limit < 1:
+            raise ValueError("the turn limit must be at least 1")
+        self.limit = limit
+        self.queue_timeout = queue_timeout
+        self.retry_after = retry_after
+        self.refused = 0  # turns refused since start (a counter for metrics)
+        self._in_flight = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def queued(self) -> int:
+        return sum(1 for waiter in self._waiters if not waiter.done())
+
+    async def admit(self) -> Admitted:
+        """A slot now, or within ``queue_timeout``; else raises :class:`errors.Overloaded`."""
+        if self._in_flight < self.limit and not self.queued:
+            self._in_flight += 1
+            return Admitted(self)
+        if self.queue_timeout <= 0:
+            raise self._overloaded()
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(self.queue_timeout):
+                await waiter
+        except TimeoutError:
+            if _handed_over(waiter):  # the slot arrived as the time ran out: keep it
+                return Admitted(self)
+            raise self._overloaded() from None
+        except BaseException:  # the client left while queued: pass a slot it got on
+            if _handed_over(waiter):
+                self._release()
+            raise
+        finally:
+            if not waiter.done():
+                waiter.cancel()
+        return Admitted(self)
+
+    def _release(self) -> None:
+        """A turn ended: hand its slot to the longest-waiting turn, or free it."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot moves on; in_flight is unchanged
+                return
+        self._in_flight -= 1
+
+    def _overloaded(self) -> Overloaded:
+        self.refused += 1
+        return Overloaded(
+            f"this worker has {self.limit} chat turns in flight; retry shortly",
+            retry_after=self.retry_after,
+        )
+
+
+def _handed_over(waiter: asyncio.Future[None]) -> bool:
+    return waiter.done() and not waiter.cancelled()

@@ -1,0 +1,191 @@
+"""The operators' review queue over HTTP (admin keys only): list quarantined captures, confirm,
+merge, reject, and the audit trail of merges and rejections (ADR 0020, 0034)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from api.auth import Principal, require_admin
+from api.bootstrap import Container
+from api.deps import ContainerDep
+from api.errors import ErrorBody
+from engine.review import merge_concepts, reject_concept, review_queue
+from engine.review_audit import REVIEW_AUDIT_FILE, ReviewAudit, ReviewRecord
+from engine.self_population import confirm_concept
+
+__all__ = [
+    "ConfirmResult",
+    "MergeRequest",
+    "ReviewActionResult",
+    "ReviewConcept",
+    "audit_trail",
+    "confirm",
+    "merge",
+    "queue",
+    "reject",
+    "router",
+]
+
+router = APIRouter(tags=["review"])
+_Admin = Annotated[Principal, Depends(require_admin)]
+_ConceptId = Annotated[str, Path(min_length=1, max_length=300)]
+
+
+class ReviewConcept(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    id: str
+    pref_label: str
+    labels: list[str] = Field(description="Every label conversations used for the concept")
+    aligned_with: list[str]
+    created_at: str
+
+
+class ConfirmResult(BaseModel):
+    id: str
+    outcome: str = Field(description="`updated` (confirmed now) or `unchanged` (already was)")
+
+
+@router.get(
+    "/api/review/concepts",
+    summary="Captured concepts awaiting review (operators)",
+    description="Concepts a conversation captured that no tenant sees until an operator "
+    "confirms them (ADR 0020). No tenant or user ids: the graph holds none.",
+    response_model_by_alias=True,
+)
+async def queue(
+    container: ContainerDep,
+    _: _Admin,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> list[ReviewConcept]:
+    items = await review_queue(container.graph, limit=limit)
+    return [
+        ReviewConcept(
+            id=item.id,
+            pref_label=item.pref_label,
+            labels=list(item.labels),
+            aligned_with=list(item.aligned_with),
+            created_at=item.created_at,
+        )
+        for item in items
+    ]
+
+
+@router.post(
+    "/api/review/concepts/{concept_id}/confirm",
+    summary="Confirm a captured concept and its labels (operators)",
+    description="From then on every tenant sees the concept (snapshots, patches, prompts) and "
+    "it is evidence. 404 for an unknown id.",
+)
+async def confirm(
+    container: ContainerDep,
+    _: _Admin,
+    concept_id: Annotated[str, Path(min_length=1, max_length=300)],
+) -> ConfirmResult:
+    outcome = await confirm_concept(container.graph, container.writer, concept_id)
+    return ConfirmResult(id=concept_id, outcome=outcome.value)
+
+
+class MergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    into: str = Field(min_length=1, max_length=300, description="The surviving concept's id")
+
+
+class ReviewActionResult(BaseModel):
+    """A merge or rejection as audited (``GET /api/review/audit`` lists them)."""
+
+    action: str = Field(description="`merge` or `reject`")
+    concept: str
+    into: str | None = Field(default=None, description="The surviving concept of a merge")
+    at: str
+    by: str = Field(description="`api:<operator user id>` or `cli`")
+    previous_status: str = Field(description="The concept's status before the action")
+    labels: list[str] = Field(description="Label ids moved (merge) or removed (reject)")
+    edges: int = Field(description="Edges copied onto the survivor (merge)")
+    removed: list[str] = Field(description="Node ids deleted (reject)")
+
+    @classmethod
+    def of(cls, record: ReviewRecord) -> ReviewActionResult:
+        return cls(
+            action=record.action, concept=record.concept, into=record.into, at=record.at,
+            by=record.by, previous_status=record.previous_status, labels=list(record.labels),
+            edges=record.edges, removed=list(record.removed),
+        )  # fmt: skip
+
+
+def _audit(container: Container) -> ReviewAudit:
+    return ReviewAudit(container.settings.data_dir / REVIEW_AUDIT_FILE)
+
+
+@router.post(
+    "/api/review/concepts/{concept_id}/merge",
+    summary="Merge a concept into another (operators)",
+    description="Copies the concept's labels and edges (HAS_ALT_LABEL, ALIGNS_WITH, BROADER, "
+    "RELATED) onto `into`, confirms the moved labels, and leaves the concept as a hidden "
+    "redirect (`status: merged`, `merged_into`) that resolution follows (ADR 0034). Audited; "
+    "live graph patches report it (the concept `removed` if tenants had seen it). "
+    "404 `not_found`: unknown concept; 422 `invalid_input`: unknown `into`; "
+    "409 `review_conflict`: `into` is the concept itself, is quarantined or merged, or the "
+    "concept was merged already.",
+    responses={
+        404: {"model": ErrorBody, "description": "`not_found`: unknown concept."},
+        409: {
+            "model": ErrorBody,
+            "description": "`review_conflict`: `into` is the concept itself, is quarantined "
+            "or merged, or the concept was merged already.",
+        },
+        422: {
+            "model": ErrorBody,
+            "description": "`invalid_input`: no concept `into`, or a malformed body.",
+        },
+    },
+)
+async def merge(
+    container: ContainerDep, principal: _Admin, concept_id: _ConceptId, body: MergeRequest
+) -> ReviewActionResult:
+    record = await merge_concepts(
+        container.graph, container.writer, concept_id, body.into,
+        audit=_audit(container), by=f"api:{principal.user_id}",
+    )  # fmt: skip
+    return ReviewActionResult.of(record)
+
+
+@router.post(
+    "/api/review/concepts/{concept_id}/reject",
+    summary="Reject a captured concept (operators)",
+    description="Deletes a quarantined concept with its edges and the labels no other concept "
+    "uses. Audited. Tenants never saw it, so their patches do not mention it. "
+    "404 `not_found`: unknown concept; 409 `review_conflict`: the concept is not quarantined "
+    "(merge a reviewed one instead).",
+    responses={
+        404: {"model": ErrorBody, "description": "`not_found`: unknown concept."},
+        409: {
+            "model": ErrorBody,
+            "description": "`review_conflict`: the concept is not quarantined.",
+        },
+    },
+)
+async def reject(
+    container: ContainerDep, principal: _Admin, concept_id: _ConceptId
+) -> ReviewActionResult:
+    record = await reject_concept(
+        container.graph, container.writer, concept_id,
+        audit=_audit(container), by=f"api:{principal.user_id}",
+    )  # fmt: skip
+    return ReviewActionResult.of(record)
+
+
+@router.get(
+    "/api/review/audit",
+    summary="The audit trail of merges and rejections (operators)",
+    description="Oldest first, from this server's data folder (ADR 0034).",
+)
+async def audit_trail(container: ContainerDep, _: _Admin) -> list[ReviewActionResult]:
+    records = await asyncio.to_thread(_audit(container).records)
+    return [ReviewActionResult.of(record) for record in records]

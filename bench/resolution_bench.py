@@ -1,0 +1,226 @@
+"""Entity-resolution benchmark: labelled capture payloads through the real capture path.
+
+    .venv/bin/python bench/resolution_bench.py                    # bench/data/resolution_dev.jsonl
+    .venv/bin/python bench/resolution_bench.py --cases FILE --misses --json out.json
+
+Each case is one ``capture_concepts`` concept as a model would emit it, the jurisdictions its
+conversation named, and the gold answer: an existing concept id, ``new:<group>`` (a concept the
+graph lacks; every mention of one group should end on one node) or ``skip:<reason>``. The cases
+run in file order, one conversation each, through the real turn (``ChatEngine.run_turn``: a
+question naming the case's jurisdictions, a stand-in model whose tool call is the case's capture,
+the capture screen, resolution, the write service and the ingress guard) on the seeded rules
+graph (Ladybug, the lexicon the app builds), so later mentions of a new concept meet what
+earlier ones created, as they would in production. Latency is the capture path's own
+(``SelfPopulation.resolve_all``), per concept.
+
+Figures: accuracy (every case), accuracy on mentions of existing concepts, false merges (a
+mention put on a concept of another gold cluster), duplicates created (a new node for a cluster
+that already had one), pairwise precision and recall of the clustering over the written cases,
+and resolution latency per concept (p50/p95).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from api.bootstrap import bootstrap
+from api.settings import Settings
+from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
+from engine.chat import TurnRequest
+from engine.concepts import CAPTURE_TOOL_NAME
+from engine.events import ConceptsEvent
+from engine.router import LlmRouter, Route
+from engine.seeding import read_seed_files, seed_graph
+
+ROOT = Path(__file__).resolve().parents[1]
+DEV = ROOT / "bench" / "data" / "resolution_dev.jsonl"
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+_PLACES = {"IE": "Ireland", "UK": "the UK", "NI": "Northern Ireland", "EU": "EU law"}
+
+
+def question_for(jurisdictions: list[str]) -> str:
+    """A question naming exactly the case's jurisdictions (none: none), so the turn knows them
+    the way it knows a user's."""
+    named = [
+        _PLACES[j]
+        for j in jurisdictions
+        if j in _PLACES and not (j == "UK" and "NI" in jurisdictions)
+    ]
+    return f"What applies in {' and '.join(named)}?" if named else "What applies here?"
+
+
+@dataclass
+class CapturingModel:
+    """A stand-in model whose one tool call is the case's capture."""
+
+    payload: dict[str, Any] = field(default_factory=dict)
+    name: str = "capture"
+
+    async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        yield Text("Noted.")
+        yield Tool(name=CAPTURE_TOOL_NAME, args=self.payload)
+        yield Done(Usage(input_tokens=1, output_tokens=1))
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def run(cases: list[dict[str, Any]], data_dir: Path) -> list[dict[str, Any]]:
+    model = CapturingModel()
+    settings = Settings(
+        data_dir=data_dir, log_json=False, log_level="WARNING", ingestion_worker=False
+    )
+    container = await bootstrap(
+        settings, providers={"capture": model}, router=LlmRouter(Route("capture", "m"))
+    )
+    timings: list[float] = []
+    population = container.population
+    resolve_all = population.resolve_all
+
+    async def timed(*args: Any, **kwargs: Any) -> Any:  # the capture path's own time
+        start = time.perf_counter()
+        try:
+            return await resolve_all(*args, **kwargs)
+        finally:
+            timings.append((time.perf_counter() - start) * 1000)
+
+    population.resolve_all = timed  # type: ignore[method-assign]
+    try:
+        await seed_graph(container.graph, container.writer)
+        await container.writer.drain()
+        results = []
+        for case in cases:
+            model.payload = {"concepts": [case["concept"]]}
+            request = TurnRequest("bench", "operator", question_for(case["jurisdictions"]))
+            concepts: list[dict[str, Any]] = []
+            async for event in container.engine.run_turn(request):
+                if isinstance(event, ConceptsEvent):
+                    concepts = event.concepts
+            await container.writer.drain()
+            if not concepts:  # the capture screen dropped it (ADR 0017): nothing was resolved
+                results.append({**case, "got": "skip:screened", "created": False,
+                                "matched_by": "screened", "ms": 0.0})  # fmt: skip
+                continue
+            [resolved] = concepts
+            results.append(
+                {
+                    **case,
+                    "got": f"skip:{resolved['skipped']}"
+                    if "skipped" in resolved
+                    else resolved["id"],
+                    "created": resolved["created"],
+                    "matched_by": resolved["matchedBy"],
+                    "ms": timings[-1],
+                }
+            )
+        return results
+    finally:
+        await container.aclose()
+
+
+def score(results: list[dict[str, Any]], existing: set[str]) -> dict[str, Any]:
+    # Gold clusters: an existing id is its own cluster; a new group is "new:<group>".
+    node_cluster: dict[str, str] = {i: i for i in existing}
+    correct = false_merges = duplicates = 0
+    on_existing = [r for r in results if r["gold"] in existing]
+    for r in results:
+        gold, got = r["gold"], r["got"]
+        if gold.startswith("skip:") or got.startswith("skip:"):
+            correct += gold == got
+            continue
+        owner = node_cluster.get(got)
+        if owner is None:  # a node this run created
+            node_cluster[got] = gold
+            first = [n for n, c in node_cluster.items() if c == gold and n != got]
+            duplicates += bool(first)
+            correct += not first
+        elif owner == gold:
+            correct += 1
+        else:
+            false_merges += 1
+            r["false_merge_with"] = owner
+    written = [r for r in results if not r["gold"].startswith("skip:")
+               and not r["got"].startswith("skip:")]  # fmt: skip
+    same_gold = same_got = both = 0
+    for a, b in itertools.combinations(written, 2):
+        g, p = a["gold"] == b["gold"], a["got"] == b["got"]
+        same_gold += g
+        same_got += p
+        both += g and p
+    latencies = sorted(r["ms"] for r in results if r["matched_by"] != "screened")
+    return {
+        "cases": len(results),
+        "accuracy": correct / len(results),
+        "accuracy_existing": sum(r["got"] == r["gold"] for r in on_existing) / len(on_existing),
+        "existing_mentions": len(on_existing),
+        "false_merges": false_merges,
+        "duplicates": duplicates,
+        "duplicate_rate": duplicates / len(results),
+        "pairwise_precision": both / same_got if same_got else 1.0,
+        "pairwise_recall": both / same_gold if same_gold else 1.0,
+        "p50_ms": statistics.median(latencies),
+        "p95_ms": latencies[int(0.95 * (len(latencies) - 1))],
+        "by_category": {
+            cat: f"{sum(r['got'] == r['gold'] or _same_new(r, results) for r in rs)}/{len(rs)}"
+            for cat, rs in itertools.groupby(
+                sorted(results, key=lambda r: r["category"]), key=lambda r: r["category"]
+            )
+            for rs in [list(rs)]
+        },
+        "matched_by": dict(Counter(r["matched_by"] for r in results)),
+    }
+
+
+def _same_new(r: dict[str, Any], results: list[dict[str, Any]]) -> bool:
+    """A new-concept mention is right when it lands on its group's first node."""
+    if not r["gold"].startswith("new:"):
+        return False
+    first = next(x["got"] for x in results if x["gold"] == r["gold"])
+    return bool(r["got"] == first and not r["got"].startswith("skip:"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=Path, default=DEV)
+    parser.add_argument("--misses", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    cases = load(args.cases)
+    existing = {
+        f"{c['domain']}:{c['jurisdiction']}:{c['kind']}" for c in read_seed_files()["concepts"]
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        results = asyncio.run(run(cases, Path(folder)))
+    report = score(results, existing)
+    print(json.dumps(report, indent=2))
+    if args.misses:
+        for r in results:
+            if (r["got"] != r["gold"] and not _same_new(r, results)) or "false_merge_with" in r:
+                print(f"  {r['id']} {r['category']}: {r['concept']['prefLabel']!r} "
+                      f"({r['concept']['jurisdiction']}) gold={r['gold']} got={r['got']} "
+                      f"by={r['matched_by']}")  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps({"report": report, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

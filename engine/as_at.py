@@ -1,0 +1,191 @@
+"""The date a question is about: "on 1 December 2020", "in December 2020", "for the 2023 tax
+year", "before the AI Act applied", or the request's ``asAt``; without one, today (ADR 0032).
+
+:func:`find_as_at` reads the question and returns an :class:`AsAt`: a window of days (one day,
+a month, a year, a tax year) in which evidence must have been in force, and the words that
+named it, which the turn removes from the text it searches with (a date says *when*, not
+*what*: "2020" must not rank documents that mention 2020). The window is formatted from dates,
+never from the user's words, so the prompt may quote it as fixed text.
+
+Tax years follow the jurisdiction: Ireland's is the calendar year; the UK's runs from 6 April
+to 5 April (``2023-24`` or "the 2023 tax year" starts on 6 April 2023). A question naming no
+jurisdiction, or both, gets the calendar year. "Before <act> applied" is the day before the
+act's ``valid_from``, which the caller looks up (``act_start``); an act the graph does not date
+names no date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Literal
+
+from engine.timeline import tax_year
+
+__all__ = [
+    "AsAt",
+    "AsAtOrigin",
+    "find_as_at",
+    "resolve_as_at",
+    "today_as_at",
+]
+
+AsAtOrigin = Literal["question", "request", "today"]
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")  # fmt: skip
+_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("iso", re.compile(r"\b(?:on |as at |as of )?" + _YEAR + r"-(?P<m>\d\d)-(?P<d>\d\d)\b", re.I)),
+    ("day", re.compile(r"\b(?:on |as at |as of )?(?:the )?" + _DAY + r"(?: of)? " + _MONTH
+                       + r",? " + _YEAR + r"\b", re.I)),
+    ("day", re.compile(r"\b(?:on |as at |as of )?" + _MONTH + r" " + _DAY + r",? " + _YEAR
+                       + r"\b", re.I)),
+    ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?" + _YEAR
+                            + r"(?:[-/](?P<next>\d\d(?:\d\d)?))? (?:tax|income|assessment) year\b",
+                            re.I)),
+    ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?(?:tax|income) year "
+                            + _YEAR + r"(?:[-/](?P<next>\d\d(?:\d\d)?))?\b", re.I)),
+    ("month", re.compile(r"\b(?:in |during |for |as at |as of )?" + _MONTH + r",? " + _YEAR
+                         + r"\b", re.I)),
+    ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
+                        + r"(?![-/]\d)\b", re.I)),
+)  # fmt: skip
+_BEFORE = re.compile(
+    r"\bbefore (?P<act>(?:the )?[\w ()/.-]{2,60}?) (?:applied|came into force|took effect|"
+    r"entered into force|started to apply|began to apply|came into effect)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class AsAt:
+    """A window of days evidence must have been in force in, and where it came from."""
+
+    start: date
+    end: date
+    origin: AsAtOrigin
+    phrase: str = ""  # the question's words that named it ("" for request and today)
+    described: str = ""  # how the question put it, formatted from dates ("the 2023 tax year")
+
+    def window(self) -> tuple[str, str]:
+        return self.start.isoformat(), self.end.isoformat()
+
+    def label(self) -> str:
+        """The window in words and ISO dates (fixed text: built from dates only)."""
+        days = (
+            self.start.isoformat()
+            if self.start == self.end
+            else f"{self.start.isoformat()} to {self.end.isoformat()}"
+        )
+        return f"{self.described} ({days})" if self.described else days
+
+    def without_date(self, question: str) -> str:
+        """The question without the words that named the date (what retrieval searches)."""
+        if not self.phrase:
+            return question
+        return " ".join(question.replace(self.phrase, " ").split())
+
+
+def today_as_at(today: date) -> AsAt:
+    return AsAt(today, today, "today", described="today")
+
+
+def _month_number(name: str) -> int:
+    key = name.lower().rstrip(".")[:3]
+    return next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(key))
+
+
+def _last_day(year: int, month: int) -> date:
+    first_next = date(year + month // 12, month % 12 + 1, 1)
+    return first_next - timedelta(days=1)
+
+
+def _tax_year_start(match: re.Match[str], jurisdictions: Sequence[str]) -> tuple[str, int]:
+    """``(jurisdiction, first calendar year)`` of the tax year a match names."""
+    year = int(match["year"])
+    uk = "UK" in jurisdictions and "IE" not in jurisdictions
+    return ("UK" if uk or match["next"] else "IE", year)
+
+
+def _dated(kind: str, match: re.Match[str], jurisdictions: Sequence[str]) -> AsAt | None:
+    phrase = match.group(0).strip()
+    try:
+        if kind == "iso":
+            day = date(int(match["year"]), int(match["m"]), int(match["d"]))
+            return AsAt(day, day, "question", phrase, _long(day))
+        if kind == "day":
+            day = date(int(match["year"]), _month_number(match["month"]), int(match["day"]))
+            return AsAt(day, day, "question", phrase, _long(day))
+        if kind == "month":
+            year, month = int(match["year"]), _month_number(match["month"])
+            described = f"{_MONTHS[month - 1].capitalize()} {year}"
+            return AsAt(date(year, month, 1), _last_day(year, month), "question", phrase, described)
+        if kind == "year":
+            year = int(match["year"])
+            return AsAt(date(year, 1, 1), date(year, 12, 31), "question", phrase, str(year))
+        jurisdiction, year = _tax_year_start(match, jurisdictions)
+        start, end = tax_year(jurisdiction, year)
+        name = f"{year}-{str(year + 1)[2:]}" if jurisdiction == "UK" else str(year)
+        return AsAt(start, end, "question", phrase, f"the {jurisdiction} {name} tax year")
+    except ValueError:  # "31 February 2020": not a date, so it names none
+        return None
+
+
+def _long(day: date) -> str:
+    return f"{day.day} {_MONTHS[day.month - 1].capitalize()} {day.year}"
+
+
+def find_as_at(
+    question: str,
+    jurisdictions: Sequence[str] = (),
+    act_start: Callable[[str], date | None] | None = None,
+) -> AsAt | None:
+    """The first date the question names (see the module docstring), or ``None``.
+
+    ``act_start(text)``: the date from which the act that ``text`` names is in force, if the
+    graph holds and dates it.
+    """
+    found: list[tuple[int, AsAt]] = []
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(question):
+            as_at = _dated(kind, match, jurisdictions)
+            if as_at is not None:
+                found.append((match.start(), as_at))
+                break
+        if found:
+            break  # the patterns are in order of precision: a day beats its month
+    if act_start is not None:
+        for match in _BEFORE.finditer(question):
+            start = act_start(match["act"])
+            if start is not None:
+                day = start - timedelta(days=1)
+                phrase = match.group(0)
+                found.append((match.start(), AsAt(day, day, "question", phrase,
+                                                  f"the day before {_long(start)}")))  # fmt: skip
+                break
+    return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def resolve_as_at(
+    question: str,
+    requested: date | None,
+    today: date,
+    jurisdictions: Sequence[str] = (),
+    act_start: Callable[[str], date | None] | None = None,
+) -> AsAt:
+    """The turn's window: a date the question names, else the request's ``asAt``, else today.
+
+    The question wins over the request: its words are about this question, while ``asAt`` is
+    the client's setting for the conversation (a date picker).
+    """
+    named = find_as_at(question, jurisdictions, act_start)
+    if named is not None:
+        return named
+    if requested is not None:
+        return AsAt(requested, requested, "request", described=_long(requested))
+    return today_as_at(today)

@@ -1,0 +1,223 @@
+"""The operators' review queue: what chat captures put in quarantine, merges and rejections.
+
+A capture's concept and labels stay quarantined (``graph.quarantine``, ADR 0020) until an
+operator confirms them (``engine.self_population.confirm_concept``), merges them into another
+concept (:func:`merge_concepts`) or rejects them (:func:`reject_concept`), over the API or with
+``regintel concept ...``. The queue shows what the graph holds and nothing more: concept ids,
+the labels conversations used, their alignments; the graph has no tenant or user ids, so
+neither has the queue.
+
+A merge copies the loser's labels and edges (``HAS_ALT_LABEL``, ``ALIGNS_WITH``, ``BROADER`` /
+``RELATED`` both ways) onto the survivor, confirms the moved labels when the survivor is
+reviewed, and turns the loser into a hidden redirect (``status: "merged"``, ``merged_into``)
+that resolution follows; its own edges stay on it, hidden with it. A rejection deletes a
+quarantined concept and the labels no other concept uses. Both are audited
+(:mod:`engine.review_audit`, ADR 0034) and reach graph UIs as patches through the write
+service's listeners, which never announce what tenants did not see (ADR 0020).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+
+from engine.review_audit import ReviewAudit, ReviewRecord
+from errors import InvalidInput, NotFound, ReviewConflict
+from graph.models import EdgeWrite, GraphEdge, GraphNode, NodeWrite, PropertyValue, utc_timestamp
+from graph.port import GraphReader
+from graph.quarantine import MERGED_STATUS, REVIEWED_STATUS, is_hidden, is_quarantined
+from graph.write_service import GraphWriteService
+
+__all__ = ["ReviewItem", "merge_concepts", "reject_concept", "review_queue"]
+
+
+_MOVED_OUT = frozenset({"HAS_ALT_LABEL", "ALIGNS_WITH", "BROADER", "RELATED"})
+_MOVED_IN = frozenset({"BROADER", "RELATED"})
+_AROUND_LIMIT = 5000
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One quarantined concept as an operator reviews it."""
+
+    id: str
+    pref_label: str
+    labels: tuple[str, ...]  # every label conversations used for it, pref_label included
+    aligned_with: tuple[str, ...]  # rule nodes and provisions it names
+    created_at: str
+
+
+async def review_queue(reader: GraphReader, limit: int = 500) -> list[ReviewItem]:
+    """Quarantined concepts, oldest first, at most ``limit``."""
+    concepts = (await reader.snapshot(labels=["Concept"], limit=100_000)).nodes
+    waiting = sorted(
+        (node for node in concepts if is_quarantined(node)),
+        key=lambda node: (str(node.properties.get("created_at", "")), node.id),
+    )[:limit]
+    items = []
+    for node in waiting:
+        around = await reader.neighbourhood([node.id], limit=200)
+        by_id = {n.id: n for n in around.nodes}
+        out = [e for e in around.edges if e.source == node.id and e.target in by_id]
+        labels = sorted(
+            str(by_id[e.target].properties.get("text", ""))
+            for e in out
+            if e.type == "HAS_ALT_LABEL"
+        )
+        items.append(
+            ReviewItem(
+                id=node.id,
+                pref_label=str(node.properties.get("pref_label", "")),
+                labels=tuple(labels),
+                aligned_with=tuple(sorted(e.target for e in out if e.type == "ALIGNS_WITH")),
+                created_at=str(node.properties.get("created_at", "")),
+            )
+        )
+    return items
+
+
+async def _concept(reader: GraphReader, concept_id: str) -> GraphNode:
+    found = [n for n in await reader.get_nodes([concept_id]) if n.label == "Concept"]
+    if not found:
+        raise NotFound(f"no concept {concept_id!r}")
+    return found[0]
+
+
+def _status(node: GraphNode) -> str:
+    return str(node.properties.get("status", REVIEWED_STATUS))
+
+
+async def merge_concepts(
+    reader: GraphReader,
+    writer: GraphWriteService,
+    loser: str,
+    winner: str,
+    *,
+    audit: ReviewAudit | None = None,
+    by: str = "operator",
+) -> ReviewRecord:
+    """Merge concept ``loser`` into ``winner`` (see the module docstring) and audit it.
+
+    Raises :class:`errors.NotFound` for an unknown ``loser``, :class:`errors.InvalidInput` for
+    an unknown ``winner`` and :class:`errors.ReviewConflict` for a merge into itself, into a
+    quarantined or merged concept, or of a concept merged already.
+    """
+    source = await _concept(reader, loser)
+    if loser == winner:
+        raise ReviewConflict(f"{loser!r} cannot be merged into itself")
+    if _status(source) == MERGED_STATUS:
+        into = source.properties.get("merged_into")
+        raise ReviewConflict(f"{loser!r} was merged into {into!r} already")
+    targets = [n for n in await reader.get_nodes([winner]) if n.label == "Concept"]
+    if not targets:
+        raise InvalidInput(f"no concept {winner!r} to merge into")
+    target = targets[0]
+    if is_hidden(target):
+        raise ReviewConflict(
+            f"{winner!r} is {_status(target)}: merge into a reviewed concept (confirm it first)"
+        )
+    around = await reader.neighbourhood([loser], limit=_AROUND_LIMIT)
+    nodes = {n.id: n for n in around.nodes}
+    edges = [_moved(e, loser, winner, nodes) for e in around.edges]
+    moves = [e for e in edges if e is not None]
+    labels = sorted({e.target_id for e in moves if e.type == "HAS_ALT_LABEL"})
+    now = utc_timestamp()
+    reviewed: dict[str, PropertyValue] = {"status": REVIEWED_STATUS, "reviewed_at": now}
+    # The survivor is reviewed (checked above), so the labels it gains are reviewed too: an
+    # operator's decision, not chat phrasing reaching tenants unasked (ADR 0020).
+    quarantined = [i for i in labels if is_quarantined(nodes[i])]
+    await writer.upsert_nodes(
+        [NodeWrite(id=i, label="Label", properties=reviewed) for i in quarantined]
+    )
+    await writer.upsert_edges(moves)
+    # ``merged_from`` stays on the redirect: a loser that was still in quarantine was never
+    # seen by tenants, so no patch may ever report it removed (ADR 0034).
+    redirect: dict[str, PropertyValue] = {
+        "status": MERGED_STATUS, "merged_into": winner, "merged_from": _status(source),
+        "reviewed_at": now,
+    }  # fmt: skip
+    await writer.upsert_nodes([NodeWrite(id=loser, label="Concept", properties=redirect)])
+    record = ReviewRecord(
+        action="merge", concept=loser, into=winner, at=now, by=by,
+        previous_status=_status(source), labels=tuple(labels), edges=len(moves),
+    )  # fmt: skip
+    await _audit(record, audit)
+    return record
+
+
+def _moved(
+    edge: GraphEdge, loser: str, winner: str, nodes: dict[str, GraphNode]
+) -> EdgeWrite | None:
+    """``edge`` of the loser re-attached to the winner (None: not moved)."""
+    if edge.source == loser and edge.type in _MOVED_OUT and edge.target in nodes:
+        source, target = winner, edge.target
+    elif edge.target == loser and edge.type in _MOVED_IN and edge.source in nodes:
+        source, target = edge.source, winner
+    else:
+        return None
+    if source == target:
+        return None  # the loser's link to the winner itself: no self-loop
+    props = {k: v for k, v in edge.properties.items() if k in ("weight", "notes")}
+
+    def label_of(node_id: str) -> str:
+        return "Concept" if node_id == winner else nodes[node_id].label
+
+    return EdgeWrite(
+        type=edge.type, source_id=source, source_label=label_of(source),
+        target_id=target, target_label=label_of(target), properties=props,
+    )  # fmt: skip
+
+
+async def reject_concept(
+    reader: GraphReader,
+    writer: GraphWriteService,
+    concept_id: str,
+    *,
+    audit: ReviewAudit | None = None,
+    by: str = "operator",
+) -> ReviewRecord:
+    """Delete a quarantined concept and the labels no other concept uses, and audit it.
+
+    Raises :class:`errors.NotFound` for an unknown id and :class:`errors.ReviewConflict` for a
+    concept that is not quarantined (a reviewed one is merged, not rejected).
+    """
+    node = await _concept(reader, concept_id)
+    if not is_quarantined(node):
+        raise ReviewConflict(
+            f"{concept_id!r} is {_status(node)}: only a quarantined concept can be rejected"
+        )
+    around = await reader.neighbourhood([concept_id], limit=_AROUND_LIMIT)
+    nodes = {n.id: n for n in around.nodes}
+    mine = sorted(
+        e.target for e in around.edges
+        if e.source == concept_id and e.type == "HAS_ALT_LABEL" and e.target in nodes
+    )  # fmt: skip
+    users = await reader.neighbourhood(mine, limit=_AROUND_LIMIT) if mine else around
+    shared = {
+        e.target for e in users.edges
+        if e.type == "HAS_ALT_LABEL" and e.target in mine and e.source != concept_id
+    }  # fmt: skip
+    labels = [i for i in mine if i not in shared]
+    removed = [concept_id, *labels]
+    # What was quarantined was never seen by tenants, so its removal is not announced to them.
+    unseen = [i for i in removed if i == concept_id or is_quarantined(nodes[i])]
+    await writer.delete_nodes(removed, unseen=unseen)
+    record = ReviewRecord(
+        action="reject", concept=concept_id, at=utc_timestamp(), by=by,
+        previous_status=_status(node), labels=tuple(labels), removed=tuple(removed),
+    )  # fmt: skip
+    await _audit(record, audit)
+    return record
+
+
+async def _audit(record: ReviewRecord, audit: ReviewAudit | None) -> None:
+    # A fresh logger per action (they are rare): a cached one would keep the processors of
+    # whenever it was first used, and tests that capture the audit line would miss it.
+    structlog.get_logger(__name__).info(
+        "review_action", action=record.action, concept=record.concept, into=record.into,
+        previous_status=record.previous_status, labels=len(record.labels), edges=record.edges,
+        removed=len(record.removed), by=record.by,
+    )  # fmt: skip
+    if audit is not None:
+        await audit.record(record)

@@ -1,0 +1,285 @@
+"""The timeline engine: dates computed from the graph's ``Timeline`` rules (ADR 0033).
+
+Pure functions over :class:`datetime.date`, no I/O:
+
+- tax years: Ireland's is the calendar year, the UK's runs from 6 April to 5 April
+  (:func:`tax_year`, :func:`tax_year_of`);
+- durations (:func:`add_duration`): days, weeks, months and years (a month added to 31 January
+  is the last day of February), hours rounded up to whole days;
+- windows: a lookback ending on a day (:func:`lookback_window`, contains its end), a lock-in
+  from a day (:func:`lock_in_end`, never before its start), an effective window
+  (:func:`effective_window`);
+- deadlines (:func:`deadline`): a duration after an anchor, or, where the rule names a calendar
+  date (``..._31_OCT``, ``..._19TH`` in its id), the first such date after the anchor; rolled
+  forward to the next weekday only where the rule says deadlines move off non-working days
+  (public holidays are not modelled: no holiday calendar ships with the project).
+
+:class:`TimelineRule` reads a ``Timeline`` node (``window_kind``, ``duration_value``,
+``duration_unit`` such as ``"months after the end of the tax year"``); :func:`compute` applies
+it at a date and returns :class:`ComputedDates` the turn quotes in its prompt with the rule's id.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any, Literal
+
+__all__ = [
+    "ComputedDates",
+    "TimelineRule",
+    "Unit",
+    "add_duration",
+    "compute",
+    "concerns_timeline",
+    "deadline",
+    "effective_window",
+    "lock_in_end",
+    "lookback_window",
+    "next_weekday",
+    "tax_year",
+    "tax_year_of",
+]
+
+Unit = Literal["hours", "days", "weeks", "months", "years"]
+_UNITS: dict[str, Unit] = {"hour": "hours", "day": "days", "week": "weeks", "month": "months",
+                           "year": "years"}  # fmt: skip
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+_FIXED_DATE = re.compile(r"_(?P<day>\d{1,2})_(?P<month>" + "|".join(_MONTHS) + r")$")
+_DAY_OF_MONTH = re.compile(r"_(?P<day>\d{1,2})(?:ST|ND|RD|TH)$")
+_BUSINESS = re.compile(r"\b(working|business) days?\b", re.I)
+
+
+_TIMELINE_QUESTION = re.compile(
+    r"\b(when (?:must|should|do|does|is|are|can|will)|by when|deadlines?|due (?:date|by)|"
+    r"file by|time limits?|how long|how far back|lock[- ]in|holding period|hold (?:it|them|the)|"
+    r"sell (?:\w+ ){0,3}before|before (?:i|we) can|within \d+|look ?back|claw ?back|"
+    r"last day|tax year (?:start|end|begin)s?|when does the tax year)\b",
+    re.I,
+)
+
+
+def concerns_timeline(question: str) -> bool:
+    """Whether a question asks about a deadline, a window or a period ("when must I file…",
+    "can I sell before…", "how far back can Revenue go")."""
+    return _TIMELINE_QUESTION.search(question) is not None
+
+
+def tax_year(jurisdiction: str, year: int) -> tuple[date, date]:
+    """First and last day of the tax year that starts in ``year``: IE (and anything else) the
+    calendar year; UK 6 April ``year`` to 5 April ``year + 1``."""
+    if jurisdiction in ("UK", "NI", "GB"):
+        return date(year, 4, 6), date(year + 1, 4, 5)
+    return date(year, 1, 1), date(year, 12, 31)
+
+
+def tax_year_of(jurisdiction: str, day: date) -> int:
+    """The year in which the tax year holding ``day`` starts."""
+    start, _ = tax_year(jurisdiction, day.year)
+    return day.year if day >= start else day.year - 1
+
+
+def _add_months(day: date, months: int) -> date:
+    total = day.year * 12 + (day.month - 1) + months
+    year, month = divmod(total, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
+
+
+def add_duration(day: date, value: int, unit: Unit) -> date:
+    """``day`` moved by ``value`` units (negative goes back); months clamp to the month end."""
+    if unit == "hours":
+        days = -(-abs(value) // 24)  # whole days, rounded up
+        return day + timedelta(days=days if value >= 0 else -days)
+    if unit == "days":
+        return day + timedelta(days=value)
+    if unit == "weeks":
+        return day + timedelta(weeks=value)
+    return _add_months(day, value * (12 if unit == "years" else 1))
+
+
+def lookback_window(end: date, value: int, unit: Unit) -> tuple[date, date]:
+    """The window of ``value`` units that ends on ``end`` (both ends included)."""
+    return min(add_duration(end, -value, unit), end), end
+
+
+def lock_in_end(start: date, value: int, unit: Unit) -> date:
+    """The first day after a lock-in of ``value`` units that started on ``start``."""
+    return max(add_duration(start, value, unit), start)
+
+
+def effective_window(start: date, value: int, unit: Unit) -> tuple[date, date]:
+    """The day a rule applies from, ``value`` units after ``start`` (e.g. entry into force),
+    with ``start``: (start, applies from)."""
+    return start, max(add_duration(start, value, unit), start)
+
+
+def next_weekday(day: date) -> date:
+    """``day``, or the Monday after it when it falls on a Saturday or Sunday."""
+    return day + timedelta(days=max(0, 7 - day.weekday()) if day.weekday() >= 5 else 0)
+
+
+def _fixed_after(anchor: date, month: int, day: int) -> date:
+    """The first ``day`` of ``month`` strictly after ``anchor`` (clamped to the month end)."""
+    for year in (anchor.year, anchor.year + 1):
+        candidate = date(year, month, min(day, calendar.monthrange(year, month)[1]))
+        if candidate > anchor:
+            return candidate
+    raise AssertionError("unreachable: a year later is always after the anchor")
+
+
+def _day_of_month_after(anchor: date, day: int) -> date:
+    """The first ``day`` of a month strictly after ``anchor`` (clamped to the month end)."""
+    month_start = date(anchor.year, anchor.month, 1)
+    for step in (0, 1, 2):
+        first = _add_months(month_start, step)
+        last = calendar.monthrange(first.year, first.month)[1]
+        candidate = date(first.year, first.month, min(day, last))
+        if candidate > anchor:
+            return candidate
+    raise AssertionError("unreachable: the next month always has a later day")
+
+
+def deadline(
+    anchor: date,
+    value: int,
+    unit: Unit,
+    *,
+    fixed: tuple[int, int] | None = None,
+    day_of_month: int | None = None,
+    business_days: bool = False,
+) -> date:
+    """When something due after ``anchor`` falls: ``fixed`` (month, day) is the first such date
+    after the anchor, ``day_of_month`` the first such day of a month after it, else the anchor
+    plus the duration; then moved off a weekend where ``business_days``."""
+    if fixed is not None:
+        due = _fixed_after(anchor, fixed[0], fixed[1])
+    elif day_of_month is not None:
+        due = _day_of_month_after(anchor, day_of_month)
+    else:
+        due = add_duration(anchor, value, unit)
+    return next_weekday(due) if business_days else due
+
+
+@dataclass(frozen=True)
+class TimelineRule:
+    """A ``Timeline`` node as the engine applies it."""
+
+    id: str
+    name: str
+    kind: str  # LOOKBACK, LOCK_IN, DEADLINE, DURATION, PERIOD, CLAWBACK, RETENTION, TRANSITION
+    value: int
+    unit: Unit
+    anchor: str  # what the duration counts from, in the rule's words ("" for the asked date)
+    jurisdiction: str
+    fixed: tuple[int, int] | None = None  # (month, day) the id names, e.g. ``_31_OCT``
+    day_of_month: int | None = None  # the day the id names, e.g. ``_19TH``
+    business_days: bool = False
+    about_tax_years: bool = False  # the rule's words count in tax years
+
+    @classmethod
+    def from_node(cls, node_id: str, props: dict[str, Any]) -> TimelineRule | None:
+        """The rule of a ``Timeline`` node, or ``None`` without a readable duration."""
+        words = str(props.get("duration_unit") or "").strip().lower().split()
+        value = props.get("duration_value")
+        if not words or not isinstance(value, int):
+            return None
+        unit = _UNITS.get(words[0].rstrip("s"))
+        if unit is None:
+            return None
+        fixed = _FIXED_DATE.search(node_id)
+        day = _DAY_OF_MONTH.search(node_id)
+        text = f"{props.get('name', '')} {props.get('description', '')}"
+        return cls(
+            id=node_id,
+            name=str(props.get("name") or node_id),
+            kind=str(props.get("window_kind") or "DURATION").upper(),
+            value=value,
+            unit=unit,
+            anchor=" ".join(words[1:]),
+            jurisdiction=node_id.split(":", 1)[0],
+            fixed=(_MONTHS.index(fixed["month"]) + 1, int(fixed["day"])) if fixed else None,
+            day_of_month=int(day["day"]) if day else None,
+            business_days=bool(_BUSINESS.search(text)),
+            about_tax_years="tax year" in text.lower() or "TAX_YEAR" in node_id,
+        )
+
+    @property
+    def counts_from_tax_year(self) -> bool:
+        return "tax year" in self.anchor
+
+
+@dataclass(frozen=True)
+class ComputedDates:
+    """What a rule gives at one date: a one-line statement with ISO dates, for the prompt."""
+
+    rule_id: str
+    text: str
+    start: date
+    end: date
+
+
+def compute(rule: TimelineRule, at: date) -> ComputedDates:
+    """Apply ``rule`` at ``at`` (the asked date or today), as a one-line statement."""
+    measure = f"{rule.value} {rule.unit}"
+    if rule.kind == "LOOKBACK":
+        start, end = lookback_window(at, rule.value, rule.unit)
+        text = f"looking back {measure} from {at}: {start} to {end}"
+        if rule.about_tax_years:
+            # Counted from the end of a tax year: the earliest tax year that ends inside it.
+            year = tax_year_of(rule.jurisdiction, start)
+            if tax_year(rule.jurisdiction, year)[1] < start:
+                year += 1
+            first, last = tax_year(rule.jurisdiction, year)
+            text += f"; the earliest tax year ending inside it is {first} to {last}"
+        return ComputedDates(rule.id, text, start, end)
+    if rule.kind in ("LOCK_IN", "CLAWBACK", "RETENTION"):
+        end = lock_in_end(at, rule.value, rule.unit)
+        what = {"LOCK_IN": "the holding period ends", "CLAWBACK": "the clawback period ends",
+                "RETENTION": "records may be discarded from"}[rule.kind]  # fmt: skip
+        text = f"starting {at.isoformat()}, {what} {end.isoformat()} ({measure})"
+        return ComputedDates(rule.id, text, at, end)
+    if rule.kind == "DEADLINE":
+        anchor, about = _anchor(rule, at)
+        due = _due(rule, anchor)
+        if due < at and rule.anchor and "tax year" in rule.anchor:
+            # Already passed for that tax year: the next one's is what is still to come.
+            anchor, about = _anchor(rule, add_duration(at, 1, "years"))
+            due = _due(rule, anchor)
+        moved = ", moved off a weekend" if rule.business_days else ""
+        text = f"{about}: due {due.isoformat()} ({_weekday(due)}{moved})"
+        return ComputedDates(rule.id, text, anchor, due)
+    if rule.kind == "PERIOD" and "TAX_YEAR" in rule.id:
+        year = tax_year_of(rule.jurisdiction, at)
+        start, end = tax_year(rule.jurisdiction, year)
+        text = f"the tax year holding {at} runs {start} to {end}"
+        return ComputedDates(rule.id, text, start, end)
+    start, end = effective_window(at, rule.value, rule.unit)
+    text = f"{measure} from {at.isoformat()}: until {end.isoformat()}"
+    return ComputedDates(rule.id, text, start, end)
+
+
+def _due(rule: TimelineRule, anchor: date) -> date:
+    return deadline(anchor, rule.value, rule.unit, fixed=rule.fixed,
+                    day_of_month=rule.day_of_month, business_days=rule.business_days)  # fmt: skip
+
+
+def _anchor(rule: TimelineRule, at: date) -> tuple[date, str]:
+    """The day a deadline counts from, at ``at``: the end of the last complete tax year for
+    "after the end of the tax year", the start of the current one for "into the tax year",
+    otherwise ``at`` itself (the event: an arrival, a disposal, the end of a period)."""
+    if "into the tax year" in rule.anchor:
+        year = tax_year_of(rule.jurisdiction, at)
+        start, _ = tax_year(rule.jurisdiction, year)
+        return start, f"for the tax year starting {start.isoformat()}"
+    if rule.counts_from_tax_year:
+        year = tax_year_of(rule.jurisdiction, at) - 1
+        _, end = tax_year(rule.jurisdiction, year)
+        return end, f"for the tax year ending {end.isoformat()}"
+    return at, f"counting from {at.isoformat()}"
+
+
+def _weekday(day: date) -> str:
+    return calendar.day_name[day.weekday()]

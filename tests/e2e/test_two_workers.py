@@ -1,0 +1,397 @@
+"""Two API worker processes sharing PostgreSQL 15, redis-server and the ArcadeDB Bolt graph, all
+started by the harness (issue 11, must show): what one worker or the CLI writes reaches the
+other worker's prompts, evidence and patch subscribers (exactly once), rate limits are one
+bucket, and with Redis stopped turns still complete, rate limits fail open (the default) and
+patches still arrive (ADR 0026, 0027).
+
+The workers are real processes (``tests.support.paced_server``: the app served like ``regintel
+serve``, the offline extractive provider, every request it gets recorded to a file so the test
+can read the prompts a worker built). The CLI runs as a subprocess with the same settings.
+The tests share one setup (module scope); each captures concepts of its own and empties the
+bucket it needs itself, so any one of them also runs alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from api.bootstrap import open_graph
+from api.settings import Settings
+from engine.seeding import DEFAULT_SEEDS, seed_graph
+from tests.support.arcadedb import running_arcadedb
+from tests.support.postgres import running_postgres
+from tests.support.redis import RedisServer, running_redis
+from tests.support.server import sse_events
+from tests.support.server_process import ROOT, ServerProcess, server_process
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+ALICE = {"Authorization": "Bearer key-acme-alice"}
+CAROL = {"Authorization": "Bearer key-globex-carol"}
+DAVE = {"Authorization": "Bearer key-initech-dave"}  # the rate-limit test's own buckets
+OPERATOR = {"Authorization": "Bearer key-ops-admin"}
+KEYS = {
+    "key-acme-alice": "acme:alice",
+    "key-globex-carol": "globex:carol",
+    "key-initech-dave": "initech:dave",
+    "key-ops-admin": "regintel:operator:admin",
+}
+USER_BURST = 20  # tokens in a user's bucket: 30 a minute, 40 seconds' worth
+BATCH_WINDOW_MS = 100
+
+
+@dataclass
+class Cluster:
+    a: ServerProcess
+    b: ServerProcess
+    env: dict[str, str]
+    redis: RedisServer
+    prompts: dict[str, Path]
+
+
+def _seed_rules(env: dict[str, str], folder: Path) -> None:
+    """Ireland's seed rules (no EU acts, no rate history: start-up stays quick) into the Bolt
+    graph."""
+    for file in [DEFAULT_SEEDS / "jurisdictions.yaml", *DEFAULT_SEEDS.glob("ie_*.yaml")]:
+        shutil.copy2(file, folder / file.name)
+    settings = Settings(
+        graph_backend="bolt",
+        bolt_uri=env["REGINTEL_BOLT_URI"],
+        bolt_user=env["REGINTEL_BOLT_USER"],
+        bolt_password=env["REGINTEL_BOLT_PASSWORD"],
+        bolt_database=env["REGINTEL_BOLT_DATABASE"],
+        bolt_dialect="neo4j",
+        log_json=False,
+    )
+
+    async def run() -> None:
+        async with open_graph(settings) as handle:
+            await seed_graph(
+                handle.graph, handle.writer, folder, legal=[], tax_rates=None, validity=None
+            )
+
+    asyncio.run(run())
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    root = tmp_path_factory.mktemp("workers")
+    with contextlib.ExitStack() as stack:
+        graph = stack.enter_context(running_arcadedb())
+        redis = stack.enter_context(running_redis())
+        postgres = stack.enter_context(running_postgres())
+        shared = {
+            "REGINTEL_ENVIRONMENT": "dev",
+            "REGINTEL_API_KEYS": json.dumps(KEYS),
+            "REGINTEL_GRAPH_BACKEND": "bolt",
+            "REGINTEL_BOLT_URI": graph.bolt_uri,
+            "REGINTEL_BOLT_USER": graph.user,
+            "REGINTEL_BOLT_PASSWORD": graph.password,
+            "REGINTEL_BOLT_DATABASE": graph.database,
+            "REGINTEL_BOLT_DIALECT": "neo4j",
+            "REGINTEL_CONVERSATION_STORE": "postgres",
+            "REGINTEL_POSTGRES_DSN": postgres.create_database(f"w_{uuid.uuid4().hex[:12]}"),
+        }
+        _seed_rules(shared, root)
+        shared |= {
+            "REGINTEL_REDIS_URL": redis.url(),
+            "REGINTEL_REDIS_PREFIX": f"t{uuid.uuid4().hex[:8]}",
+            "REGINTEL_REDIS_TIMEOUT_SECONDS": "0.5",
+            "REGINTEL_RATE_LIMIT_USER_PER_MINUTE": "30",
+            "REGINTEL_RATE_LIMIT_BURST_SECONDS": str(USER_BURST * 2),
+            "REGINTEL_GRAPH_BATCH_WINDOW_MS": str(BATCH_WINDOW_MS),
+            "REGINTEL_GRAPH_CATCH_UP_SECONDS": "1",  # the catch-up must not deliver twice
+            "REGINTEL_HEARTBEAT_SECONDS": "0.2",
+        }
+        prompts = {name: root / f"{name}.prompts.jsonl" for name in "ab"}
+        managers = [
+            server_process(
+                {**shared, "REGINTEL_DATA_DIR": str(root / name)},
+                root / f"{name}.log",
+                record=prompts[name],
+                startup_s=180.0,  # two start at once on a shared machine
+            )
+            for name in "ab"
+        ]
+        with ThreadPoolExecutor(2) as pool:  # both start at once (each indexes the graph)
+            started = [pool.submit(manager.__enter__) for manager in managers]
+        for manager in managers:  # stopped whatever happened to the other
+            stack.push(manager.__exit__)
+        a, b = (future.result() for future in started)
+        yield Cluster(a, b, shared, redis, prompts)
+
+
+async def turn(
+    base: str, headers: dict[str, str], message: str, conversation: str | None = None
+) -> dict[str, Any]:
+    """One chat turn; the events by type (the last of each)."""
+    body: dict[str, Any] = {"message": message}
+    if conversation:
+        body["conversationId"] = conversation
+    events: dict[str, Any] = {}
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        async with client.stream("POST", "/api/chat", json=body, headers=headers) as response:
+            assert response.status_code == 200, await response.aread()
+            async for event in sse_events(response):
+                if event.event:
+                    events[event.event] = event.data
+    assert events["done"]["status"] == "complete", events
+    return events
+
+
+def last_prompt(cluster: Cluster, worker: str) -> str:
+    """The system prompt of the last main chat request the worker's provider got."""
+    lines = cluster.prompts[worker].read_text(encoding="utf-8").splitlines()
+    requests = [json.loads(line) for line in lines]
+    main = [r for r in requests if r["task"] == "main_chat"]
+    return str(main[-1]["messages"][0]["content"])
+
+
+async def capture(cluster: Cluster, base: str, question: str) -> tuple[str, str]:
+    """A turn of Alice's that captures one provisional concept: (concept id, conversation)."""
+    events = await turn(base, ALICE, question)
+    [concept] = events["concepts"]["concepts"]
+    assert concept["status"] == "provisional"
+    return concept["id"], events["metadata"]["conversationId"]
+
+
+async def confirm(base: str, concept_id: str) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        done = await client.post(f"/api/review/concepts/{concept_id}/confirm", headers=OPERATOR)
+    assert done.status_code == 200, done.text
+
+
+@dataclass
+class Subscriber:
+    """A graph UI on one worker: every patch it received, in order."""
+
+    patches: list[dict[str, Any]]
+    ready: anyio.Event
+
+    def updates_of(self, node_id: str) -> int:
+        return sum(
+            1
+            for patch in self.patches
+            for node in patch["nodes"]["added"] + patch["nodes"]["updated"]
+            if node["id"] == node_id
+        )
+
+
+async def subscribe(base: str, seconds: float, sub: Subscriber) -> None:
+    with anyio.move_on_after(seconds):
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            params = {"jurisdictions": "IE"}
+            async with client.stream(
+                "GET", "/api/graph/stream", params=params, headers=CAROL
+            ) as response:
+                assert response.status_code == 200
+                sub.ready.set()
+                async for event in sse_events(response):
+                    if event.event == "graph_patch":
+                        sub.patches.append(event.payload)
+
+
+def subscriber() -> Subscriber:
+    return Subscriber([], anyio.Event())
+
+
+async def until(holds: Callable[[], Awaitable[bool]], seconds: float, pause: float) -> None:
+    """Ask ``holds()`` again every ``pause`` seconds until it is true; fail after ``seconds``."""
+    with anyio.fail_after(seconds):
+        for _ in itertools.count():
+            if await holds():
+                return
+            await anyio.sleep(pause)
+
+
+async def wait_for(sub: Subscriber, node_id: str, seconds: float = 15.0) -> None:
+    async def arrived() -> bool:
+        return bool(sub.updates_of(node_id))
+
+    await until(arrived, seconds, 0.05)
+
+
+async def in_evidence(base: str, concept: str, question: str) -> None:
+    """Carol's turns on ``base`` come to use ``concept`` as evidence (within 20 s)."""
+
+    async def used() -> bool:
+        return concept in evidence_of(await turn(base, CAROL, question))
+
+    await until(used, 20.0, 0.2)
+
+
+async def healthy(base: str) -> None:
+    async def ok() -> bool:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            return bool((await client.get("/health")).json()["status"] == "ok")
+
+    await until(ok, 15.0, 0.1)
+
+
+def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``regintel *args`` in its own process, with the workers' settings."""
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("regintel")), *args],
+        cwd=ROOT,
+        env={**os.environ, **env, "REGINTEL_LOG_JSON": "false"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def evidence_of(events: dict[str, Any]) -> list[str]:
+    return list(events["metadata"]["evidenceNodeIds"])
+
+
+async def test_a_concept_created_through_a_is_in_bs_next_prompt_and_evidence_once_confirmed(
+    cluster: Cluster,
+) -> None:
+    concept, conversation = await capture(
+        cluster, cluster.a.base, "Is there a wealth tax in Ireland?"
+    )
+    # Alice's next turn in the same conversation lands on the other worker: its prompt
+    # describes what worker A captured (her own conversation keeps its captures, ADR 0020).
+    await turn(cluster.b.base, ALICE, "Who would pay it?", conversation)
+    assert f"[{concept}]" in last_prompt(cluster, "b")
+    # Another tenant does not see it anywhere until an operator confirms it (through A)...
+    before = await turn(cluster.b.base, CAROL, "Is there a wealth tax in Ireland?")
+    assert concept not in evidence_of(before)
+    await confirm(cluster.a.base, concept)
+    # ... and then worker B uses it as evidence without a restart (the bus, one batch later).
+    await in_evidence(cluster.b.base, concept, "Is there a wealth tax in Ireland?")
+
+
+async def test_a_patch_written_through_either_worker_reaches_the_other_exactly_once(
+    cluster: Cluster,
+) -> None:
+    first, _ = await capture(cluster, cluster.a.base, "Is there a tax on capital in Ireland?")
+    second, _ = await capture(cluster, cluster.b.base, "Is there a consumption tax in Ireland?")
+    on_a, on_b = subscriber(), subscriber()
+    async with anyio.create_task_group() as group:
+        group.start_soon(subscribe, cluster.a.base, 12.0, on_a)
+        group.start_soon(subscribe, cluster.b.base, 12.0, on_b)
+        with anyio.fail_after(10):
+            await on_a.ready.wait()
+            await on_b.ready.wait()
+        await anyio.sleep(0.3)  # registered with the detector
+        await confirm(cluster.a.base, first)
+        await confirm(cluster.b.base, second)
+        for sub in (on_a, on_b):
+            await wait_for(sub, first)
+            await wait_for(sub, second)
+        await anyio.sleep(3.0)  # three catch-up rounds later: still once
+        group.cancel_scope.cancel()
+    for sub in (on_a, on_b):
+        assert (sub.updates_of(first), sub.updates_of(second)) == (1, 1)
+
+
+async def test_a_cli_confirmation_is_seen_by_both_workers_without_a_restart(
+    cluster: Cluster,
+) -> None:
+    question = "Is there a property tax in Ireland?"
+    concept, _ = await capture(cluster, cluster.a.base, question)
+    for base in (cluster.a.base, cluster.b.base):
+        assert concept not in evidence_of(await turn(base, CAROL, question))
+    on_a, on_b = subscriber(), subscriber()
+    async with anyio.create_task_group() as group:
+        group.start_soon(subscribe, cluster.a.base, 180.0, on_a)
+        group.start_soon(subscribe, cluster.b.base, 180.0, on_b)
+        with anyio.fail_after(10):
+            await on_a.ready.wait()
+            await on_b.ready.wait()
+        done = await anyio.to_thread.run_sync(cli, cluster.env, "concept", "confirm", concept)
+        assert done.returncode == 0, done.stderr
+        assert f"{concept}: updated" in done.stdout
+        for sub in (on_a, on_b):
+            await wait_for(sub, concept)
+        await anyio.sleep(2.0)  # two catch-up rounds later: still once
+        group.cancel_scope.cancel()
+    assert (on_a.updates_of(concept), on_b.updates_of(concept)) == (1, 1)
+    for base in (cluster.a.base, cluster.b.base):
+        await in_evidence(base, concept, question)
+
+
+async def drain(base: str, headers: dict[str, str], requests: int) -> list[httpx.Response]:
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        return [await client.get("/api/graph/nodes/IE/neighbourhood", headers=headers)
+                for _ in range(requests)]  # fmt: skip
+
+
+async def test_rate_limits_are_one_bucket_shared_by_the_workers(cluster: Cluster) -> None:
+    began = time.monotonic()
+    answers: list[httpx.Response] = []
+    async with httpx.AsyncClient(timeout=30) as client:
+        for i in range(USER_BURST * 3 // 2):  # each worker alone would let all of them pass
+            base = (cluster.a, cluster.b)[i % 2].base
+            answers.append(
+                await client.get(f"{base}/api/graph/nodes/IE/neighbourhood", headers=DAVE)
+            )
+    refill = (time.monotonic() - began) * 30 / 60
+    passed = [r for r in answers if r.status_code == 200]
+    refused = [r for r in answers if r.status_code == 429]
+    assert len(passed) + len(refused) == len(answers)
+    assert len(passed) <= USER_BURST + refill + 1
+    assert {str(r.url).split("/api")[0] for r in refused} == {cluster.a.base, cluster.b.base}
+    assert all(r.json()["error"]["code"] == "rate_limited" for r in refused)
+    assert all(int(r.headers["Retry-After"]) >= 1 for r in refused)
+
+
+async def test_with_redis_stopped_turns_complete_limits_fail_open_and_patches_resume(
+    cluster: Cluster,
+) -> None:
+    during, _ = await capture(cluster, cluster.a.base, "Is there a road tax in Ireland?")
+    after, _ = await capture(cluster, cluster.a.base, "Is there a tax haven in Ireland?")
+    async with httpx.AsyncClient(timeout=30) as client:
+        dave = f"{cluster.a.base}/api/graph/nodes/IE/neighbourhood"
+        with anyio.fail_after(30):
+            while (await client.get(dave, headers=DAVE)).status_code != 429:
+                pass  # Dave's bucket is empty
+    on_b = subscriber()
+    async with anyio.create_task_group() as group:
+        group.start_soon(subscribe, cluster.b.base, 60.0, on_b)
+        with anyio.fail_after(10):
+            await on_b.ready.wait()
+        cluster.redis.stop()
+        try:
+            for base in (cluster.a.base, cluster.b.base):
+                events = await turn(base, CAROL, "What is the standard rate of VAT in Ireland?")
+                assert events["done"]["status"] == "complete"
+                # REGINTEL_RATE_LIMIT_WHEN_REDIS_DOWN=open (the default): Dave passes again.
+                assert [r.status_code for r in await drain(base, DAVE, 3)] == [200] * 3
+                async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+                    health = await client.get("/health")
+                assert health.status_code == 200  # degraded, still in the load balancer
+                assert health.json()["status"] == "degraded"
+                assert health.json()["checks"]["redis"]["status"] == "down"
+            # A write through A without the bus: B's timestamp catch-up still brings it.
+            await confirm(cluster.a.base, during)
+            await wait_for(on_b, during)
+        finally:
+            cluster.redis.start()  # empty: the buckets start full again
+        for base in (cluster.a.base, cluster.b.base):
+            await healthy(base)  # the bus is subscribed again
+        await confirm(cluster.a.base, after)
+        await wait_for(on_b, after)
+        await anyio.sleep(2.0)  # two catch-up rounds later: still once
+        group.cancel_scope.cancel()
+    assert (on_b.updates_of(during), on_b.updates_of(after)) == (1, 1)

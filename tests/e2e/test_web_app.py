@@ -1,0 +1,308 @@
+"""The web app in a real headless Chromium (Debian's ``chromium``, driven by Playwright), against
+a real server on the seeded graph with the offline extractive provider.
+
+Chromium comes from ``make system-deps`` (apt); Playwright never downloads a browser here.
+Screenshots of the chat and graph views go to ``var/screenshots/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from api.app import create_app
+from api.settings import Settings
+from egress.wire import LlmRequest, StreamChunk
+from engine.lexicon import ConceptLexicon
+from engine.providers.extractive import ExtractiveProvider
+from tests.support.server import running_server
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+OPERATOR = {"Authorization": "Bearer dev-ops-admin"}
+ALICE = {"Authorization": "Bearer dev-acme-alice"}
+AI_ACT_ARTICLE_5 = "EU:REG_2024_1689:ART_5"
+VIEW_LABELS = [  # web/graph.js VIEW_LABELS
+    "Jurisdiction", "Region", "Agreement", "Treaty", "Regime", "Statute", "Section",
+    "EURegulation", "EUDirective", "EUDecision", "Article", "Annex", "Chapter", "Benefit",
+    "Relief", "Condition", "Obligation", "Threshold", "Rate", "Form", "Timeline", "Guidance",
+    "Case", "Update", "Concept",
+]  # fmt: skip
+
+
+@dataclass
+class PacedProvider:
+    """The real extractive provider, optionally slowed down per chunk (for the stop button)."""
+
+    inner: ExtractiveProvider
+    delay: float = 0.0
+    name: str = "extractive"
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        async for chunk in self.inner.stream(request):
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            yield chunk
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class Served:
+    base: str
+    provider: PacedProvider
+    browser: Browser
+
+    def page(self, key: str | None = None) -> Page:
+        page = self.browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+        page.set_default_timeout(30_000)
+        page.goto(self.base + "/")
+        if key:
+            sign_in(page, key)
+            page.wait_for_function(
+                "() => window.regintel && window.regintel.graph.cy.nodes().length > 0"
+            )
+            expect(page.locator("#graph-status")).to_have_text("Live")
+        return page
+
+
+@pytest.fixture(scope="module")
+def served(seeded_template, tmp_path_factory) -> Iterator[Served]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's chromium is missing: run `make system-deps` (installs it with apt)")
+    data = tmp_path_factory.mktemp("web") / "data"
+    shutil.copytree(seeded_template, data)
+    provider = PacedProvider(ExtractiveProvider(ConceptLexicon.from_eurovoc()))
+    settings = Settings(data_dir=data, log_json=False, heartbeat_seconds=1.0)
+    app = create_app(settings, providers={"extractive": provider})
+    with running_server(app) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            yield Served(base, provider, browser)
+        finally:
+            browser.close()
+
+
+def sign_in(page: Page, key: str) -> None:
+    page.get_by_label("API key or session token").fill(key)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def ask(page: Page, question: str) -> None:
+    page.get_by_label("Your question").fill(question)
+    page.get_by_role("button", name="Ask").click()
+
+
+def answered(page: Page) -> None:
+    expect(page.locator(".message.assistant.streaming")).to_have_count(0)
+    expect(page.get_by_role("button", name="Ask")).to_be_enabled()
+
+
+def node(page: Page, node_id: str) -> dict[str, Any] | None:
+    state: dict[str, Any] | None = page.evaluate(
+        "(id) => window.regintel.graph.describe(id)", node_id
+    )
+    return state
+
+
+def positions(page: Page) -> dict[str, dict[str, float]]:
+    placed: dict[str, dict[str, float]] = page.evaluate("() => window.regintel.graph.positions()")
+    return placed
+
+
+def review_queue(served: Served) -> set[str]:
+    got = httpx.get(served.base + "/api/review/concepts", headers=OPERATOR)
+    return {c["id"] for c in got.json()}
+
+
+def screenshot(page: Page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def test_a_wrong_key_shows_a_sign_in_error(served: Served):
+    page = served.page()
+    sign_in(page, "not-a-key")
+    expect(page.get_by_role("alert")).to_contain_text("not accepted")
+    expect(page.locator("#workspace")).to_be_hidden()
+    page.context.close()
+
+
+def test_an_ai_act_answer_streams_with_chips_that_focus_the_graph_and_continues(served: Served):
+    page = served.page("dev-acme-alice")
+    texts: list[str] = []
+    served.provider.delay = 0.02
+    try:
+        ask(page, "What does Article 5 of the AI Act prohibit?")
+        body = page.locator(".message.assistant .body").last
+        expect(page.locator(".message.assistant.streaming")).to_have_count(1)
+        expect(body).not_to_be_empty()
+        texts.append(body.inner_text())  # text on the page before the turn is done
+        answered(page)
+    finally:
+        served.provider.delay = 0.0
+    assert texts[0] and texts[0] != body.inner_text()
+    chip = page.locator(f'.citations .chip[data-node-id="{AI_ACT_ARTICLE_5}"] a')
+    expect(chip).to_have_attribute(
+        "href", "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32024R1689#art_5"
+    )
+    for href in page.locator(".citations .chip a").evaluate_all("(as) => as.map(a => a.href)"):
+        assert href.startswith("https://eur-lex.europa.eu/"), href
+    expect(page.locator("#disclaimer")).to_contain_text("not legal, tax or financial advice")
+    state = node(page, AI_ACT_ARTICLE_5)
+    assert state and "focus" in state["classes"], state
+    article_99 = node(page, "EU:REG_2016_679:ART_99")  # GDPR: not cited, faded
+    assert article_99 and "faded" in article_99["classes"]
+    screenshot(page, "chat-and-graph-ai-act")
+
+    # Continue the conversation, then reopen it from the list.
+    ask(page, "And what penalties apply?")
+    answered(page)
+    conversations = page.locator("#conversation-list .conversation")
+    expect(conversations.first).to_have_text("What does Article 5 of the AI Act prohibit?")
+    page.get_by_role("button", name="New conversation").click()
+    expect(page.locator(".message")).to_have_count(0)
+    conversations.first.click()
+    expect(page.locator(".message")).to_have_count(4)
+    expect(page.locator(".message.user").nth(1)).to_have_text("YouAnd what penalties apply?")
+    mine = page.evaluate("() => window.regintel.chat.conversationId")
+    listed = httpx.get(served.base + "/api/conversations", headers=ALICE).json()
+    assert mine in [c["id"] for c in listed]
+    bobs = httpx.get(
+        served.base + "/api/conversations", headers={"Authorization": "Bearer dev-acme-bob"}
+    )
+    assert mine not in [c["id"] for c in bobs.json()]  # the list is the caller's own
+
+    # Filters and legend: counts per label are those of the snapshot; filters hide nodes.
+    snapshot = httpx.get(
+        served.base + "/api/graph/snapshot",
+        params={"labels": VIEW_LABELS, "limit": 2000},
+        headers=ALICE,
+    ).json()
+    expected: dict[str, int] = {}
+    for item in snapshot["nodes"]:
+        expected[item["label"]] = expected.get(item["label"], 0) + 1
+    shown = {
+        item.get_attribute("data-label"): int(item.locator(".count").inner_text())
+        for item in page.locator(".legend-item").all()
+    }
+    assert shown == expected
+    page.get_by_role("combobox", name="Jurisdiction").select_option("IE")
+    # A live patch may redraw meanwhile: wait for the filter's effect instead of sampling it.
+    page.wait_for_function(
+        "() => { const shown = window.regintel.graph.cy.nodes(':visible')"
+        ".map(n => n.data('jurisdiction')); return shown.length > 0"
+        " && shown.every(j => j === 'IE'); }",
+        timeout=10_000,
+    )
+    page.get_by_role("combobox", name="Jurisdiction").select_option("")
+    page.locator('.legend-item[data-label="Article"] input').uncheck()
+    # The legend is rebuilt when a live patch arrives; wait for the style, do not sample it.
+    page.wait_for_function(
+        "(id) => !window.regintel.graph.describe(id).visible", arg=AI_ACT_ARTICLE_5, timeout=10_000
+    )
+    page.locator('.legend-item[data-label="Article"] input').check()
+
+    # A node's details: text, source links, CITES / PART_OF neighbours to follow.
+    page.evaluate(f"() => window.regintel.graph.select('{AI_ACT_ARTICLE_5}')")
+    details = page.get_by_label("Node details")
+    expect(details).to_contain_text("Prohibited AI practices")
+    expect(details.locator(".sources a").first).to_have_attribute(
+        "href", "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32024R1689#art_5"
+    )
+    details.get_by_role("heading", name="PART_OF").wait_for()
+    details.locator(".neighbour").first.click()
+    expect(details.locator(".node-meta")).not_to_contain_text(AI_ACT_ARTICLE_5)
+    screenshot(page, "graph-node-details")
+    page.context.close()
+
+
+def test_a_refusal_is_shown_as_one_and_stop_aborts_the_stream(served: Served):
+    page = served.page("dev-acme-alice")
+    ask(page, "What is the wealth tax rate in France?")
+    answered(page)
+    refused = page.locator(".message.assistant.refused")
+    expect(refused.locator(".refusal")).to_contain_text("No answer")
+    expect(refused.locator(".citations .chip")).to_have_count(0)
+    screenshot(page, "chat-refusal")
+
+    served.provider.delay = 0.4
+    try:
+        ask(page, "What does Article 5 of the AI Act prohibit?")
+        expect(page.get_by_role("button", name="Stop")).to_be_enabled()
+        expect(page.locator(".message.assistant .body").last).not_to_be_empty()
+        page.get_by_role("button", name="Stop").click()
+        last = page.locator(".message.assistant").last
+        expect(last.locator(".status")).to_have_text("(stopped)")
+        expect(page.get_by_role("button", name="Stop")).to_be_disabled()
+        expect(last.locator(".citations .chip")).to_have_count(0)
+    finally:
+        served.provider.delay = 0.0
+    # The server saw the client go: the answer so far is kept as partial.
+    conversation = page.evaluate("() => window.regintel.chat.conversationId")
+    deadline = time.monotonic() + 10
+    status = ""
+    while time.monotonic() < deadline and status != "partial":
+        got = httpx.get(f"{served.base}/api/conversations/{conversation}", headers=ALICE).json()
+        status = got["messages"][-1]["status"]
+        time.sleep(0.1)
+    assert status == "partial"
+    page.context.close()
+
+
+def test_a_captured_concept_appears_provisional_and_live_patches_add_it_without_moving_nodes(
+    served: Served,
+):
+    alice = served.page("dev-acme-alice")
+    bob = served.page("dev-acme-bob")  # same tenant: sees it only once reviewed (ADR 0020)
+    carol = served.page("dev-globex-carol")  # its stream drops before the confirmation
+
+    ask(alice, "Is there a wealth tax in Ireland?")
+    answered(alice)
+    [concept] = alice.evaluate(
+        "() => window.regintel.chat.captured.filter(c => c.created).map(c => c.id)"
+    )
+    deadline = time.monotonic() + 10  # the capture is written beside the stream, not before it
+    while time.monotonic() < deadline and concept not in review_queue(served):
+        time.sleep(0.1)
+    assert concept in review_queue(served)
+    captured = node(alice, concept)
+    assert captured and "provisional" in captured["classes"], captured
+    screenshot(alice, "graph-provisional-concept")
+    assert node(bob, concept) is None and node(carol, concept) is None
+
+    placed = positions(bob)
+    carol.evaluate("() => window.regintel.graph.dropStream()")
+    confirmed = httpx.post(
+        f"{served.base}/api/review/concepts/{concept}/confirm", headers=OPERATOR
+    ).json()
+    assert confirmed["outcome"] == "updated"
+
+    bob.wait_for_function("(id) => window.regintel.graph.describe(id) !== null", arg=concept)
+    after = positions(bob)
+    assert concept in after and set(placed) <= set(after)
+    moved = [i for i in placed if placed[i] != after[i]]
+    assert moved == []
+    assert "provisional" not in (node(bob, concept) or {})["classes"]
+    # Carol reconnected (Last-Event-ID, since=) and caught up with the write she missed.
+    carol.wait_for_function("(id) => window.regintel.graph.describe(id) !== null", arg=concept)
+    assert carol.evaluate("() => window.regintel.graph.reconnects") >= 1
+    # Alice's own provisional mark goes away with the confirmation patch.
+    alice.wait_for_function(
+        "(id) => !window.regintel.graph.describe(id).classes.includes('provisional')",
+        arg=concept,
+    )
+    for page in (alice, bob, carol):
+        page.context.close()

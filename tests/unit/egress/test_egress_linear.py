@@ -1,0 +1,74 @@
+"""Detection is linear in the length of the text (issue 9: "Flat 1, " x 1,000 once cost 1.5 s).
+
+Wall time is noise on a shared machine, and regex engine steps are not observable, so the work
+is counted deterministically: every Python line the detector executes (``sys.settrace``) and
+every character its regular expressions return in a match (``re.Match`` spans of the
+recognisers' secondary matches show up as lines that loop over them). The worst inputs found
+(repeated units, addresses, names, digit groups, obfuscation markers, confusables) are fed at
+a quarter of the maximum message size and at the maximum (``REGINTEL_MAX_MESSAGE_CHARS``,
+8,000); the work may grow at most 4.4x for 4x the text. ``bench/pii_worst_case.py`` times the
+same inputs against ordinary text.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from egress.pii import PiiDetector
+
+MAX_MESSAGE_CHARS = 8000
+
+WORST_UNITS = [
+    "Flat 1, ",
+    "Apt 1 ",
+    "Box 1 Box ",
+    "Suite 1, Co. Cork, ",
+    "12 Main Street, ",
+    "lives at 1 ",
+    "corner of a ",
+    "1 Main Street\n",
+    "Mary Smith, ",
+    "a.",
+    "@a",
+    "1 ",
+    "12 34 56 78 ",
+    "1 2 3 4 5 6 7 8 9 T ",
+    "PPSN 1234567 ",
+    "x [at] y [dot] ",
+    "\u04301 ",
+    "1\u200b",
+    "MARY SMITH ",
+    "IE29 AIBK 9311 5212 3456 78 ",
+]
+
+
+def _work(detector: PiiDetector, text: str) -> int:
+    lines = 0
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        detector.detect(text)
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("unit", WORST_UNITS)
+def test_detection_work_grows_linearly_up_to_the_maximum_message(
+    detector: PiiDetector, unit: str
+) -> None:
+    text = unit * (MAX_MESSAGE_CHARS // len(unit) + 1)
+    small = _work(detector, text[: MAX_MESSAGE_CHARS // 4])
+    large = _work(detector, text[:MAX_MESSAGE_CHARS])
+    assert large <= 4.4 * small + 2000, (unit, small, large)

@@ -1,0 +1,75 @@
+"""The date a question is about: phrases, the request's asAt, today (ADR 0032)."""
+
+from datetime import date
+
+import pytest
+
+from engine.as_at import find_as_at, resolve_as_at
+
+pytestmark = pytest.mark.unit
+
+TODAY = date(2026, 11, 23)
+
+
+@pytest.mark.parametrize(
+    ("question", "jurisdictions", "start", "end"),
+    [
+        ("What was the VAT rate on 1 December 2020?", ["IE"], date(2020, 12, 1), date(2020, 12, 1)),
+        ("What was the VAT rate in December 2020?", ["IE"], date(2020, 12, 1), date(2020, 12, 31)),
+        ("VAT rate on December 1, 2020", [], date(2020, 12, 1), date(2020, 12, 1)),
+        ("VAT rate as at 2020-12-01", [], date(2020, 12, 1), date(2020, 12, 1)),
+        ("Income tax bands for the 2023 tax year", ["IE"], date(2023, 1, 1), date(2023, 12, 31)),
+        ("Income tax bands for the 2023 tax year", ["UK"], date(2023, 4, 6), date(2024, 4, 5)),
+        ("NIC for the 2023-24 tax year", [], date(2023, 4, 6), date(2024, 4, 5)),
+        ("What was the VAT rate in 2022?", ["IE"], date(2022, 1, 1), date(2022, 12, 31)),
+        ("What was the rate in Feb 2021", [], date(2021, 2, 1), date(2021, 2, 28)),
+    ],
+)  # fmt: skip
+def test_a_date_in_the_question_names_a_window(question, jurisdictions, start, end):
+    as_at = find_as_at(question, jurisdictions)
+    assert as_at is not None
+    assert (as_at.start, as_at.end, as_at.origin) == (start, end, "question")
+    assert as_at.phrase and as_at.phrase in question
+    assert as_at.start.isoformat() in as_at.label()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does Article 5 of Regulation 2016/679 say?",
+        "What is the standard rate of VAT?",
+    ],
+)
+def test_a_question_without_a_date_names_none(question):
+    assert find_as_at(question) is None
+
+
+def test_an_impossible_day_names_only_its_month():
+    as_at = find_as_at("What was the rate on 31 February 2020?")
+    assert as_at is not None
+    assert (as_at.start, as_at.end) == (date(2020, 2, 1), date(2020, 2, 29))
+
+
+def test_before_an_act_applied_is_the_day_before_the_date_the_graph_gives_it():
+    def act_start(text: str) -> date | None:
+        return date(2024, 8, 1) if "AI Act" in text else None
+
+    as_at = find_as_at("What applied before the AI Act applied?", [], act_start)
+    assert as_at is not None and as_at.start == as_at.end == date(2024, 7, 31)
+    assert find_as_at("What applied before the Widget Act applied?", [], act_start) is None
+
+
+def test_the_question_wins_over_the_request_which_wins_over_today():
+    named = resolve_as_at("the VAT rate on 1 December 2020", date(2022, 6, 1), TODAY)
+    assert (named.start, named.origin) == (date(2020, 12, 1), "question")
+    requested = resolve_as_at("the VAT rate", date(2022, 6, 1), TODAY)
+    assert (requested.start, requested.origin) == (date(2022, 6, 1), "request")
+    today = resolve_as_at("the VAT rate", None, TODAY)
+    assert (today.start, today.end, today.origin) == (TODAY, TODAY, "today")
+
+
+def test_the_date_words_are_not_searched_for():
+    question = "What was the standard rate of VAT in Ireland on 1 December 2020?"
+    as_at = find_as_at(question)
+    assert as_at is not None
+    assert as_at.without_date(question) == "What was the standard rate of VAT in Ireland ?"

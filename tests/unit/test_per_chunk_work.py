@@ -1,0 +1,116 @@
+"""Per-chunk work is O(chunk), not O(answer so far) (ADR 0029).
+
+Work is counted, not timed: the memory a chunk's handling allocates (``tracemalloc``'s peak
+while it runs: a join or concatenation of the whole answer allocates the whole answer), and
+the characters the checkpoints hand to the PII sanitiser. Both must stay flat as the answer
+grows from a few hundred characters to a few hundred thousand.
+"""
+
+import tracemalloc
+from collections.abc import Callable
+
+import pytest
+
+from api.sse import to_sse
+from egress.restorer import PlaceholderRestorer
+from engine.events import TextEvent
+from engine.turn_record import TurnRecord
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+DELTA = "The standard rate of VAT is 23% [IE:RATE:VAT_STANDARD]. "
+GROWN = 5000  # chunks streamed before the late measurement: ~280 KB of answer
+
+
+def _record() -> TurnRecord:
+    async def save(record: TurnRecord) -> None:
+        return None
+
+    return TurnRecord(save=save, spawn=lambda work: pytest.fail("no spawn expected"))
+
+
+def _allocated(step: Callable[[], None]) -> int:
+    """Bytes allocated at peak while ``step`` runs, over what was allocated before."""
+    tracemalloc.reset_peak()
+    before, _ = tracemalloc.get_traced_memory()
+    step()
+    _, peak = tracemalloc.get_traced_memory()
+    return peak - before
+
+
+def _per_chunk_peaks(handle: Callable[[str], None]) -> tuple[int, int]:
+    """The largest allocation of one chunk early in the answer and after GROWN chunks."""
+    tracemalloc.start()
+    try:
+        early = max(_allocated(lambda: handle(DELTA)) for _ in range(20))
+        for _ in range(GROWN):
+            handle(DELTA)
+        late = max(_allocated(lambda: handle(DELTA)) for _ in range(20))
+    finally:
+        tracemalloc.stop()
+    return early, late
+
+
+def test_the_chunk_path_allocates_the_same_for_the_first_and_the_five_thousandth_chunk() -> None:
+    record = _record()
+    restorer = PlaceholderRestorer({"[PERSON_1]": "Mary Murphy", "[EMAIL_1]": "m@example.ie"})
+
+    def handle(delta: str) -> None:  # what the engine does with one Text chunk
+        shown = restorer.feed(delta)
+        record.add_text(shown)
+        to_sse(TextEvent(shown)).encode()
+
+    early, late = _per_chunk_peaks(handle)
+    answer = len(DELTA) * GROWN
+    assert late < early + 2048, (early, late)
+    assert late < answer / 20  # a whole-answer copy would be ~280 KB
+
+
+def test_a_whole_answer_join_per_chunk_is_what_the_count_catches() -> None:
+    """The counter can fail: reading the whole answer per chunk shows up at once."""
+    record = _record()
+
+    def handle(delta: str) -> None:
+        record.add_text(delta)
+        "".join([record.answer, ""])  # a copy of the answer so far, per chunk
+
+    early, late = _per_chunk_peaks(handle)
+    assert late > early + len(DELTA) * GROWN / 2
+
+
+async def test_checkpoints_scan_each_paragraph_once_however_long_the_answer() -> None:
+    record = _record()
+    scanned: list[int] = []
+
+    async def sanitise(text: str) -> str:
+        scanned.append(len(text))
+        return text.replace("Mary", "[PERSON_1]")
+
+    paragraph = "Mary asked about VAT. " * 4 + "\n\n"
+    checkpoints = 400
+    for _ in range(checkpoints):  # a checkpoint after every paragraph: the worst case
+        record.add_text(paragraph)
+        answer, sanitised = await record.sanitised_answer(sanitise)
+    assert answer == paragraph * checkpoints
+    assert sanitised == answer.replace("Mary", "[PERSON_1]")
+    # Each paragraph scanned once: linear in the answer, not quadratic (a rescan of the whole
+    # answer at every checkpoint would scan ~200 times the answer's length here).
+    assert sum(scanned) <= 2 * len(answer)
+
+
+async def test_a_checkpoint_rescans_only_the_unfinished_paragraph() -> None:
+    record = _record()
+    seen: list[str] = []
+
+    async def sanitise(text: str) -> str:
+        seen.append(text)
+        return text.upper()
+
+    record.add_text("first paragraph.\n\nsecond, still")
+    assert await record.sanitised_answer(sanitise) == (
+        "first paragraph.\n\nsecond, still",
+        "FIRST PARAGRAPH.\n\nSECOND, STILL",
+    )
+    record.add_text(" going")
+    assert (await record.sanitised_answer(sanitise))[1] == "FIRST PARAGRAPH.\n\nSECOND, STILL GOING"
+    assert seen == ["first paragraph.\n\n", "second, still", "second, still going"]

@@ -1,0 +1,257 @@
+// The chat: the user's conversations, one streamed turn at a time (POST /api/chat read as SSE),
+// citations as chips, the refusal shown as one, warnings kept quiet, a stop button that aborts
+// the request (the server keeps the partial answer).
+import { ApiError } from "./api.js";
+import { renderMarkdown } from "./markdown.js";
+
+const REFUSALS = {
+  no_evidence: "the rules graph holds no evidence for this question",
+  out_of_coverage_jurisdiction: "this jurisdiction is outside the graph's coverage",
+  unknown_instrument: "the graph does not hold this act",
+};
+
+function make(tag, text, className) {
+  const el = document.createElement(tag);
+  if (text !== undefined) el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+export class ChatView {
+  constructor({ api, elements, graph, onUnauthorized }) {
+    this.api = api;
+    this.el = elements;
+    this.graph = graph;
+    this.onUnauthorized = onUnauthorized;
+    this.conversationId = null;
+    this.controller = null;
+    this.captured = []; // concepts this page's turns resolved, newest last
+    elements.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const question = elements.question.value.trim();
+      if (question && !this.controller) this.ask(question);
+    });
+    elements.question.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        elements.form.requestSubmit();
+      }
+    });
+    elements.stop.addEventListener("click", () => this.stop());
+    elements.newConversation.addEventListener("click", () => this.newConversation());
+  }
+
+  failed(error, where) {
+    if (error instanceof ApiError && error.status === 401) {
+      this.onUnauthorized();
+      return;
+    }
+    where.append(make("p", `${error.message || error}`, "error"));
+  }
+
+  // -- conversations ------------------------------------------------------------------------
+
+  async refreshConversations() {
+    let conversations;
+    try {
+      conversations = await this.api.json("GET", "/api/conversations?limit=50");
+    } catch (error) {
+      return this.failed(error, this.el.conversations);
+    }
+    this.el.conversations.replaceChildren(...conversations.map((c) => {
+      const button = make("button", c.title || "(no question yet)", "conversation");
+      button.type = "button";
+      button.dataset.conversationId = c.id;
+      button.title = `Updated ${new Date(c.updatedAt).toLocaleString()}`;
+      if (c.id === this.conversationId) button.setAttribute("aria-current", "true");
+      button.addEventListener("click", () => this.openConversation(c.id));
+      const li = make("li");
+      li.append(button);
+      return li;
+    }));
+  }
+
+  newConversation() {
+    this.stop();
+    this.conversationId = null;
+    this.el.messages.replaceChildren();
+    this.graph.clearFocus();
+    this.refreshConversations();
+    this.el.question.focus();
+  }
+
+  async openConversation(id) {
+    this.stop();
+    let conversation;
+    try {
+      conversation = await this.api.json("GET", `/api/conversations/${encodeURIComponent(id)}`);
+    } catch (error) {
+      return this.failed(error, this.el.messages);
+    }
+    this.conversationId = conversation.id;
+    this.el.messages.replaceChildren();
+    let referenced = [];
+    for (const message of conversation.messages) {
+      const view = this.addMessage(message.role, message.content);
+      if (message.role === "assistant") {
+        this.showReferenced(view, message.referencedNodes);
+        if (message.status !== "complete") view.status.textContent = `(${message.status})`;
+        referenced = message.referencedNodes;
+      }
+    }
+    if (referenced.length) this.graph.focus(referenced);
+    this.refreshConversations();
+  }
+
+  // -- one turn -----------------------------------------------------------------------------
+
+  addMessage(role, text) {
+    const item = make("li", undefined, `message ${role}`);
+    item.append(make("span", role === "user" ? "You" : "Regintel", "who visually-hidden-label"));
+    const body = make("div", undefined, "body");
+    const status = make("span", "", "status");
+    const notes = make("details", undefined, "notes");
+    notes.hidden = true;
+    const citations = make("ul", undefined, "citations");
+    citations.setAttribute("aria-label", "Citations");
+    citations.hidden = true;
+    item.append(body, citations, status, notes);
+    this.el.messages.append(item);
+    const view = { item, body, status, notes, citations, text };
+    this.render(view);
+    return view;
+  }
+
+  render(view) {
+    if (view.item.classList.contains("user")) view.body.textContent = view.text;
+    else renderMarkdown(view.text, view.body, (id) => this.graph.focus([id]));
+    view.item.scrollIntoView({ block: "end" });
+  }
+
+  note(view, warning) {
+    if (view.notes.hidden) {
+      view.notes.hidden = false;
+      view.notes.append(make("summary", "Notes"));
+    }
+    view.notes.append(make("p", warning.message || warning.code, "note"));
+  }
+
+  showReferenced(view, nodeIds) {
+    if (!nodeIds || !nodeIds.length) return;
+    view.citations.hidden = false;
+    for (const id of nodeIds) {
+      const chip = make("li", undefined, "chip");
+      const button = make("button", id, "chip-focus");
+      button.type = "button";
+      button.addEventListener("click", () => this.graph.focus([id]));
+      chip.append(button);
+      view.citations.append(chip);
+    }
+  }
+
+  showCitations(view, citations) {
+    view.citations.replaceChildren();
+    view.citations.hidden = !citations.length;
+    for (const citation of citations) {
+      const chip = make("li", undefined, "chip");
+      chip.dataset.nodeId = citation.id;
+      const heading = citation.heading || citation.id;
+      if (citation.url && /^https?:\/\//.test(citation.url)) {
+        const link = make("a", heading, "chip-link");
+        link.href = citation.url;
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+        chip.append(link);
+      } else {
+        chip.append(make("span", heading, "chip-link"));
+      }
+      if (citation.instrument) chip.append(make("span", citation.instrument, "instrument"));
+      const show = make("button", "Show", "chip-focus");
+      show.type = "button";
+      show.setAttribute("aria-label", `Show ${heading} in the graph`);
+      show.addEventListener("click", () => this.graph.focus([citation.id]));
+      chip.append(show);
+      view.citations.append(chip);
+    }
+  }
+
+  busy(streaming) {
+    this.el.send.disabled = streaming;
+    this.el.stop.disabled = !streaming;
+    this.el.messages.setAttribute("aria-busy", String(streaming));
+  }
+
+  async ask(question) {
+    this.el.question.value = "";
+    this.addMessage("user", question);
+    const view = this.addMessage("assistant", "");
+    view.item.classList.add("streaming");
+    const controller = new AbortController();
+    this.controller = controller;
+    this.busy(true);
+    const body = { message: question };
+    if (this.conversationId) body.conversationId = this.conversationId;
+    let frame = 0;
+    try {
+      for await (const event of this.api.events("POST", "/api/chat", { body, signal: controller.signal })) {
+        const data = JSON.parse(event.data);
+        if (event.event === "metadata") {
+          this.conversationId = data.conversationId;
+          // Material changes of what this conversation relied on (ADR 0035), before the answer.
+          for (const change of data.changed || []) {
+            this.note(view, { message: `Changed since your last question: ${change.description}` });
+            view.notes.open = true;
+          }
+        } else if (event.event === "text") {
+          view.text += data.delta;
+          if (!frame) frame = requestAnimationFrame(() => { frame = 0; this.render(view); });
+        } else if (event.event === "concepts") {
+          this.captured.push(...data.concepts);
+          this.graph.addCaptured(data.concepts);
+        } else if (event.event === "warning") {
+          this.note(view, data);
+        } else if (event.event === "error") {
+          view.item.append(make("p", data.message, "error"));
+        } else if (event.event === "done") {
+          this.finish(view, data);
+        }
+      }
+    } catch (error) {
+      if (controller.signal.aborted) {
+        view.status.textContent = "(stopped)";
+        view.item.classList.add("stopped");
+      } else {
+        this.failed(error, view.item);
+      }
+    } finally {
+      if (frame) cancelAnimationFrame(frame);
+      this.render(view);
+      view.item.classList.remove("streaming");
+      if (this.controller === controller) this.controller = null;
+      this.busy(false);
+      this.refreshConversations();
+    }
+  }
+
+  finish(view, done) {
+    this.conversationId = done.conversationId;
+    if (done.refused) {
+      view.item.classList.add("refused");
+      const reason = REFUSALS[done.refused] || done.refused;
+      const banner = make("p", `No answer: ${reason}.`, "refusal");
+      banner.setAttribute("role", "note");
+      view.item.insertBefore(banner, view.body);
+    } else {
+      this.showCitations(view, done.citations || []);
+      if (typeof done.confidence === "number") {
+        view.status.textContent = `confidence ${Math.round(done.confidence * 100)}%`;
+      }
+    }
+    if (done.status && done.status !== "complete") view.status.textContent += ` (${done.status})`;
+    if (done.referencedNodes && done.referencedNodes.length) this.graph.focus(done.referencedNodes);
+  }
+
+  stop() {
+    if (this.controller) this.controller.abort();
+  }
+}
