@@ -9,6 +9,8 @@ Three feeds, one batcher:
 
 Every change is a version ``(node id or edge key, updated_at)``; a version seen once is not
 seen again, so a write that arrives by two feeds makes one patch (exactly once per process).
+Versions are compared for identity, not order: two processes writing one node at once stamp
+before they commit, so the older stamp can arrive (and even be stored) last; it is still news.
 The catch-up looks back ``CATCH_UP_OVERLAP_S`` before its watermark, because a write is
 stamped before it commits and a slow commit would otherwise fall behind the watermark (never
 before its start: what was there then is in the snapshot the caller built at start-up).
@@ -109,7 +111,14 @@ class _Batch:
     timestamp: str = ""
 
     def add(self, result: WriteResult, timestamp: str) -> None:
+        """A newer version of a node or edge: what the catch-up read of it is stale now and is
+        read again when the patch is built (a node confirmed after the catch-up read it
+        provisional would otherwise be dropped as quarantined, and never sent)."""
         self.timestamp = max(self.timestamp, timestamp)
+        if result.node_id is not None:
+            self.read.pop(result.node_id, None)
+        elif result.edge is not None:
+            self.edge_props.pop(result.edge, None)
         if result.node_id is not None and result.outcome is WriteOutcome.REMOVED:
             if result.unseen:
                 self.removed.discard(result.node_id)
@@ -173,7 +182,7 @@ class ChangeDetector:
         self._seq = itertools.count(1)
         self._subscribers: set[_Subscriber] = set()
         self._remote_listeners: list[ChangeListener] = []
-        self._seen: dict[str, str] = {}
+        self._seen: set[tuple[str, str]] = set()  # versions: (node or edge key, updated_at)
         self._batch = _Batch()
         self._flusher: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
@@ -231,9 +240,9 @@ class ChangeDetector:
         fresh = []
         for result in results:
             key = _key(result)
-            if self._seen.get(key, "") >= timestamp:
+            if (key, timestamp) in self._seen:
                 continue
-            self._seen[key] = timestamp
+            self._seen.add((key, timestamp))
             fresh.append(result)
         return fresh
 
@@ -325,7 +334,7 @@ class ChangeDetector:
     def _prune(self) -> None:
         if len(self._seen) > 100_000:
             horizon = _shift(self._watermark, -2 * CATCH_UP_OVERLAP_S)
-            self._seen = {k: v for k, v in self._seen.items() if v >= horizon}
+            self._seen = {version for version in self._seen if version[1] >= horizon}
 
     # -- batches become patches -------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from graph.backends.ladybug import LadybugGraphStore
 from graph.bus import GraphChange, InProcessGraphBus, InProcessHub, announcer
 from graph.detector import ChangeDetector, PatchEvent, Resync
 from graph.ingress_guard import IngressGuard
-from graph.models import EdgeWrite, NodeWrite
+from graph.models import EdgeWrite, NodeWrite, WriteOutcome, WriteResult
 from graph.patch_filter import PatchFilter
 from graph.patches import GraphPatch, catch_up_patch
 from graph.schema import load_schema
@@ -202,3 +202,53 @@ async def test_catch_up_patch_lists_what_changed_since_a_timestamp(parts):
         store, before_vat, flt=PatchFilter(jurisdictions=frozenset({"UK"}))
     )
     assert only_uk.nodes.added == []
+
+
+async def test_a_version_newer_than_the_catch_ups_read_is_read_again_for_the_patch(parts):
+    """The catch-up reads a captured concept while it is quarantined; its confirmation arrives
+    by the bus before the batch becomes a patch: the patch reads it again and sends it (a
+    stale read would drop it as quarantined, and the confirmation would never be sent)."""
+    _, detector, store = parts
+    hub = InProcessHub()
+    here, there = InProcessGraphBus(hub, origin=detector.origin), InProcessGraphBus(hub)
+    here.subscribe(detector.on_remote, on_gap=detector.request_catch_up)
+    other = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    live = detector.subscribe()
+    await other.upsert_nodes([CAPTURED])  # not announced: only the catch-up finds it
+    assert await detector.catch_up() == 1
+    other.subscribe(announcer(there))
+    confirmed = {**CAPTURED.properties, "status": "confirmed"}
+    await other.upsert_nodes([CAPTURED.model_copy(update={"properties": confirmed})])
+    await other.drain()
+    patch = await detector.flush()
+    assert patch is not None  # new to subscribers: they never saw the quarantined version
+    assert [n.id for n in patch.nodes.added] == [CAPTURED.id]
+    event = await next_event(live)
+    assert isinstance(event, PatchEvent)
+    assert event.patch.nodes.added[0].properties["status"] == "confirmed"
+    await other.aclose()
+
+
+async def test_two_writers_versions_arriving_out_of_stamp_order_each_make_a_patch(parts):
+    """Two processes write one node at once; each stamps before it commits, so the older stamp
+    can arrive last. It is a version not seen before, so it is still sent (compared by identity,
+    not order): the patch reads the node as it is now."""
+    _, detector, store = parts
+    other = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    await other.upsert_nodes([VAT])
+    live = detector.subscribe()
+    changed = WriteResult(outcome=WriteOutcome.UPDATED, node_id=VAT.id)
+    for stamp in ("2030-01-01T00:00:02.000000Z", "2030-01-01T00:00:01.000000Z"):
+        await detector.on_remote(
+            GraphChange(origin="elsewhere", timestamp=stamp, results=[changed])
+        )
+        assert await detector.flush() is not None
+        event = await next_event(live)
+        assert isinstance(event, PatchEvent) and [n.id for n in event.patch.nodes.updated] == [
+            VAT.id
+        ]
+    await detector.on_remote(  # the same version again (bus and catch-up alike): no patch
+        GraphChange(origin="elsewhere", timestamp="2030-01-01T00:00:01.000000Z", results=[changed])
+    )
+    assert await detector.flush() is None
+    await other.aclose()
