@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.ingestion import IngestionJob
+from engine.ingestion import IngestionJob, QueueStats
 from engine.ingestion_sqlite import SqliteIngestionQueue
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -21,7 +21,7 @@ async def test_a_job_survives_a_restart_and_is_deduplicated_per_concept(tmp_path
     [delivery] = await again.claim("w1", 5)
     assert (delivery.job.concept_id, delivery.attempt) == ("TAX:IE:WEALTH_TAX", 1)
     await again.ack(delivery)
-    assert await again.stats() == (await again.stats()).__class__(0, 0, 0, 0)
+    assert await again.stats() == QueueStats(0, 0, 0, 0)
     assert await again.enqueue(IngestionJob("TAX:IE:WEALTH_TAX", "sparse"))  # done: may requeue
 
 

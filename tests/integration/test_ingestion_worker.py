@@ -8,7 +8,7 @@ from corpus.graph_writes import to_graph_writes
 from corpus.parse import parse_act, shipped_acts
 from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex
-from engine.ingestion import IngestionJob, InMemoryIngestionQueue
+from engine.ingestion import IngestionJob, InMemoryIngestionQueue, QueueStats
 from engine.ingestion_worker import ConceptEnricher, IngestionWorker, defined_in
 from engine.self_population import ConceptWrite, ConceptWriter, confirm_concept
 from graph.backends.ladybug import LadybugGraphStore
@@ -65,7 +65,7 @@ async def test_a_sparse_concept_gains_an_alignment_and_its_statutory_definition(
     assert node.properties["source_urls"][0].startswith("https://eur-lex.europa.eu/")
     around = await graph.neighbourhood([DEPLOYER.id])
     assert ("ALIGNS_WITH", f"{AI_ACT}:ART_3") in {(e.type, e.target) for e in around.edges}
-    assert await queue.stats() == (await queue.stats()).__class__(0, 0, 0, 0)
+    assert await queue.stats() == QueueStats(0, 0, 0, 0)
 
 
 async def test_a_concept_the_graph_does_not_name_gets_no_source_and_no_text(parts):
