@@ -158,6 +158,9 @@ class EvidenceIndex:
         self._timelines: dict[str, list[str]] = {}  # node id -> its Timeline ids
         self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
         self._refresh_lock = asyncio.Lock()
+        # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
+        # snapshot holds, so kept over it when the rebuild lands.
+        self._remembered: dict[str, GraphNode] = {}
         self._pending: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -167,9 +170,13 @@ class EvidenceIndex:
     async def refresh(self) -> None:
         """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock."""
         async with self._refresh_lock:
+            self._remembered = {}
             snapshot = await self._reader.snapshot(limit=MAX_NODES)
             # Building the index is CPU work (~0.5 s for two acts): off the event loop.
             await asyncio.to_thread(self._build, snapshot.nodes, snapshot.edges)
+            # What was remembered meanwhile is newer than the snapshot (a capture written
+            # while it was read): the rebuild must not forget it.
+            self._nodes = {**self._nodes, **self._remembered}
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
@@ -330,7 +337,9 @@ class EvidenceIndex:
 
     def remember(self, nodes: Sequence[GraphNode]) -> None:
         """Know these nodes for descriptions now, before the next rebuild (not searchable)."""
-        self._nodes = {**self._nodes, **{node.id: node for node in nodes}}
+        known = {node.id: node for node in nodes}
+        self._nodes = {**self._nodes, **known}
+        self._remembered = {**self._remembered, **known}
 
     def definitions(self) -> list[GraphNode]:
         """The provisions headed "Definitions" (AI Act Article 3, GDPR Article 4, ...), whose

@@ -1,5 +1,7 @@
 """Only confirmed concepts reach the lexicon; provisional ones travel by name only."""
 
+import asyncio
+
 import pytest
 
 from engine.concepts import CapturedConcept
@@ -117,3 +119,27 @@ async def test_writes_that_can_change_evidence_rebuild_the_index(counted):
     )
     await writer.drain()
     assert evidence.rebuilds == 2
+
+
+async def test_a_node_remembered_while_a_rebuild_reads_its_snapshot_is_not_forgotten(counted):
+    """A capture lands while a background rebuild is reading a snapshot taken before it: the
+    rebuild, when it lands, keeps the capture's description (it once replaced it)."""
+    graph, writer, evidence = counted
+    reading, release = asyncio.Event(), asyncio.Event()
+    snapshot = graph.snapshot
+
+    async def slow_snapshot(*args, **kwargs):
+        found = await snapshot(*args, **kwargs)  # taken before the capture is written
+        reading.set()
+        await release.wait()
+        return found
+
+    graph.snapshot = slow_snapshot
+    rebuild = asyncio.create_task(evidence.refresh())
+    await reading.wait()
+    await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    await writer.drain()
+    release.set()
+    await rebuild
+    [(_, text)] = evidence.descriptions(["TAX:IE:WEALTH_TAX"])
+    assert text.startswith("wealth tax [provisional")
