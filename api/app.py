@@ -13,7 +13,7 @@ from api.bootstrap import bootstrap
 from api.errors import ERROR_RESPONSES, install_error_handlers
 from api.logging import configure_logging
 from api.rate_limits import enforce_rate_limit
-from api.routes import chat, conversations, graph, health, metrics, review
+from api.routes import admin, chat, conversations, graph, health, metrics, review
 from api.routes.web import mount_web_app
 from api.settings import Settings
 
@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
     for module in (chat, conversations, graph):
         app.include_router(module.router, dependencies=limited)
-    for module in (health, review, metrics):
+    for module in (health, review, admin, metrics):
         app.include_router(module.router)
     mount_web_app(app)  # the web app at / (ADR 0021)
     return app

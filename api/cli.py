@@ -23,7 +23,7 @@ from api.bootstrap import open_graph
 from api.logging import configure_logging
 from api.settings import Settings
 from engine.legal_ingest import ingest_acts
-from engine.review import merge_concepts, reject_concept
+from engine.review import merge_concepts, reject_concept, review_queue
 from engine.review_audit import REVIEW_AUDIT_FILE, ReviewAudit
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from engine.self_population import confirm_concept
@@ -239,20 +239,29 @@ def graph_counts() -> None:
 def concept_list(
     status: Annotated[str | None, typer.Option(help="provisional or confirmed")] = None,
 ) -> None:
-    """List concepts (id, status, preferred label)."""
+    """List concepts (id, status, preferred label); a provisional one also with its
+    phrasings (label text -> captures that used it) and mentions (captures in all)."""
 
     async def run() -> list[dict[str, object]]:
         async with open_graph(Settings(), read_only=True) as handle:
             nodes = (await handle.graph.snapshot(labels=["Concept"], limit=100_000)).nodes
-        return [
-            {
+            waiting = (
+                await review_queue(handle.graph, limit=100_000) if status != "confirmed" else []
+            )
+            queue = {item.id: item for item in waiting}
+        listed: list[dict[str, object]] = []
+        for n in nodes:
+            if status is not None and n.properties.get("status") != status:
+                continue
+            entry: dict[str, object] = {
                 "id": n.id,
                 "status": n.properties.get("status"),
                 "prefLabel": n.properties.get("pref_label"),
             }
-            for n in nodes
-            if status is None or n.properties.get("status") == status
-        ]
+            if (item := queue.get(n.id)) is not None:
+                entry |= {"phrasings": item.phrasings, "mentions": item.mentions}
+            listed.append(entry)
+        return listed
 
     console.print_json(json.dumps(_run(run())))
 

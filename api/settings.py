@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -114,6 +115,17 @@ class Settings(BaseSettings):
         description="A token with an unknown kid refetches the JWKS at most this often.",
     )
     supabase_jwks_timeout_seconds: float = Field(default=5.0, gt=0)
+    # the web app's email + password sign-in against Supabase Auth (GoTrue); both are public
+    supabase_url: str = Field(
+        default="",
+        description="The project's URL (https://<ref>.supabase.co): the web app signs in at "
+        "its /auth/v1/token endpoint. Unset: the page takes a pasted key or token only.",
+    )
+    supabase_anon_key: str = Field(
+        default="",
+        description="The project's anon (publishable) key, sent as `apikey` by the web app's "
+        "sign-in. Public by design; never the JWT secret.",
+    )
 
     llm_provider: ProviderKind = "extractive"
     llm_model: str = "extractive-v1"
@@ -276,6 +288,16 @@ class Settings(BaseSettings):
                 )
         return value
 
+    @field_validator("supabase_url")
+    @classmethod
+    def _check_supabase_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if value:
+            parts = urlsplit(value)
+            if parts.scheme not in ("https", "http") or not parts.netloc or parts.query:
+                raise ValueError(f"REGINTEL_SUPABASE_URL must be an http(s) URL, got {value!r}")
+        return value
+
     @model_validator(mode="after")
     def _identity_source(self) -> Settings:
         if self.supabase_configured and not self.supabase_jwt_issuer:
@@ -308,6 +330,12 @@ class Settings(BaseSettings):
         return bool(self.supabase_jwks_url) or bool(
             self.supabase_jwt_secret and self.supabase_jwt_secret.get_secret_value()
         )
+
+    @property
+    def supabase_sign_in(self) -> bool:
+        """The web app offers email + password sign-in: Supabase's URL and anon key are set and
+        its access tokens are accepted here."""
+        return bool(self.supabase_url and self.supabase_anon_key and self.supabase_configured)
 
     @property
     def identities(self) -> dict[str, str]:

@@ -26,10 +26,10 @@ from conversations.models import (
     Visibility,
 )
 from egress.audit import AuditSink
-from egress.policy import PolicyStore
+from egress.policy import PolicyStore, TenantPolicy, UserPolicy
 from egress.sanitiser import PseudonymVault
 
-__all__ = ["ConversationBackend", "ConversationStore", "EgressAdapters"]
+__all__ = ["ConversationBackend", "ConversationStore", "EgressAdapters", "PolicyAdmin"]
 
 
 class ConversationStore(Protocol):
@@ -126,12 +126,27 @@ class ConversationStore(Protocol):
     async def aclose(self) -> None: ...
 
 
+class PolicyAdmin(PolicyStore, Protocol):
+    """The egress policy store as operators use it: read, list a tenant's user policies, set.
+
+    Every call is scoped to ``tenant_id``: one tenant's operators never read or change another
+    tenant's policies (on PostgreSQL row-level security says so too)."""
+
+    async def user_policies(self, tenant_id: str, limit: int = 500) -> dict[str, UserPolicy]:
+        """The users of the tenant that have a policy of their own, by user id."""
+        ...
+
+    async def set_tenant_policy(self, tenant_id: str, policy: TenantPolicy) -> None: ...
+
+    async def set_user_policy(self, tenant_id: str, user_id: str, policy: UserPolicy) -> None: ...
+
+
 @dataclass(frozen=True)
 class EgressAdapters:
     """The egress ports a conversation store keeps in its own database."""
 
     vault: PseudonymVault
-    policies: PolicyStore
+    policies: PolicyAdmin
     audit: AuditSink
 
 

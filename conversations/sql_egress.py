@@ -23,7 +23,9 @@ __all__ = ["SqlAuditSink", "SqlPolicyStore", "SqlPseudonymVault"]
 
 
 class SqlPolicyStore:
-    """:class:`egress.policy.PolicyStore`, plus the setters the operators' commands use."""
+    """:class:`egress.policy.PolicyStore`, plus what operators use (the admin endpoints): the
+    setters and the list of a tenant's user policies (:class:`conversations.port.PolicyAdmin`).
+    """
 
     def __init__(self, database: TenantDatabase) -> None:
         self._database = database
@@ -48,6 +50,19 @@ class SqlPolicyStore:
         async with self._database.unit_of_work(tenant_id) as work:
             row = await work.fetch_one(self._database.dialect.statements.select_user_policy, params)
         return UserPolicy(mode=EgressMode(row["mode"]) if row and row["mode"] else None)
+
+    async def user_policies(self, tenant_id: str, limit: int = 500) -> dict[str, UserPolicy]:
+        """The tenant's users that have a policy row, by user id (in id order, at most
+        ``limit``); a user without a row follows the tenant's policy."""
+        params = {"tenant_id": tenant_id, "limit": limit}
+        async with self._database.unit_of_work(tenant_id) as work:
+            rows = await work.fetch_all(
+                self._database.dialect.statements.select_user_policies, params
+            )
+        return {
+            str(row["user_id"]): UserPolicy(mode=EgressMode(row["mode"]) if row["mode"] else None)
+            for row in rows
+        }
 
     async def set_tenant_policy(self, tenant_id: str, policy: TenantPolicy) -> None:
         dialect = self._database.dialect

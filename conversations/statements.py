@@ -132,6 +132,11 @@ class Statements:
     select_user_policy: str = (
         "SELECT mode FROM {schema}user_policies WHERE tenant_id = :tenant_id AND user_id = :user_id"
     )
+    # the users of a tenant that have a policy row of their own (the operators' view)
+    select_user_policies: str = (
+        "SELECT user_id, mode FROM {schema}user_policies WHERE tenant_id = :tenant_id"
+        " ORDER BY user_id LIMIT :limit"
+    )
     upsert_tenant_policy: str = (
         "INSERT INTO {schema}tenant_policies (tenant_id, default_mode, allow_off_mode,"
         " allowed_providers, allowed_models, updated_at) VALUES (:tenant_id, :default_mode,"

@@ -23,6 +23,11 @@ slip through unscanned.
 
 ``Tool`` chunks are passed through with placeholders intact: tool payloads feed the shared
 rules graph, which must hold no PII.
+
+Everything before the provider is called (policy, sanitising, audit, placeholder table) is one
+``turn.egress`` span (ADR 0028; a no-op outside a traced turn): the mode, the number of
+policy violations and of placeholders sent, an error status with the code when it refuses;
+never a value.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
+from opentelemetry.trace import Span
+
 from egress.audit import AuditSink, EgressAuditRecord
 from egress.originals import OriginalRequestSink
 from egress.policy import EgressMode, PolicyStore, resolve_mode, tenant_floor
@@ -40,6 +47,7 @@ from egress.restorer import PlaceholderRestorer
 from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
 from egress.wire import ChatMessage, Done, LlmProvider, LlmRequest, StreamChunk, Text
 from errors import EgressBlocked, InvalidInput
+from infra.spans import stage
 
 __all__ = [
     "EgressClient",
@@ -114,6 +122,29 @@ class EgressClient:
         Raises :class:`errors.EgressBlocked` before sending when the mode or the request is
         refused.
         """
+        with stage("turn.egress", {"regintel.llm.task": request.task}) as span:
+            provider, outbound, restorer = await self._prepare_call(request, ctx, span)
+        # aclosing: a consumer that stops early (a client gone) closes the upstream stream now.
+        async with aclosing(provider.stream(outbound)) as chunks:
+            async for chunk in chunks:
+                if isinstance(chunk, Text):
+                    shown = restorer.feed(chunk.delta)
+                    if shown:
+                        yield Text(shown)
+                    continue
+                if isinstance(chunk, Done):
+                    rest = restorer.flush()
+                    if rest:
+                        yield Text(rest)
+                yield chunk
+        rest = restorer.flush()
+        if rest:
+            yield Text(rest)
+
+    async def _prepare_call(
+        self, request: LlmRequest, ctx: EgressContext, span: Span
+    ) -> tuple[LlmProvider, LlmRequest, PlaceholderRestorer]:
+        """Everything before the call: mode, allow-lists, sanitising, audit, placeholders."""
         record = _who(ctx, request.task, request.provider, request.model)
         tenant = await self._policies.tenant_policy(ctx.tenant_id)
         mode = await self.effective_mode(
@@ -124,6 +155,9 @@ class EgressClient:
             violations.append(f"provider_not_allowed:{request.provider}")
         if not tenant.model_allowed(request.model):
             violations.append(f"model_not_allowed:{request.model}")
+        span.set_attributes(
+            {"regintel.egress.mode": mode.value, "regintel.egress.violations": len(violations)}
+        )
         floor = tenant_floor(self._default_mode, tenant)
         if violations and EgressMode.ENFORCE in (mode, floor):
             reason = "; ".join(violations)
@@ -173,23 +207,8 @@ class EgressClient:
             _, mapping = await asyncio.gather(
                 audit, self._sanitiser.vault.lookup(ctx.tenant_id, ctx.conversation_id)
             )
-        restorer = PlaceholderRestorer(mapping)
-        # aclosing: a consumer that stops early (a client gone) closes the upstream stream now.
-        async with aclosing(provider.stream(outbound)) as chunks:
-            async for chunk in chunks:
-                if isinstance(chunk, Text):
-                    shown = restorer.feed(chunk.delta)
-                    if shown:
-                        yield Text(shown)
-                    continue
-                if isinstance(chunk, Done):
-                    rest = restorer.flush()
-                    if rest:
-                        yield Text(rest)
-                yield chunk
-        rest = restorer.flush()
-        if rest:
-            yield Text(rest)
+        span.set_attribute("regintel.egress.placeholders", sum(counts.values()))
+        return provider, outbound, PlaceholderRestorer(mapping)
 
     async def _sanitise_request(
         self, request: LlmRequest, ctx: EgressContext

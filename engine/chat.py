@@ -21,6 +21,13 @@ Ordering that matters:
   rate, and finished exactly once by its :class:`TurnRecord`, whatever happens after the
   stream started (ADR 0010, ADR 0018). A killed process keeps the question and the answer so
   far, which reads as ``interrupted``.
+
+Traces (ADR 0028; a no-op tracer unless tracing is on): ``turn.retrieval`` in ``prepare``;
+in ``stream``, the router's ``turn.provider`` spans (each with its ``turn.egress``),
+``turn.capture`` (a task: it ends when the write does, also after the answer) and
+``turn.save``, children of the span current when ``stream`` runs (``turn.stream``, see
+:class:`infra.metrics.MeteredChatEngine`). Spans carry counts and closed sets, never text or
+ids (:mod:`infra.spans`).
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 import structlog
+from opentelemetry.context import Context
+from opentelemetry.trace import NoOpTracer, Tracer
 
 from conversations.models import ConversationContext, NewMessage, StoredMessage
 from conversations.port import ConversationStore
@@ -73,6 +82,7 @@ from engine.timeline import TimelineRule, compute, concerns_timeline
 from engine.turn_record import TurnRecord
 from errors import ConversationReadOnly, InvalidInput, RegintelError
 from graph.models import utc_timestamp
+from infra.spans import stage, turn_tracing
 
 __all__ = [
     "ChatEngine",
@@ -138,6 +148,8 @@ class PreparedTurn:
     as_at: AsAt | None = None  # the window the evidence was in force in
     # Material changes of the conversation's active nodes since its last turn (ADR 0035).
     changed: list[dict[str, str]] = field(default_factory=list)
+    # The turn's trace (its ``turn`` span), carried from prepare to stream; None untraced.
+    trace: Context | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -167,6 +179,7 @@ class ChatEngine:
         aspects: Sequence[Aspect] = ASPECTS,
         counters: EngineCounters | None = None,
         today: Callable[[], date] | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self._store = store
         self._egress = egress
@@ -181,6 +194,7 @@ class ChatEngine:
         self._aspects = tuple(aspects)
         self._background: set[asyncio.Task[Any]] = set()
         self._today = today or (lambda: datetime.now(UTC).date())
+        self._tracer = tracer or NoOpTracer()
 
     async def aclose(self) -> None:
         """Let background saves and graph writes finish (they must not be lost)."""
@@ -240,19 +254,30 @@ class ChatEngine:
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
         jurisdictions = conversation_jurisdictions(message, history)
-        # The date the question is about (or the request's asAt, or today): evidence is what
-        # was in force then; the words that named it are not searched for (ADR 0032).
-        as_at = resolve_as_at(
-            sanitised.text, request.as_at, self._today(), jurisdictions, self._evidence.act_start
-        )
-        query = as_at.without_date(sanitised.text)
-        evidence = self._evidence.search(
-            query,
-            self._limits.evidence_k,
-            jurisdictions,
-            self._named_concepts(query, jurisdictions),
-            as_at=as_at.window(),
-        )
+        with stage("turn.retrieval", tracer=self._tracer) as span:
+            # The date the question is about (or the request's asAt, or today): evidence is
+            # what was in force then; the words that named it are not searched for (ADR 0032).
+            as_at = resolve_as_at(
+                sanitised.text,
+                request.as_at,
+                self._today(),
+                jurisdictions,
+                self._evidence.act_start,
+            )
+            query = as_at.without_date(sanitised.text)
+            evidence = self._evidence.search(
+                query,
+                self._limits.evidence_k,
+                jurisdictions,
+                self._named_concepts(query, jurisdictions),
+                as_at=as_at.window(),
+            )
+            span.set_attributes({
+                "regintel.evidence.hits": len(evidence.hits),
+                "regintel.evidence.answerable": evidence.answerable,
+                "regintel.evidence.jurisdictions": len(jurisdictions),
+                "regintel.as_at.origin": as_at.origin,
+            })  # fmt: skip
         refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
@@ -369,11 +394,13 @@ class ChatEngine:
                       "origin": window.origin},
                 changed=turn.changed,
             )  # fmt: skip
-            events = self._provider_events(turn, record, population, capture)
-            async with aclosing(events) as provider_events:
-                async for event in provider_events:
-                    yield event
-            await self._finish_capture(turn, record, population, capture)
+            # The router and egress open their spans with this turn's tracer (infra.spans).
+            with turn_tracing(self._tracer):
+                events = self._provider_events(turn, record, population, capture)
+                async with aclosing(events) as provider_events:
+                    async for event in provider_events:
+                        yield event
+                await self._finish_capture(turn, record, population, capture)
             if capture.drops:  # counts only: the dropped text is chat, never repeated
                 counts = ", ".join(f"{k} {n}" for k, n in sorted(capture.drops.items()))
                 record.warnings.append(TurnWarning("capture_screened", f"dropped: {counts}"))
@@ -501,9 +528,25 @@ class ChatEngine:
             concepts = screen_concepts(concepts, forbidden=capture.forbidden, drops=capture.drops)
         if not population and concepts:  # one capture per turn; a second tool call is ignored
             known = capture.jurisdictions if capture is not None else None
-            task = self._spawn(self._population.resolve_all(concepts, known), log_failure=False)
+            task = self._spawn(self._resolve_captured(concepts, known), log_failure=False)
             task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts))
             population.append(task)
+
+    async def _resolve_captured(
+        self, concepts: list[CapturedConcept], known: Sequence[str] | None
+    ) -> list[ResolvedConcept]:
+        """Self-population of one capture, in its own task: its span ends when the write does,
+        after the answer if it outlives it (the task copied the turn's trace context)."""
+        with stage(
+            "turn.capture", {"regintel.capture.concepts": len(concepts)}, tracer=self._tracer
+        ) as span:
+            resolved = await self._population.resolve_all(concepts, known)
+            span.set_attributes({
+                "regintel.capture.resolved": sum(r.skipped is None for r in resolved),
+                "regintel.capture.created": sum(r.created for r in resolved),
+                "regintel.capture.skipped": sum(r.skipped is not None for r in resolved),
+            })  # fmt: skip
+            return resolved
 
     async def _finish_capture(
         self,
@@ -566,8 +609,11 @@ class ChatEngine:
         if not ids:
             return
         self.counters.inc("late_captures")
-        self._spawn(
-            self._store.save_turn(
+        self._spawn(self._save_late_context(turn, ids))
+
+    async def _save_late_context(self, turn: PreparedTurn, ids: list[str]) -> None:
+        with stage("turn.save", {"regintel.save.part": "context"}, tracer=self._tracer):
+            await self._store.save_turn(
                 turn.request.tenant_id,
                 turn.conversation_id,
                 [],  # no message: the context update alone, merged like a turn's
@@ -575,7 +621,6 @@ class ChatEngine:
                 user_id=turn.request.user_id,
                 max_active_nodes=self._limits.max_active_nodes,
             )
-        )
 
     async def _checkpoint(self, turn: PreparedTurn, record: TurnRecord) -> None:
         """The answer so far (sanitised for later prompts, like the final one)."""
@@ -595,6 +640,15 @@ class ChatEngine:
         )
 
     async def _save(self, turn: PreparedTurn, record: TurnRecord) -> None:
+        attributes = {
+            "regintel.save.part": "answer",
+            "regintel.turn.status": record.status,
+            "regintel.save.checkpoints": record.checkpoints,
+        }
+        with stage("turn.save", attributes, tracer=self._tracer):
+            await self._save_answer(turn, record)
+
+    async def _save_answer(self, turn: PreparedTurn, record: TurnRecord) -> None:
         answer = record.answer
         answer_sanitised = (
             (await self._egress.sanitise_message(turn.ctx, answer)).text if answer else ""

@@ -4,13 +4,16 @@ A capture's concept and labels stay quarantined (``graph.quarantine``, ADR 0020)
 operator confirms them (``engine.self_population.confirm_concept``), merges them into another
 concept (:func:`merge_concepts`) or rejects them (:func:`reject_concept`), over the API or with
 ``regintel concept ...``. The queue shows what the graph holds and nothing more: concept ids,
-the labels conversations used, their alignments; the graph has no tenant or user ids, so
-neither has the queue.
+the labels conversations used, their alignments, and how often each phrasing was used (the
+counters on ``HAS_ALT_LABEL``, ADR 0036): label texts that passed the ingress guard and
+integers; the graph has no tenant or user ids, so neither has the queue.
 
 A merge copies the loser's labels and edges (``HAS_ALT_LABEL``, ``ALIGNS_WITH``, ``BROADER`` /
 ``RELATED`` both ways) onto the survivor, confirms the moved labels when the survivor is
 reviewed, and turns the loser into a hidden redirect (``status: "merged"``, ``merged_into``)
-that resolution follows; its own edges stay on it, hidden with it. A rejection deletes a
+that resolution follows; its own edges stay on it, hidden with it. The phrasing counts move
+with the labels: the survivor's edge to a label gains the loser's counts (the sum when both
+used that phrasing), added in the store like any count. A rejection deletes a
 quarantined concept and the labels no other concept uses. Both are audited
 (:mod:`engine.review_audit`, ADR 0034) and reach graph UIs as patches through the write
 service's listeners, which never announce what tenants did not see (ADR 0020).
@@ -18,13 +21,22 @@ service's listeners, which never announce what tenants did not see (ADR 0020).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import structlog
 
 from engine.review_audit import ReviewAudit, ReviewRecord
+from engine.self_population import PREF_USES, USES
 from errors import InvalidInput, NotFound, ReviewConflict
-from graph.models import EdgeWrite, GraphEdge, GraphNode, NodeWrite, PropertyValue, utc_timestamp
+from graph.models import (
+    EdgeIncrement,
+    EdgeWrite,
+    GraphEdge,
+    GraphNode,
+    NodeWrite,
+    PropertyValue,
+    utc_timestamp,
+)
 from graph.port import GraphReader
 from graph.quarantine import MERGED_STATUS, REVIEWED_STATUS, is_hidden, is_quarantined
 from graph.write_service import GraphWriteService
@@ -46,6 +58,9 @@ class ReviewItem:
     labels: tuple[str, ...]  # every label conversations used for it, pref_label included
     aligned_with: tuple[str, ...]  # rule nodes and provisions it names
     created_at: str
+    # label text -> captures that used it for this concept, most used first (ADR 0036)
+    phrasings: dict[str, int] = field(default_factory=dict)
+    mentions: int = 0  # captures that resolved to or created it (one preferred label each)
 
 
 async def review_queue(reader: GraphReader, limit: int = 500) -> list[ReviewItem]:
@@ -60,21 +75,26 @@ async def review_queue(reader: GraphReader, limit: int = 500) -> list[ReviewItem
         around = await reader.neighbourhood([node.id], limit=200)
         by_id = {n.id: n for n in around.nodes}
         out = [e for e in around.edges if e.source == node.id and e.target in by_id]
-        labels = sorted(
-            str(by_id[e.target].properties.get("text", ""))
-            for e in out
-            if e.type == "HAS_ALT_LABEL"
-        )
+        named = [e for e in out if e.type == "HAS_ALT_LABEL"]
+        counts = {str(by_id[e.target].properties.get("text", "")): _count(e, USES) for e in named}
         items.append(
             ReviewItem(
                 id=node.id,
                 pref_label=str(node.properties.get("pref_label", "")),
-                labels=tuple(labels),
+                labels=tuple(sorted(counts)),
                 aligned_with=tuple(sorted(e.target for e in out if e.type == "ALIGNS_WITH")),
                 created_at=str(node.properties.get("created_at", "")),
+                phrasings=dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+                mentions=sum(_count(e, PREF_USES) for e in named),
             )
         )
     return items
+
+
+def _count(edge: GraphEdge, counter: str) -> int:
+    """A counter of an edge; 0 where nothing was counted (or before counting began)."""
+    value = edge.properties.get(counter)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 async def _concept(reader: GraphReader, concept_id: str) -> GraphNode:
@@ -131,6 +151,10 @@ async def merge_concepts(
         [NodeWrite(id=i, label="Label", properties=reviewed) for i in quarantined]
     )
     await writer.upsert_edges(moves)
+    # Before the redirect: a merge that fails in between is retried, not refused as done.
+    await writer.increment_edges(
+        [c for e in around.edges if e.source == loser and (c := _counts_moved(e, winner, nodes))]
+    )
     # ``merged_from`` stays on the redirect: a loser that was still in quarantine was never
     # seen by tenants, so no patch may ever report it removed (ADR 0034).
     redirect: dict[str, PropertyValue] = {
@@ -166,6 +190,21 @@ def _moved(
     return EdgeWrite(
         type=edge.type, source_id=source, source_label=label_of(source),
         target_id=target, target_label=label_of(target), properties=props,
+    )  # fmt: skip
+
+
+def _counts_moved(
+    edge: GraphEdge, winner: str, nodes: dict[str, GraphNode]
+) -> EdgeIncrement | None:
+    """The phrasing counts of the loser's label ``edge``, added to the winner's (None: none)."""
+    if edge.type != "HAS_ALT_LABEL" or edge.target not in nodes:
+        return None
+    by = {counter: n for counter in (USES, PREF_USES) if (n := _count(edge, counter)) > 0}
+    if not by:
+        return None
+    return EdgeIncrement(
+        type="HAS_ALT_LABEL", source_id=winner, source_label="Concept",
+        target_id=edge.target, target_label="Label", by=by,
     )  # fmt: skip
 
 

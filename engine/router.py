@@ -18,6 +18,12 @@ and audits a provider or model the tenant does not allow.
   (``provider_timeout``), never an exception;
 * the streams are closed with ``aclosing``: a consumer that stops (a client gone) closes the
   upstream HTTP response at once.
+
+Each attempt is a ``turn.provider`` span (ADR 0028; a no-op outside a traced turn): provider,
+model, task, attempt number, a ``first_token`` event and ``regintel.llm.first_token_ms``, and
+the outcome (``ok``, ``error`` with the chunk's code as an error status, ``blocked``,
+``failed``, or ``stopped`` when the consumer left first). Egress runs inside the attempt, so
+its ``turn.egress`` span is the attempt's first child; the upstream time is the rest.
 """
 
 from __future__ import annotations
@@ -29,11 +35,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import structlog
+from opentelemetry.trace import Span, use_span
+from opentelemetry.util.types import AttributeValue
 
 from egress.client import EgressContext
-from egress.wire import Error, LlmRequest, StreamChunk
+from egress.wire import Error, LlmRequest, StreamChunk, Text
 from engine.providers.failures import BEFORE_FIRST_TOKEN_CODES
 from errors import EgressBlocked
+from infra.spans import error_code, mark_failed, turn_tracer
 
 __all__ = ["CallTimeouts", "LlmRouter", "Route", "StreamingEgress", "parse_route"]
 
@@ -95,33 +104,56 @@ class LlmRouter:
         first = Route(request.provider, request.model)
         routes = [first, *(r for r in self.plan(request.task, ctx.tenant_id) if r != first)]
         failure: Error | None = None
+        loop = asyncio.get_running_loop()
         for attempt, route in enumerate(routes):
             outbound = request.model_copy(update={"provider": route.provider, "model": route.model})
             if attempt:
                 log.warning("llm_fallback", task=request.task, to=route.provider, after=failure)
+            span = turn_tracer().start_span("turn.provider", attributes=_call(outbound, attempt))
+            outcome, began, texted = "stopped", loop.time(), False  # stopped: the consumer left
             try:
-                async with aclosing(self._timed(egress.stream(outbound, ctx))) as chunks:
+                async with aclosing(self._timed(egress.stream(outbound, ctx), span)) as chunks:
                     started = False
                     async for chunk in chunks:
                         last = attempt + 1 == len(routes)
-                        if not started and isinstance(chunk, Error) and not last:
-                            if chunk.code in BEFORE_FIRST_TOKEN_CODES:
+                        if isinstance(chunk, Error):
+                            outcome = "error"
+                            mark_failed(span, chunk.code)
+                            if not started and not last and chunk.code in BEFORE_FIRST_TOKEN_CODES:
                                 failure = chunk
                                 break
+                        elif isinstance(chunk, Text) and not texted:
+                            texted = True
+                            span.add_event("first_token")
+                            elapsed = round((loop.time() - began) * 1000, 1)
+                            span.set_attribute("regintel.llm.first_token_ms", elapsed)
                         started = True
                         yield chunk
+                    if outcome == "stopped":
+                        outcome = "ok"
                     if started:
                         return
-            except EgressBlocked:
+            except EgressBlocked as exc:
+                outcome = "blocked"
+                mark_failed(span, exc.code)
                 if not attempt:
                     raise
                 continue  # a fallback the tenant does not allow: audited by egress, skipped
+            except Exception as exc:
+                outcome = "failed"
+                mark_failed(span, error_code(exc))
+                raise
+            finally:
+                span.set_attribute("regintel.llm.outcome", outcome)
+                span.end()
         if failure is not None:
             yield failure
 
     async def _timed(
-        self, chunks: AsyncGenerator[StreamChunk, None]
+        self, chunks: AsyncGenerator[StreamChunk, None], span: Span
     ) -> AsyncGenerator[StreamChunk, None]:
+        """``chunks`` within the timeouts; ``span`` (the attempt's) is current while the first
+        chunk is awaited, when egress runs, and never across a ``yield``."""
         loop = asyncio.get_running_loop()
         start = loop.time()
         answer_deadline = start + self.timeouts.answer
@@ -131,7 +163,13 @@ class LlmRouter:
             while True:
                 try:
                     async with asyncio.timeout_at(deadline):
-                        chunk = await anext(chunks)
+                        if first:
+                            with use_span(
+                                span, record_exception=False, set_status_on_exception=False
+                            ):
+                                chunk = await anext(chunks)
+                        else:
+                            chunk = await anext(chunks)
                 except StopAsyncIteration:
                     return
                 except TimeoutError:
@@ -142,3 +180,13 @@ class LlmRouter:
                 if first:
                     first, deadline = False, answer_deadline
                 yield chunk
+
+
+def _call(request: LlmRequest, attempt: int) -> dict[str, AttributeValue]:
+    """A call's span attributes: where it went, never what it said or for whom."""
+    return {
+        "regintel.llm.provider": request.provider,
+        "regintel.llm.model": request.model,
+        "regintel.llm.task": request.task,
+        "regintel.llm.attempt": attempt,
+    }

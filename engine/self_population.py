@@ -9,7 +9,14 @@ For each concept of a ``capture_concepts`` payload (DESIGN.md step 7):
    created ``provisional`` with a ``Label`` per label, ``HAS_ALT_LABEL`` edges and
    ``ALIGNS_WITH`` edges to the rule nodes it names; an existing one gains any new labels;
 4. the auto-ingestion gate queues a job only when the concept was missing or is clearly sparse
-   (no ``ALIGNS_WITH`` edge and no definition).
+   (no ``ALIGNS_WITH`` edge and no definition);
+5. a mention of a quarantined concept (one this capture created or met) is counted on the
+   concept's ``HAS_ALT_LABEL`` edges, once its labels are written (ADR 0036): each label the
+   capture used adds one to ``uses``, its preferred label one to ``pref_uses`` too, so the
+   review queue shows how often each phrasing was used and how many captures there were. The
+   store adds, so captures in several workers at once are all counted; labels the guard
+   refused were never written, so a rejected capture counts nothing. A reviewed concept is not
+   counted: it gains no chat phrasing, and its count would tell tenants about each other.
 
 Resolution of one id is single-flight inside a process, and the store's upsert is atomic, so
 ten conversations naming the same new concept at once create it exactly once.
@@ -20,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
@@ -39,6 +46,7 @@ from engine.resolution import (
 )
 from errors import GraphWriteRejected, NotFound
 from graph.models import (
+    EdgeIncrement,
     EdgeWrite,
     GraphNode,
     NodeWrite,
@@ -51,6 +59,8 @@ from graph.quarantine import MERGED_STATUS, is_quarantined
 from graph.write_service import GraphWriteService
 
 __all__ = [
+    "PREF_USES",
+    "USES",
     "ConceptStatus",
     "ConceptWrite",
     "ConceptWriter",
@@ -60,6 +70,11 @@ __all__ = [
     "confirm_concept",
 ]
 
+
+#: Counters of a ``HAS_ALT_LABEL`` edge (``schema/graph.yaml``, ADR 0036): captures that used
+#: the label for the concept, and of those the captures whose preferred label it was.
+USES: Final = "uses"
+PREF_USES: Final = "pref_uses"
 
 ConceptStatus = Literal["provisional", "confirmed"]
 MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
@@ -166,6 +181,22 @@ class ConceptWriter:
         await self._writer.upsert_edges(edges)
         return WriteOutcome.UNCHANGED if labels_only else results[0].outcome
 
+    async def count_mention(self, concept_id: str, mention: CapturedConcept) -> None:
+        """Count one capture's phrasings on the concept's ``HAS_ALT_LABEL`` edges: ``uses``
+        for every label it used, ``pref_uses`` for its preferred label. Call it after the
+        labels were written: an edge that is not there counts nothing."""
+        labels = mention.normalised_labels()  # preferred label first
+        await self._writer.increment_edges(
+            [
+                EdgeIncrement(
+                    type="HAS_ALT_LABEL", source_id=concept_id, source_label="Concept",
+                    target_id=label_id(norm), target_label="Label",
+                    by={USES: 1, PREF_USES: 1} if i == 0 else {USES: 1},
+                )
+                for i, norm in enumerate(labels)
+            ]
+        )  # fmt: skip
+
 
 class SelfPopulation:
     def __init__(
@@ -260,6 +291,10 @@ class SelfPopulation:
                 e.type == "ALIGNS_WITH" for e in mine
             ):
                 await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
+            if status == "provisional":
+                # Last, so a step that fails before it (and makes the capture retry) has not
+                # counted this mention yet.
+                await self._concepts.count_mention(existing.id, concept)
             # A quarantined node's own name may be another conversation's phrasing: this
             # conversation is told its own.
             name = existing.properties.get("pref_label", existing.id)
@@ -278,6 +313,8 @@ class SelfPopulation:
         created = outcome is WriteOutcome.CREATED
         if created:
             await self._ingestion.enqueue(IngestionJob(concept.id, "missing"))
+        # Created here or, a moment earlier, by another worker's capture: a mention either way.
+        await self._concepts.count_mention(concept.id, concept)
         return ResolvedConcept(
             id=concept.id, pref_label=concept.prefLabel, status="provisional", created=created,
             matched_by="created", aligned_with=tuple(node.id for node in targets),

@@ -14,10 +14,16 @@ v1 checks, in order, and rejects the whole write on the first failure:
    spaces. In the taken-apart forms only confident findings (score ≥ 0.8: checksums, context,
    known names) count, since joining digit groups makes phone-shaped noise of every year.
 
+An increment of relationship counters (ADR 0036) gets checks 1 and 2 (its ids scanned for PII
+like a write's) and names only the schema's counters, each with a positive integer.
+
 Rejections never carry a value the guard refused (ADR 0016): not in the exception message, not
 in the log, not in the rejection log. A PII rejection names its target by label and a digest of
 the id (the id may be built from the value); a schema rejection names the id (which passed the
-PII scan) but not the unknown label, type or property name it refused.
+PII scan) but not the unknown label, type or property name it refused. What operators are shown
+(:meth:`RejectionLog.summary`, the admin page) is less still: the code, the property name (a
+schema member), the PII entity types and the time — never the target or the reason, which are
+built from the rejected write.
 
 Identifiers can never inject Cypher: labels, types and property names must be schema members
 (which are plain identifiers), and values only ever travel as query parameters.
@@ -35,7 +41,7 @@ from urllib.parse import unquote
 import structlog
 
 from errors import PiiInGraphWrite, SchemaViolation
-from graph.models import EdgeWrite, NodeWrite, PropertyValue
+from graph.models import EdgeIncrement, EdgeWrite, NodeWrite, PropertyValue, utc_timestamp
 from graph.schema import GraphSchema
 
 __all__ = [
@@ -44,7 +50,9 @@ __all__ = [
     "IngressGuard",
     "PiiFindingLike",
     "PiiScanner",
+    "RedactedRejection",
     "RejectionLog",
+    "RejectionSummary",
     "id_digest",
 ]
 
@@ -81,18 +89,58 @@ class GuardRejection:
     property: str | None
     reason: str
     entity_types: tuple[str, ...] = ()
+    at: str = field(default_factory=utc_timestamp)  # when it was refused (graph format, UTC)
+
+
+@dataclass(frozen=True)
+class RedactedRejection:
+    """A rejection as operators see it: by type, never by value (no target, no reason)."""
+
+    code: str
+    property: str | None  # a property name of the schema, or None
+    entity_types: tuple[str, ...]
+    at: str
+
+
+@dataclass(frozen=True)
+class RejectionSummary:
+    """Rejections counted by code since ``since`` (this process), and the latest few."""
+
+    counts: dict[str, int]
+    since: str
+    recent: tuple[RedactedRejection, ...]  # newest first
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
 
 
 @dataclass
 class RejectionLog:
-    """Recent rejections, kept in memory for the health and ops views (bounded)."""
+    """Recent rejections, kept in memory for the health and ops views (bounded), and how many
+    of each code this process saw (not bounded: one integer per code)."""
 
     limit: int = 500
     entries: list[GuardRejection] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    since: str = field(default_factory=utc_timestamp)
 
     def record(self, rejection: GuardRejection) -> None:
         self.entries.append(rejection)
         del self.entries[: -self.limit]
+        self.counts[rejection.code] = self.counts.get(rejection.code, 0) + 1
+
+    def summary(self, recent: int = 50) -> RejectionSummary:
+        """Counts by code and the last ``recent`` rejections, redacted (newest first)."""
+        latest = self.entries[-recent:] if recent > 0 else []
+        return RejectionSummary(
+            counts=dict(sorted(self.counts.items())),
+            since=self.since,
+            recent=tuple(
+                RedactedRejection(r.code, r.property, r.entity_types, r.at)
+                for r in reversed(latest)
+            ),
+        )
 
 
 class IngressGuard:
@@ -112,6 +160,11 @@ class IngressGuard:
     def check_edges(self, edges: Sequence[EdgeWrite]) -> list[EdgeWrite]:
         self._check_batch(len(edges))
         return [self._check_edge(edge) for edge in edges]
+
+    def check_increments(self, increments: Sequence[EdgeIncrement]) -> list[EdgeIncrement]:
+        """Increments of relationship counters: the relationship's checks, then the counters."""
+        self._check_batch(len(increments))
+        return [self._check_increment(item) for item in increments]
 
     def check_ids(self, ids: Sequence[str]) -> list[str]:
         """Ids named by a deletion: the same id checks as a write (format, PII scan)."""
@@ -161,6 +214,24 @@ class IngressGuard:
         allowed = set(self._schema.relationship_properties) - {"created_at", "updated_at"}
         props = self._check_properties(edge.properties, allowed, target, hidden)
         return edge.model_copy(update={"properties": props})
+
+    def _check_increment(self, item: EdgeIncrement) -> EdgeIncrement:
+        # The relationship's own checks (ids scanned, type and endpoints allowed), no properties.
+        edge = EdgeWrite(
+            type=item.type, source_id=item.source_id, source_label=item.source_label,
+            target_id=item.target_id, target_label=item.target_label,
+        )  # fmt: skip
+        self._check_edge(edge)
+        target = f"{item.source_id}-[{item.type}]->{item.target_id}"
+        counters = self._schema.relationship_counters
+        if not item.by or any(name not in counters for name in item.by):
+            self._reject(
+                SchemaViolation, target, None, "an increment names an unknown counter, or none"
+            )
+        for name, amount in item.by.items():
+            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+                self._reject(SchemaViolation, target, name, "an increment adds a positive integer")
+        return item
 
     def _check_id(self, node_id: str, hidden: str) -> None:
         # Scanned first, and recorded without the id: an id carrying PII must not reach logs.

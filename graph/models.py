@@ -3,7 +3,8 @@
 Node ``{id, label, properties}``, edge ``{source, target, type, properties}``. Writes carry the
 labels of both edge endpoints so the ingress guard can check them against ``schema/graph.yaml``
 without a read. A :class:`WriteResult` names what it reports on with typed fields: ``node_id``
-for a node, ``edge`` (an :class:`EdgeKey`) for a relationship, never both.
+for a node, ``edge`` (an :class:`EdgeKey`) for a relationship, never both. An
+:class:`EdgeIncrement` adds to a relationship's counters instead of setting properties.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 __all__ = [
+    "EdgeIncrement",
     "EdgeKey",
     "EdgeWrite",
     "GraphCounts",
@@ -88,6 +90,27 @@ class EdgeWrite(BaseModel):
     target_id: str
     target_label: str
     properties: dict[str, PropertyValue] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> EdgeKey:
+        return EdgeKey(source=self.source_id, type=self.type, target=self.target_id)
+
+
+class EdgeIncrement(BaseModel):
+    """Add to counters of one stored relationship, unique per (source, type, target).
+
+    ``by`` maps a counter (``relationship_counters`` in ``schema/graph.yaml``) to the amount
+    added, a positive integer; a counter never set counts from 0 (ADR 0036).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    source_id: str
+    source_label: str
+    target_id: str
+    target_label: str
+    by: dict[str, StrictInt] = Field(default_factory=dict)
 
     @property
     def key(self) -> EdgeKey:

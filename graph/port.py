@@ -15,9 +15,17 @@ Write semantics (all backends):
   exist, else :class:`errors.SchemaViolation`.
 - ``delete_nodes``: by id, each node with its relationships (``DETACH DELETE``), in one
   transaction; REMOVED for a node that existed, UNCHANGED for an id that did not.
+- ``increment_edges``: adds to the counters of stored relationships (``relationship_counters``
+  of the schema; ADR 0036) in one transaction. The addition happens in the store's own query
+  (``SET r.c = coalesce(r.c, 0) + $by``), never as a read in Python and a write back, so
+  increments from any number of processes at once are all counted (a server that detects the
+  conflict makes the driver retry). A relationship named twice in a batch is counted twice.
+  Timestamps are not touched: a count is not a change of what the graph says (no patch, not in
+  ``changes_since``). UPDATED for a relationship counted, UNCHANGED when none has that key
+  (nothing is counted, nothing is created). Upserts cannot set counters.
 - Callers pass ids and labels already checked by the ingress guard; backends check again that
   labels, types and property names are in the schema before using them as identifiers, and
-  refuse ``id``, ``created_at`` and ``updated_at`` among the given properties.
+  refuse ``id``, ``created_at``, ``updated_at`` and counters among the given properties.
 - The decision (CREATED / UPDATED / UNCHANGED, and which properties and timestamps to store) is
   made in one place, :mod:`graph.write_plan`; backends read the stored rows and apply it.
 - A batch is one transaction: it lands whole or, when anything fails, not at all.
@@ -51,6 +59,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from graph.models import (
+    EdgeIncrement,
     EdgeWrite,
     GraphCounts,
     GraphNode,
@@ -107,6 +116,11 @@ class GraphWriter(Protocol):
     async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
         """Delete nodes and their relationships by id in one transaction; one ``node_id``
         result per id, in order: REMOVED, or UNCHANGED when no node had that id."""
+        ...
+
+    async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
+        """Add to relationship counters atomically in one transaction; one ``edge`` result per
+        item, in order: UPDATED, or UNCHANGED when no such relationship exists."""
         ...
 
 

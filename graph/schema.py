@@ -78,6 +78,8 @@ class GraphSchema:
     relationships: dict[str, RelationshipType]
     relationship_properties: tuple[str, ...]
     limits: Limits = field(default_factory=Limits)
+    # Integer counters on relationships: only increments change them, never an upsert (ADR 0036).
+    relationship_counters: tuple[str, ...] = ()
 
     @cached_property
     def labels(self) -> frozenset[str]:
@@ -122,6 +124,10 @@ def load_schema(path: Path | None = None) -> GraphSchema:
     rel_props = tuple(raw.get("relationship_properties", []))
     if unknown := [p for p in rel_props if p not in types]:
         raise SchemaFileError(f"relationship properties undeclared: {unknown}")
+    counters = tuple(raw.get("relationship_counters", []))
+    plain = {*rel_props, *IMPLICIT_PROPERTIES}
+    if bad := [p for p in counters if types.get(p) != "int" or p in plain]:
+        raise SchemaFileError(f"relationship counters must be int and not properties: {bad}")
     limits = Limits(**raw.get("limits", {}))
     if limits.max_text_chars < limits.max_string_chars:
         raise SchemaFileError("limits: max_text_chars must not be below max_string_chars")
@@ -131,4 +137,5 @@ def load_schema(path: Path | None = None) -> GraphSchema:
         relationships=rels,
         relationship_properties=("created_at", "updated_at", *rel_props),
         limits=limits,
+        relationship_counters=counters,
     )

@@ -24,25 +24,39 @@ equals the stored float, and lists compare in order.
 :func:`plan_nodes` and :func:`plan_edges` are what backends call: they also check the stored
 state (an id keeps its label; both ends of an edge exist with the labels given) and raise
 :class:`errors.SchemaViolation` before anything is written.
+
+Counters are not planned against stored values: the store adds (ADR 0036).
+:func:`plan_increments` only sums what a batch adds per relationship and counter, so each
+relationship is one statement, and turns the keys the store counted into results.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from errors import SchemaViolation
-from graph.models import EdgeKey, EdgeWrite, GraphNode, NodeWrite, WriteOutcome, WriteResult
+from graph.models import (
+    EdgeIncrement,
+    EdgeKey,
+    EdgeWrite,
+    GraphNode,
+    NodeWrite,
+    WriteOutcome,
+    WriteResult,
+)
 from graph.schema import GraphSchema
 
 __all__ = [
     "BatchPlan",
+    "IncrementPlan",
     "WritePlan",
     "coerce_properties",
     "edges_by_type",
     "plan_batch",
     "plan_edges",
+    "plan_increments",
     "plan_nodes",
     "plan_write",
     "removal_results",
@@ -161,6 +175,38 @@ def plan_edges(
     return plan_batch(
         ((edge.key, coerce_properties(schema, edge.properties)) for edge in edges), stored, now
     )
+
+
+@dataclass
+class IncrementPlan:
+    """What a batch of increments adds: ``amounts`` maps each relationship to the sum, per
+    counter, of what the batch adds to it (first-named order); ``keys`` is one per item."""
+
+    keys: list[EdgeKey] = field(default_factory=list)
+    amounts: dict[EdgeKey, dict[str, int]] = field(default_factory=dict)
+
+    def results(self, counted: Collection[EdgeKey]) -> list[WriteResult]:
+        """One result per item, in order: UPDATED when the store found (and counted) its
+        relationship, UNCHANGED when there is none."""
+        return [
+            WriteResult(
+                edge=key,
+                outcome=WriteOutcome.UPDATED if key in counted else WriteOutcome.UNCHANGED,
+            )
+            for key in self.keys
+        ]
+
+
+def plan_increments(increments: Sequence[EdgeIncrement]) -> IncrementPlan:
+    """Sum a batch's increments per relationship and counter (a relationship named twice is
+    counted twice). Amounts were checked positive (``graph.backends.write_checks``)."""
+    plan = IncrementPlan()
+    for item in increments:
+        plan.keys.append(item.key)
+        amounts = plan.amounts.setdefault(item.key, {})
+        for counter, amount in item.by.items():
+            amounts[counter] = amounts.get(counter, 0) + amount
+    return plan
 
 
 def edges_by_type(keys: Iterable[EdgeKey]) -> dict[str, list[EdgeKey]]:

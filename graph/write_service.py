@@ -13,6 +13,10 @@ listeners have seen every write so far (tests, and code that needs a listener's 
 it); :meth:`GraphWriteService.aclose` drains and then refuses further writes. The queue is not
 bounded: a write never waits for a listener, and listeners only read, so the backlog is as
 long as the writes of a burst (one entry per call, not per item).
+
+Increments of relationship counters (:meth:`GraphWriteService.increment_edges`, ADR 0036) are
+guarded and batched like writes but tell no listener: a count is for operators, not a change
+of what the graph says, so it makes no patch.
 """
 
 from __future__ import annotations
@@ -26,7 +30,14 @@ import structlog
 
 from errors import GraphUnavailable
 from graph.ingress_guard import IngressGuard
-from graph.models import EdgeWrite, NodeWrite, WriteOutcome, WriteResult, utc_timestamp
+from graph.models import (
+    EdgeIncrement,
+    EdgeWrite,
+    NodeWrite,
+    WriteOutcome,
+    WriteResult,
+    utc_timestamp,
+)
 from graph.port import GraphWriter
 
 __all__ = [
@@ -99,6 +110,19 @@ class GraphWriteService:
         batches = _batches(ids, self._batch_size)
         checked = [i for batch in batches for i in self._guard.check_ids(batch)]
         return await self._write(self._store.delete_nodes, checked, unseen)
+
+    async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
+        """Guard all of the call, then add to the counters batch by batch (each batch atomic in
+        the store): UPDATED per relationship counted, UNCHANGED per one that does not exist.
+        No listener is told (see the module docstring)."""
+        batches = _batches(increments, self._batch_size)
+        checked = [i for batch in batches for i in self._guard.check_increments(batch)]
+        if self._closed:
+            raise GraphUnavailable("the graph write service is closed")
+        results: list[WriteResult] = []
+        for batch in _batches(checked, self._batch_size):
+            results += await self._store.increment_edges(batch)
+        return results
 
     async def _write(
         self,

@@ -3,7 +3,8 @@ to that OTLP/HTTP endpoint; without it the tracer is a no-op and costs nothing.
 
 The provider is the app's own (never the global one, so tests and several apps in one process
 do not share it) and is shut down with the container, which flushes what is batched.
-Spans carry ids of conversations and counts, never message text.
+What the spans of a turn are and what they may carry (counts and closed sets, never text or
+ids): :mod:`infra.spans`, ADR 0028.
 """
 
 from __future__ import annotations

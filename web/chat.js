@@ -26,19 +26,30 @@ export class ChatView {
     this.conversationId = null;
     this.controller = null;
     this.captured = []; // concepts this page's turns resolved, newest last
+    // the elements outlive this view (sign out, sign in again): its listeners end with close()
+    this.listening = new AbortController();
+    const { signal } = this.listening;
     elements.form.addEventListener("submit", (event) => {
       event.preventDefault();
       const question = elements.question.value.trim();
       if (question && !this.controller) this.ask(question);
-    });
+    }, { signal });
     elements.question.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey) {
         event.preventDefault();
         elements.form.requestSubmit();
       }
-    });
-    elements.stop.addEventListener("click", () => this.stop());
-    elements.newConversation.addEventListener("click", () => this.newConversation());
+    }, { signal });
+    elements.stop.addEventListener("click", () => this.stop(), { signal });
+    elements.newConversation.addEventListener("click", () => this.newConversation(), { signal });
+  }
+
+  /** Stop any turn and let go of the page's elements (sign-out). */
+  close() {
+    this.stop();
+    this.listening.abort();
+    this.el.messages.replaceChildren();
+    this.el.conversations.replaceChildren();
   }
 
   failed(error, where) {

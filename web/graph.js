@@ -109,11 +109,13 @@ export class GraphView {
       maxZoom: 4,
     });
     this.cy.on("tap", "node", (event) => this.select(event.target.id()));
+    this.listening = new AbortController(); // the elements outlive this view: see close()
+    const { signal } = this.listening;
     elements.jurisdiction.addEventListener("change", () => {
       this.jurisdiction = elements.jurisdiction.value;
       this.applyFilters();
-    });
-    elements.clearFocus.addEventListener("click", () => this.clearFocus());
+    }, { signal });
+    elements.clearFocus.addEventListener("click", () => this.clearFocus(), { signal });
   }
 
   // -- loading ------------------------------------------------------------------------------
@@ -147,6 +149,7 @@ export class GraphView {
     this.applyFilters();
     if (this.focused.length) this.focus(this.focused);
     this.status(`${this.cy.nodes().length} nodes`);
+    this.loadedAt = performance.now(); // laid out and drawn: interactive (bench/web_bench.py)
   }
 
   nodeElement(node) {
@@ -488,6 +491,8 @@ export class GraphView {
   close() {
     this.closed = true;
     this.dropStream();
+    this.listening.abort();
+    this.el.details.hidden = true;
     this.cy.destroy();
   }
 }

@@ -1,26 +1,59 @@
-// Sign-in and wiring. The key or token lives in sessionStorage (this tab only) and is sent as
-// a bearer header; a 401 anywhere signs out with a message.
+// Sign-in and wiring. The page first reads /app/config.json: which sign-ins this server takes
+// (a pasted API key or token; email + password with Supabase Auth when configured). The key or
+// access token lives in sessionStorage (this tab only) and is sent as a bearer header; a 401
+// anywhere signs out with a message. Operators also get the admin view.
 import { Api, ApiError } from "./api.js";
+import { AdminView } from "./admin.js";
+import { AuthError, SupabaseAuth } from "./auth.js";
 import { ChatView } from "./chat.js";
 import { GraphView } from "./graph.js";
 
 const KEY = "regintel.token";
 const $ = (id) => document.getElementById(id);
 let session = null;
+let auth = null; // SupabaseAuth when the server offers email sign-in
 
-function showSignIn(message) {
+function endSession() {
   if (session) {
     session.graph.close();
+    session.chat.close();
+    if (session.admin) session.admin.close();
     session = null;
   }
   sessionStorage.removeItem(KEY);
+}
+
+function showSignIn(message) {
+  endSession();
   $("workspace").hidden = true;
+  $("admin").hidden = true;
+  $("views").hidden = true;
   $("whoami").hidden = true;
   $("sign-in").hidden = false;
   const error = $("sign-in-error");
   error.hidden = !message;
   error.textContent = message || "";
-  $("sign-in-key").focus();
+  const first = auth ? $("sign-in-email") : $("sign-in-key");
+  (first.offsetParent ? first : $("sign-in-key")).focus();
+}
+
+function signOut() {
+  if (auth) auth.signOut();
+  showSignIn("");
+}
+
+function showView(name) {
+  const admin = name === "admin" && session && session.admin;
+  $("workspace").hidden = Boolean(admin);
+  $("admin").hidden = !admin;
+  $("view-research").setAttribute("aria-pressed", String(!admin));
+  $("view-admin").setAttribute("aria-pressed", String(Boolean(admin)));
+  if (admin) {
+    session.admin.refresh();
+    $("review-title").focus();
+  } else if (session) {
+    session.graph.cy.resize(); // its container had no size while hidden
+  }
 }
 
 async function signIn(token) {
@@ -30,6 +63,7 @@ async function signIn(token) {
     me = await api.json("GET", "/api/session");
   } catch (error) {
     const rejected = error instanceof ApiError && error.status === 401;
+    if (auth) auth.forget();
     showSignIn(rejected ? "That key or token was not accepted." : `Sign-in failed: ${error.message}`);
     return;
   }
@@ -37,8 +71,12 @@ async function signIn(token) {
   $("sign-in").hidden = true;
   $("workspace").hidden = false;
   $("whoami").hidden = false;
+  $("views").hidden = false;
   $("whoami-name").textContent = `${me.userId} · ${me.tenantId}${me.role === "admin" ? " · operator" : ""}`;
-  const expired = () => showSignIn("Your session is no longer valid: sign in again.");
+  const expired = () => {
+    if (auth) auth.forget();
+    showSignIn("Your session is no longer valid: sign in again.");
+  };
   const graph = new GraphView({
     api,
     onUnauthorized: expired,
@@ -57,8 +95,21 @@ async function signIn(token) {
       newConversation: $("new-conversation"),
     },
   });
-  session = { api, graph, chat };
+  const admin = me.role === "admin"
+    ? new AdminView({ api, tenantId: me.tenantId, onUnauthorized: expired, root: $("admin") })
+    : null;
+  $("view-admin").hidden = !admin;
+  session = { api, graph, chat, admin, auth, me };
   window.regintel = session; // read by the browser tests and handy in the console
+  if (auth && auth.session) {
+    auth.onToken = (fresh) => {
+      api.token = fresh; // every later request and reconnect carries the new token
+      sessionStorage.setItem(KEY, fresh);
+    };
+    auth.onExpired = () => showSignIn("Your session has expired: sign in again.");
+    auth.schedule();
+  }
+  showView("research");
   chat.refreshConversations();
   $("question").focus();
   graph.start().catch((error) => {
@@ -67,19 +118,70 @@ async function signIn(token) {
   });
 }
 
-function init() {
-  const environment = document.querySelector('meta[name="regintel-environment"]').content;
-  $("dev-keys").hidden = environment !== "dev";
+async function signInWithPassword(email, password) {
+  const button = $("password-submit");
+  button.disabled = true;
+  try {
+    const fresh = await auth.signIn(email, password);
+    $("sign-in-password").value = "";
+    await signIn(fresh.accessToken);
+  } catch (error) {
+    const message = error instanceof AuthError ? error.message : String(error);
+    showSignIn(`Sign-in failed: ${message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function loadConfig() {
+  try {
+    const response = await fetch("/app/config.json", { cache: "no-store" });
+    if (response.ok) return await response.json();
+  } catch {
+    // the server is not answering: offer the key form, which says so when used
+  }
+  return { environment: "", apiKeys: true, devKeys: false, supabase: null };
+}
+
+async function resume() {
+  if (auth && auth.restore()) {
+    // still valid: sign in with it (a token near its end is refreshed at once, by schedule())
+    if (auth.session.expiresAt > Date.now() + 1000 || (await auth.refresh())) {
+      return signIn(auth.session.accessToken);
+    }
+    auth.forget();
+    return showSignIn("Your session has expired: sign in again.");
+  }
+  const stored = sessionStorage.getItem(KEY);
+  if (stored) return signIn(stored);
+  return showSignIn("");
+}
+
+async function init() {
+  const config = await loadConfig();
+  if (config.supabase) auth = new SupabaseAuth(config.supabase);
+  $("password-form").hidden = !auth;
+  $("sign-in-form").hidden = Boolean(auth) && !config.apiKeys;
+  $("dev-keys").hidden = !config.devKeys;
   $("sign-in-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const token = $("sign-in-key").value.trim();
     $("sign-in-key").value = "";
-    if (token) signIn(token);
+    if (token) {
+      if (auth) auth.forget(); // a pasted token is not refreshed
+      signIn(token);
+    }
   });
-  $("sign-out").addEventListener("click", () => showSignIn(""));
-  const stored = sessionStorage.getItem(KEY);
-  if (stored) signIn(stored);
-  else showSignIn("");
+  $("password-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const email = $("sign-in-email").value.trim();
+    const password = $("sign-in-password").value;
+    if (email && password) signInWithPassword(email, password);
+  });
+  $("sign-out").addEventListener("click", signOut);
+  $("view-research").addEventListener("click", () => showView("research"));
+  $("view-admin").addEventListener("click", () => showView("admin"));
+  await resume();
 }
 
 init();

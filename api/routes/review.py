@@ -44,6 +44,11 @@ class ReviewConcept(BaseModel):
     labels: list[str] = Field(description="Every label conversations used for the concept")
     aligned_with: list[str]
     created_at: str
+    phrasings: dict[str, int] = Field(
+        description="Label text -> how many captures used it for this concept, most used "
+        "first (ADR 0036); 0 for a label counted by no capture"
+    )
+    mentions: int = Field(description="How many captures resolved to or created the concept")
 
 
 class ConfirmResult(BaseModel):
@@ -55,7 +60,10 @@ class ConfirmResult(BaseModel):
     "/api/review/concepts",
     summary="Captured concepts awaiting review (operators)",
     description="Concepts a conversation captured that no tenant sees until an operator "
-    "confirms them (ADR 0020). No tenant or user ids: the graph holds none.",
+    "confirms them (ADR 0020), oldest first, each with the phrasings conversations used and "
+    "how often (`phrasings`: label text -> captures that used it; `mentions`: captures in "
+    "all; ADR 0036), to judge what is worth confirming. No tenant, user or conversation "
+    "ids: the graph holds none, only label texts the ingress guard accepted and counts.",
     response_model_by_alias=True,
 )
 async def queue(
@@ -71,6 +79,8 @@ async def queue(
             labels=list(item.labels),
             aligned_with=list(item.aligned_with),
             created_at=item.created_at,
+            phrasings=dict(item.phrasings),
+            mentions=item.mentions,
         )
         for item in items
     ]

@@ -19,6 +19,10 @@ Deliberate deviations from the obvious, and why:
   Drivers do not retry constraint errors, so this backend retries the whole transaction (the
   retry then reads the winner's node and reports UNCHANGED or UPDATED honestly). The dialect
   decides what counts as a lost race (``graph/backends/bolt_dialects.py``).
+- An increment adds in the query (``SET r.c = coalesce(r.c, 0) + row.by``): Neo4j locks ``r``
+  before it reads a property the ``SET`` depends on, Memgraph and ArcadeDB refuse one of two
+  conflicting transactions with a transient error that the driver retries, so no concurrent
+  increment is lost (ADR 0036).
 - Labels, relationship types and property names are interpolated into query text only after
   they were checked against the schema; values are always parameters.
 """
@@ -42,8 +46,14 @@ from tenacity import (
 
 from errors import GraphUnavailable, RegintelError
 from graph.backends.bolt_dialects import NODE_LABEL, Dialect, get_dialect
-from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
+from graph.backends.write_checks import (
+    check_edge_increment,
+    check_edge_write,
+    check_labels,
+    check_node_write,
+)
 from graph.models import (
+    EdgeIncrement,
     EdgeKey,
     EdgeWrite,
     GraphCounts,
@@ -54,7 +64,13 @@ from graph.models import (
     WriteResult,
 )
 from graph.schema import GraphSchema
-from graph.write_plan import edges_by_type, plan_edges, plan_nodes, removal_results
+from graph.write_plan import (
+    edges_by_type,
+    plan_edges,
+    plan_increments,
+    plan_nodes,
+    removal_results,
+)
 
 __all__ = [
     "BoltGraphStore",
@@ -224,6 +240,37 @@ class BoltGraphStore:
                 )
                 await result.consume()
             return removal_results(ids, present)
+
+        return await self._write(transaction)
+
+    async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
+        for item in increments:
+            check_edge_increment(self._schema, item)
+        if not increments:
+            return []
+        plan = plan_increments(increments)
+
+        async def transaction(tx: AsyncManagedTransaction) -> list[WriteResult]:
+            counted: set[EdgeKey] = set()
+            for rel_type, keys in edges_by_type(plan.amounts).items():
+                for counter in sorted({c for key in keys for c in plan.amounts[key]}):
+                    rows = [
+                        {"s": key.source, "t": key.target, "by": plan.amounts[key][counter]}
+                        for key in keys
+                        if counter in plan.amounts[key]
+                    ]
+                    for chunk in _chunks(rows, self._batch_size):
+                        result = await tx.run(
+                            f"UNWIND $rows AS row MATCH {_rel_pattern(rel_type)} "
+                            f"SET r.`{counter}` = coalesce(r.`{counter}`, 0) + row.by "
+                            "RETURN row.s AS s, row.t AS t",
+                            rows=chunk,
+                        )
+                        counted.update(
+                            EdgeKey(source=row["s"], type=rel_type, target=row["t"])
+                            for row in await result.data()
+                        )
+            return plan.results(counted)
 
         return await self._write(transaction)
 

@@ -16,6 +16,9 @@ Deliberate deviations from the obvious, and why:
   Reads use the driver's ``AsyncConnection`` pool and see committed state.
 - A write reads what its batch touches in one query per table, lets ``graph.write_plan`` decide
   (the Bolt backend applies the same plan), then writes row by row inside one transaction.
+- An increment adds in the query (``SET r.c = coalesce(r.c, 0) + $by``) under the same single
+  writer, so it is atomic in this process; another process cannot open the folder for writing
+  at all (ADR 0036).
 - Errors: Ladybug raises ``RuntimeError`` for everything and says in the message's prefix what
   went wrong, so :func:`translate_error` maps by prefix (``graph/port.py`` has the table). A
   writer connection that failed is closed and replaced on the next write, so a write that
@@ -37,8 +40,14 @@ from typing import Any, Final, TypeVar
 import ladybug
 
 from errors import GraphUnavailable, RegintelError, SchemaViolation
-from graph.backends.write_checks import check_edge_write, check_labels, check_node_write
+from graph.backends.write_checks import (
+    check_edge_increment,
+    check_edge_write,
+    check_labels,
+    check_node_write,
+)
 from graph.models import (
+    EdgeIncrement,
     EdgeKey,
     EdgeWrite,
     GraphCounts,
@@ -49,7 +58,13 @@ from graph.models import (
     WriteResult,
 )
 from graph.schema import GraphSchema
-from graph.write_plan import edges_by_type, plan_edges, plan_nodes, removal_results
+from graph.write_plan import (
+    edges_by_type,
+    plan_edges,
+    plan_increments,
+    plan_nodes,
+    removal_results,
+)
 
 __all__ = [
     "NODE_TABLE",
@@ -82,7 +97,8 @@ _LOCKED: Final = "Could not set lock on file"
 
 def schema_ddl(schema: GraphSchema) -> list[str]:
     """The ``CREATE ... TABLE IF NOT EXISTS`` statements for a schema (node table first), and
-    an ``ALTER TABLE ... ADD IF NOT EXISTS`` per node property for databases made earlier."""
+    an ``ALTER TABLE ... ADD IF NOT EXISTS`` per node property and per relationship counter for
+    databases made earlier."""
     columns = ", ".join(
         f"`{name}` {_DDL_TYPES[kind]}" for name, kind in schema.property_types.items()
     )
@@ -95,14 +111,19 @@ def schema_ddl(schema: GraphSchema) -> list[str]:
         for name, kind in schema.property_types.items()
         if name != "id"
     ]
-    rel_columns = ", ".join(
-        f"`{p}` {_DDL_TYPES[schema.property_types[p]]}" for p in schema.relationship_properties
-    )
+    rel_props = (*schema.relationship_properties, *schema.relationship_counters)
+    rel_columns = ", ".join(f"`{p}` {_DDL_TYPES[schema.property_types[p]]}" for p in rel_props)
     for rel in schema.relationships.values():
         statements.append(
             f"CREATE REL TABLE IF NOT EXISTS `{rel.name}`"
             f"(FROM {NODE_TABLE} TO {NODE_TABLE}, {rel_columns})"
         )
+    # Counters came later than the tables (ADR 0036): older databases gain them here.
+    statements += [
+        f"ALTER TABLE `{rel}` ADD IF NOT EXISTS `{name}` {_DDL_TYPES[schema.property_types[name]]}"
+        for rel in schema.relationships
+        for name in schema.relationship_counters
+    ]
     return statements
 
 
@@ -278,6 +299,36 @@ class LadybugGraphStore:
             return _transaction(conn, functools.partial(body, conn))
 
         return await self._on_writer(work, "Ladybug delete failed")
+
+    async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
+        for item in increments:
+            check_edge_increment(self._schema, item)
+        if not increments:
+            return []
+        plan = plan_increments(increments)
+
+        def body(conn: ladybug.Connection) -> list[WriteResult]:
+            counted: set[EdgeKey] = set()
+            for key, amounts in plan.amounts.items():
+                adds = ", ".join(
+                    f"r.`{c}` = coalesce(r.`{c}`, 0) + $by_{c}" for c in sorted(amounts)
+                )
+                found = conn.execute(
+                    f"MATCH {_rel_pattern(key.type)} SET {adds} RETURN a.id",
+                    {
+                        **{f"by_{c}": n for c, n in amounts.items()},
+                        "s": key.source,
+                        "t": key.target,
+                    },
+                )
+                if _rows(found):
+                    counted.add(key)
+            return plan.results(counted)
+
+        def work(conn: ladybug.Connection) -> list[WriteResult]:
+            return _transaction(conn, functools.partial(body, conn))
+
+        return await self._on_writer(work, "Ladybug increment failed")
 
     async def _upsert(
         self,

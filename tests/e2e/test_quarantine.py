@@ -145,6 +145,13 @@ async def test_another_tenants_capture_is_invisible_until_an_operator_confirms_i
         [item] = [c for c in queue if c["id"] == CONCEPT]
         assert ALICE_PHRASE in item["labels"]
         assert not mentions(queue, "acme", "globex", "alice", "carol")
+        # How often each phrasing was used (ADR 0036): counts only, whoever used them.
+        phrasings = item["phrasings"]
+        assert set(phrasings) == set(item["labels"])
+        assert (phrasings[ALICE_PHRASE], phrasings["merger with retail co"]) == (1, 1)
+        assert item["mentions"] == phrasings["Falcon acquisition relief"] >= 2
+        documented = (await client.get("/openapi.json")).json()["components"]["schemas"]
+        assert {"phrasings", "mentions"} <= set(documented["ReviewConcept"]["required"])
         member = await client.post(f"/api/review/concepts/{CONCEPT}/confirm", headers=CAROL)
         assert (member.status_code, member.json()["error"]["code"]) == (403, "forbidden")
 

@@ -8,6 +8,7 @@ Screenshots of the chat and graph views go to ``var/screenshots/``.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -21,7 +22,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from api.app import create_app
 from api.settings import Settings
-from egress.wire import LlmRequest, StreamChunk
+from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool
+from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
 from tests.support.server import running_server
@@ -33,6 +35,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 OPERATOR = {"Authorization": "Bearer dev-ops-admin"}
 ALICE = {"Authorization": "Bearer dev-acme-alice"}
 AI_ACT_ARTICLE_5 = "EU:REG_2024_1689:ART_5"
+LEAKED = "vat@revenue.gov"  # term-shaped: the capture screen passes it, the guard refuses it
 VIEW_LABELS = [  # web/graph.js VIEW_LABELS
     "Jurisdiction", "Region", "Agreement", "Treaty", "Regime", "Statute", "Section",
     "EURegulation", "EUDirective", "EUDecision", "Article", "Annex", "Chapter", "Benefit",
@@ -43,13 +46,19 @@ VIEW_LABELS = [  # web/graph.js VIEW_LABELS
 
 @dataclass
 class PacedProvider:
-    """The real extractive provider, optionally slowed down per chunk (for the stop button)."""
+    """The real extractive provider, optionally slowed down per chunk (for the stop button), or
+    a script of chunks instead (a model that captures what a test needs)."""
 
     inner: ExtractiveProvider
     delay: float = 0.0
     name: str = "extractive"
+    script: list[StreamChunk] | None = None
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        if self.script is not None:
+            for chunk in self.script:
+                yield chunk
+            return
         async for chunk in self.inner.stream(request):
             if self.delay:
                 await asyncio.sleep(self.delay)
@@ -306,3 +315,104 @@ def test_a_captured_concept_appears_provisional_and_live_patches_add_it_without_
     )
     for page in (alice, bob, carol):
         page.context.close()
+
+
+def open_admin(page: Page) -> None:
+    page.get_by_role("button", name="Admin").click()
+    expect(page.get_by_role("heading", name="Concepts awaiting review")).to_be_visible()
+
+
+def test_an_operator_confirms_a_captured_concept_on_the_admin_page_and_the_mark_goes_away(
+    served: Served,
+):
+    alice = served.page("dev-acme-alice")
+    operator = served.page("dev-ops-admin")
+    member = served.page("dev-acme-bob")
+    expect(member.get_by_role("button", name="Admin")).to_be_hidden()  # operators only
+    member.context.close()
+
+    ask(alice, "Is there a property tax in Ireland?")
+    answered(alice)
+    [concept] = alice.evaluate(
+        "() => window.regintel.chat.captured.filter(c => c.created).map(c => c.id)"
+    )
+    captured = node(alice, concept)
+    assert captured and "provisional" in captured["classes"], captured
+
+    open_admin(operator)
+    row = operator.locator(f'#review-table tr[data-concept-id="{concept}"]')
+    deadline = time.monotonic() + 10  # the capture is written beside the stream, not before it
+    while row.count() == 0 and time.monotonic() < deadline:
+        operator.get_by_role("button", name="Refresh").first.click()
+        operator.wait_for_timeout(200)
+    expect(row).to_contain_text("property tax")
+    expect(row.locator(".phrasings li").first).to_be_visible()
+    screenshot(operator, "admin-review-queue")
+    confirm = row.get_by_role("button", name="Confirm")
+    confirm.focus()
+    operator.keyboard.press("Enter")  # keyboard reachable
+    expect(operator.locator("#review-status")).to_contain_text("Confirmed")
+    expect(row).to_have_count(0)
+    assert concept not in review_queue(served)
+
+    # Alice's page: the confirmation patch clears the provisional mark, live.
+    alice.wait_for_function(
+        "(id) => !window.regintel.graph.describe(id).classes.includes('provisional')",
+        arg=concept,
+    )
+    # The operator's own graph view got the reviewed concept through its live stream.
+    operator.get_by_role("button", name="Research").click()
+    operator.wait_for_function(
+        "(id) => { const n = window.regintel.graph.describe(id);"
+        " return n !== null && !n.classes.includes('provisional'); }",
+        arg=concept,
+    )
+    for page in (alice, operator):
+        page.context.close()
+
+
+def test_the_admin_page_counts_guard_rejections_without_their_values_and_edits_policies(
+    served: Served,
+):
+    alice = served.page("dev-acme-alice")
+    concept = {
+        "domain": "TAX", "kind": "HERON_LEVY", "jurisdiction": "IE",
+        "prefLabel": "Heron levy", "altLabels": [LEAKED],
+    }  # fmt: skip
+    served.provider.script = [
+        Text("Noted."),
+        Tool(name=CAPTURE_TOOL_NAME, args={"concepts": [concept]}),
+        Done(),
+    ]
+    try:
+        ask(alice, "Is there a heron levy in Ireland?")
+        answered(alice)
+    finally:
+        served.provider.script = None
+    alice.context.close()
+
+    operator = served.page("dev-ops-admin")
+    open_admin(operator)
+    counted = operator.locator('#guard-counts tr[data-code="graph_pii_rejected"] td.number')
+    expect(counted).to_have_text(re.compile(r"^[1-9]\d*$"))
+    expect(operator.locator("#guard-recent tbody tr").first).to_contain_text("EMAIL_ADDRESS")
+    expect(operator.locator("#guard-recent tbody tr").first).to_contain_text("graph_pii_rejected")
+    for shown in (operator.locator("#admin").inner_text(), operator.content()):
+        assert LEAKED not in shown and "revenue.gov" not in shown
+    screenshot(operator, "admin-guard-and-egress")
+
+    # The tenant's egress policy, edited with the keyboard-reachable form.
+    operator.get_by_label("Default mode").select_option("report-only")
+    operator.get_by_label("Allowed providers").fill("extractive, openai")
+    operator.get_by_role("button", name="Save tenant policy").click()
+    expect(operator.locator("#egress-status")).to_contain_text("Saved the policy of regintel")
+    saved = httpx.get(served.base + "/api/admin/egress/tenant", headers=OPERATOR).json()
+    assert (saved["defaultMode"], saved["allowedProviders"]) == (
+        "report-only",
+        ["extractive", "openai"],
+    )
+    operator.get_by_label("User id").fill("auditor")
+    operator.get_by_label("Mode", exact=True).select_option("enforce")
+    operator.get_by_role("button", name="Set user policy").click()
+    expect(operator.locator('#user-policies tr[data-user-id="auditor"]')).to_contain_text("enforce")
+    operator.context.close()

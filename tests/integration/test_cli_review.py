@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from api.bootstrap import open_graph
+from api.bootstrap import bootstrap, open_graph
 from api.cli import app
 from api.settings import Settings
 from engine.concepts import CapturedConcept
@@ -52,6 +52,36 @@ def data_dir(tmp_path, monkeypatch):
 
 def statuses() -> dict[str, object]:
     return {c["id"]: c["status"] for c in json.loads(run("concept", "list"))}
+
+
+def test_concept_list_shows_the_phrasings_of_quarantined_concepts_and_their_mentions(data_dir):
+    async def capture() -> None:
+        container = await bootstrap(Settings())
+        try:
+            for _ in range(2):  # two conversations, in the same words
+                await container.population.resolve(
+                    MERGED.model_copy(update={"altLabels": ["staff voucher"]})
+                )
+        finally:
+            await container.aclose()
+
+    asyncio.run(capture())
+    listed = {c["id"]: c for c in json.loads(run("concept", "list"))}
+    assert listed[MERGED.id] == {
+        "id": MERGED.id, "status": "provisional", "prefLabel": "Small benefit scheme",
+        "phrasings": {"Small benefit scheme": 2, "staff voucher": 2}, "mentions": 2,
+    }  # fmt: skip
+    assert (listed[REJECTED.id]["phrasings"], listed[REJECTED.id]["mentions"]) == (
+        {"Falcon relief": 0},  # written before anything was counted
+        0,
+    )
+    assert "phrasings" not in listed[REVIEWED.id]  # reviewed: not in the queue
+    provisional = json.loads(run("concept", "list", "--status", "provisional"))
+    assert {c["id"]: c["mentions"] for c in provisional} == {MERGED.id: 2, REJECTED.id: 0}
+    confirmed = json.loads(run("concept", "list", "--status", "confirmed"))
+    assert confirmed == [
+        {"id": REVIEWED.id, "status": "confirmed", "prefLabel": "Small benefit exemption"}
+    ]
 
 
 def test_merge_reject_and_the_audit_trail(data_dir):

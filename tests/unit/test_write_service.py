@@ -33,6 +33,10 @@ class RecordingWriter:
         self.batches.append(len(ids))
         return [WriteResult(node_id=i, outcome=WriteOutcome.REMOVED) for i in ids]
 
+    async def increment_edges(self, increments):
+        self.batches.append(len(increments))
+        return [WriteResult(edge=i.key, outcome=WriteOutcome.UPDATED) for i in increments]
+
 
 def service(writer: RecordingWriter, batch_size: int = 500) -> GraphWriteService:
     guard = IngressGuard(load_schema(), EmailOnlyScanner())

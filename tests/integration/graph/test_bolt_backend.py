@@ -3,6 +3,7 @@ the factory. The behaviour every backend shares is in ``test_conformance.py``.""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import uuid
 from pathlib import Path
@@ -14,7 +15,7 @@ from errors import GraphUnavailable
 from graph.backends.bolt import BoltGraphStore
 from graph.backends.bolt_dialects import NODE_LABEL, get_dialect
 from graph.factory import build_graph_store
-from graph.models import NodeWrite
+from graph.models import EdgeIncrement, EdgeWrite, NodeWrite
 from graph.schema import GraphSchema
 from tests.support.arcadedb import ArcadeDBServer
 
@@ -125,3 +126,38 @@ async def test_nodes_carry_the_shared_label(
 def test_factory_builds_ladybug(graph_schema: GraphSchema, tmp_path: Path) -> None:
     store = build_graph_store("ladybug", schema=graph_schema, ladybug_path=tmp_path / "g")
     assert type(store).__name__ == "LadybugGraphStore"
+
+
+@pytest.mark.anyio
+async def test_two_workers_counting_one_phrasing_at_once_lose_no_count(
+    arcadedb_server: ArcadeDBServer, graph_schema: GraphSchema
+) -> None:
+    """Two API workers are two drivers on one server: the store adds (ADR 0036), so what each
+    counted survives the other's concurrent increments of the same relationship."""
+    suffix = uuid.uuid4().hex[:8].upper()
+    concept_id, label_id = f"TAX:IE:WEALTH_TAX_{suffix}", f"LABEL:wealth_tax_{suffix.lower()}"
+    edge = EdgeWrite(
+        type="HAS_ALT_LABEL", source_id=concept_id, source_label="Concept",
+        target_id=label_id, target_label="Label",
+    )  # fmt: skip
+    count = EdgeIncrement(
+        type="HAS_ALT_LABEL", source_id=concept_id, source_label="Concept",
+        target_id=label_id, target_label="Label", by={"uses": 1},
+    )  # fmt: skip
+    workers = [bolt_store(arcadedb_server, graph_schema) for _ in range(2)]
+    try:
+        await workers[0].init_schema()
+        await workers[0].upsert_nodes(
+            [NodeWrite(id=concept_id, label="Concept"), NodeWrite(id=label_id, label="Label")],
+            "2026",
+        )
+        await workers[0].upsert_edges([edge], "2026")
+        async with asyncio.TaskGroup() as group:
+            for _ in range(12):
+                for worker in workers:
+                    group.create_task(worker.increment_edges([count]))
+        [stored] = (await workers[1].neighbourhood([concept_id])).edges
+    finally:
+        for worker in workers:
+            await worker.aclose()
+    assert stored.properties["uses"] == 24

@@ -16,6 +16,7 @@ import pytest
 
 from errors import GraphUnavailable, SchemaViolation
 from graph.models import (
+    EdgeIncrement,
     EdgeKey,
     EdgeWrite,
     NodeWrite,
@@ -588,6 +589,94 @@ async def test_a_deleted_id_can_be_created_again(store: GraphStore) -> None:
     assert (stored.properties["pref_label"], stored.properties["created_at"]) == ("second", ts(2))
 
 
+# -- counters (ADR 0036) ----------------------------------------------------------------------
+
+
+def counted(concept_id: str, label_id: str, **by: int) -> EdgeIncrement:
+    return EdgeIncrement(
+        type="HAS_ALT_LABEL", source_id=concept_id, source_label="Concept",
+        target_id=label_id, target_label="Label", by=by,
+    )  # fmt: skip
+
+
+async def _one_label(store: GraphStore) -> tuple[str, str]:
+    concept_id, lab = uid("TAX:IE:COUNTED"), uid("LABEL")
+    await store.upsert_nodes([concept(concept_id), label_node(lab, f"counted {lab}")], ts(0))
+    await store.upsert_edges([alt_label(concept_id, lab)], ts(0))
+    return concept_id, lab
+
+
+async def _counts(store: GraphStore, concept_id: str) -> dict[str, object]:
+    [edge] = [e for e in (await store.neighbourhood([concept_id])).edges if e.source == concept_id]
+    return edge.properties
+
+
+async def test_increments_count_from_zero_add_up_and_leave_the_timestamps_alone(
+    store: GraphStore,
+) -> None:
+    concept_id, lab = await _one_label(store)
+    first = await store.increment_edges([counted(concept_id, lab, uses=1, pref_uses=1)])
+    assert [(r.edge, r.outcome) for r in first] == [
+        (EdgeKey(source=concept_id, type="HAS_ALT_LABEL", target=lab), WriteOutcome.UPDATED)
+    ]
+    # Named twice in one batch: counted twice.
+    await store.increment_edges(
+        [counted(concept_id, lab, uses=1), counted(concept_id, lab, uses=4)]
+    )
+    assert await _counts(store, concept_id) == {
+        "uses": 6, "pref_uses": 1, "created_at": ts(0), "updated_at": ts(0),
+    }  # fmt: skip
+    changed = (await store.changes_since(ts(0), limit=100_000)).edges
+    assert [e for e in changed if e.source == concept_id] == []  # a count is no change to announce
+    # An upsert of the relationship keeps its counts (absent properties are kept).
+    again = alt_label(concept_id, lab).model_copy(update={"properties": {"weight": 0.5}})
+    assert outcomes(await store.upsert_edges([again], ts(1))) == [WriteOutcome.UPDATED]
+    assert (await _counts(store, concept_id))["uses"] == 6
+
+
+async def test_an_increment_of_a_missing_relationship_counts_nothing_and_creates_nothing(
+    store: GraphStore,
+) -> None:
+    concept_id, lab = await _one_label(store)
+    other, ghost = uid("LABEL"), uid("LABEL")
+    await store.upsert_nodes([label_node(other, f"other {other}")], ts(0))
+    before = await store.counts()
+    results = await store.increment_edges(
+        [counted(concept_id, other, uses=1), counted(concept_id, lab, uses=2),
+         counted(concept_id, ghost, uses=1)]
+    )  # fmt: skip
+    assert outcomes(results) == [
+        WriteOutcome.UNCHANGED, WriteOutcome.UPDATED, WriteOutcome.UNCHANGED,
+    ]  # fmt: skip
+    assert (await store.counts()).edges == before.edges
+    assert await store.get_nodes([ghost]) == []
+    assert (await _counts(store, concept_id))["uses"] == 2
+    assert await store.increment_edges([]) == []
+
+
+async def test_a_counter_is_set_by_increments_only(store: GraphStore) -> None:
+    concept_id, lab = await _one_label(store)
+    forged = alt_label(concept_id, lab).model_copy(update={"properties": {"uses": 1000}})
+    with pytest.raises(SchemaViolation):
+        await store.upsert_edges([forged], ts(1))
+    for by in ({"weight": 1}, {"uses": 0}, {"uses": -1}, {}):
+        with pytest.raises(SchemaViolation):
+            await store.increment_edges([counted(concept_id, lab, **by)])
+    assert "uses" not in await _counts(store, concept_id)
+
+
+async def test_concurrent_increments_are_all_counted(store: GraphStore) -> None:
+    concept_id, lab = await _one_label(store)
+
+    async def count() -> None:
+        await store.increment_edges([counted(concept_id, lab, uses=1)])
+
+    async with asyncio.TaskGroup() as group:
+        for _ in range(20):
+            group.create_task(count())
+    assert (await _counts(store, concept_id))["uses"] == 20
+
+
 # A batch of one new item, one changed and one new again: the second statement that writes
 # finds the connection broken, and once it is back the same batch lands whole.
 RETRIED = [WriteOutcome.CREATED, WriteOutcome.UPDATED, WriteOutcome.CREATED]
@@ -643,6 +732,18 @@ UNREACHABLE_CALLS: dict[str, Callable[[GraphStore, str, str], Awaitable[object]]
     "upsert_edges": lambda store, a, b: store.upsert_edges([related(a, b)], ts(1)),
     "get_nodes": lambda store, a, b: store.get_nodes([a]),
     "delete_nodes": lambda store, a, b: store.delete_nodes([a], ts(1)),
+    "increment_edges": lambda store, a, b: store.increment_edges(
+        [
+            EdgeIncrement(
+                type="RELATED",
+                source_id=a,
+                source_label="Concept",
+                target_id=b,
+                target_label="Concept",
+                by={"uses": 1},
+            )
+        ]
+    ),
     "counts": lambda store, a, b: store.counts(),
 }
 

@@ -4,13 +4,14 @@ The behaviour every backend shares is in ``test_conformance.py``."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from errors import GraphUnavailable, RegintelError, SchemaViolation
 from graph.backends.ladybug import LadybugGraphStore, translate_error
-from graph.models import NodeWrite
+from graph.models import EdgeIncrement, EdgeWrite, NodeWrite
 from graph.schema import GraphSchema
 
 pytestmark = pytest.mark.integration
@@ -70,5 +71,38 @@ async def test_a_database_that_cannot_be_opened_is_graph_unavailable(
             await store.ping()
         with pytest.raises(GraphUnavailable):
             await store.upsert_nodes([NodeWrite(id="RATE:IE:X", label="Rate")], NOW)
+    finally:
+        await store.aclose()
+
+
+@pytest.mark.anyio
+async def test_a_database_made_before_the_counters_gains_them_at_start(
+    graph_schema: GraphSchema, tmp_path: Path
+) -> None:
+    path = tmp_path / "graph.lbdb"
+    older = LadybugGraphStore(path, dataclasses.replace(graph_schema, relationship_counters=()))
+    edge = EdgeWrite(
+        type="HAS_ALT_LABEL", source_id="TAX:IE:WEALTH_TAX", source_label="Concept",
+        target_id="LABEL:wealth_tax", target_label="Label",
+    )  # fmt: skip
+    try:
+        await older.init_schema()
+        await older.upsert_nodes(
+            [
+                NodeWrite(id=edge.source_id, label="Concept"),
+                NodeWrite(id=edge.target_id, label="Label"),
+            ],
+            NOW,
+        )
+        await older.upsert_edges([edge], NOW)
+    finally:
+        await older.aclose()
+    store = LadybugGraphStore(path, graph_schema)
+    try:
+        await store.init_schema()
+        count = EdgeIncrement(**edge.model_dump(exclude={"properties"}), by={"uses": 2})
+        assert [r.outcome.value for r in await store.increment_edges([count])] == ["updated"]
+        [stored] = (await store.neighbourhood([edge.source_id])).edges
+        assert stored.properties["uses"] == 2
     finally:
         await store.aclose()

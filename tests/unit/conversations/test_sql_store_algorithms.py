@@ -91,6 +91,7 @@ async def exercise_everything(db):
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
+    await egress.policies.user_policies("acme")
     await egress.policies.set_tenant_policy("acme", TenantPolicy(default_mode=EgressMode.ENFORCE))
     await egress.policies.set_user_policy("acme", "alice", UserPolicy())
     await egress.vault.get_or_assign("acme", conversation.id, "PPSN", "1234567TW")

@@ -1,0 +1,343 @@
+// The operators' view (admin role): concepts awaiting review (confirm, merge into another,
+// reject; GET/POST /api/review/concepts...), guard rejections by type (never by value;
+// GET /api/admin/guard-rejections) and the egress policies of the operator's own tenant and
+// its users (GET/PUT /api/admin/egress/...). Everything shown is built as text nodes.
+import { ApiError } from "./api.js";
+
+const MODES = ["enforce", "report-only", "off"];
+
+function make(tag, text, className) {
+  const el = document.createElement(tag);
+  if (text !== undefined && text !== null) el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+function button(text, label, onClick) {
+  const el = make("button", text);
+  el.type = "button";
+  if (label) el.setAttribute("aria-label", label);
+  el.addEventListener("click", onClick);
+  return el;
+}
+
+function cell(...children) {
+  const td = make("td");
+  td.append(...children);
+  return td;
+}
+
+function when(timestamp) {
+  const moment = new Date(timestamp);
+  return Number.isNaN(moment.getTime()) ? String(timestamp || "") : moment.toLocaleString();
+}
+
+function listOf(text) {
+  return text.split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+/** The phrasings of a review item with their usage counts, whatever shape the API gives them
+ * (a list of {text|label, count}, a {phrasing: count} object), else its labels uncounted. */
+export function phrasingsOf(item) {
+  const raw = item.phrasings ?? item.phrasingCounts ?? item.labelCounts;
+  if (Array.isArray(raw)) {
+    return raw.map((entry) => (typeof entry === "string"
+      ? { text: entry, count: null }
+      : {
+        text: String(entry.text ?? entry.label ?? entry.phrasing ?? ""),
+        count: entry.count ?? entry.uses ?? entry.conversations ?? null,
+      }));
+  }
+  if (raw && typeof raw === "object") {
+    return Object.entries(raw).map(([text, count]) => ({ text, count }));
+  }
+  return (item.labels || []).map((text) => ({ text, count: null }));
+}
+
+function modeOptions(select, { inherit } = {}) {
+  const options = [];
+  if (inherit) options.push(new Option(inherit, ""));
+  for (const mode of MODES) options.push(new Option(mode, mode));
+  select.replaceChildren(...options);
+}
+
+export class AdminView {
+  constructor({ api, tenantId, root, onUnauthorized }) {
+    this.api = api;
+    this.tenantId = tenantId;
+    this.root = root;
+    this.onUnauthorized = onUnauthorized;
+    this.el = (id) => root.querySelector(`#${id}`);
+    this.queue = [];
+    this.el("egress-tenant").textContent = tenantId;
+    modeOptions(this.el("user-policy-mode"), { inherit: "(the tenant's)" });
+    this.listening = new AbortController(); // the elements outlive this view: see close()
+    const { signal } = this.listening;
+    this.el("review-refresh").addEventListener("click", () => this.loadQueue(), { signal });
+    this.el("guard-refresh").addEventListener("click", () => this.loadRejections(), { signal });
+    this.el("tenant-policy-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.saveTenantPolicy();
+    }, { signal });
+    this.el("user-policy-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      const user = this.el("user-policy-id").value.trim();
+      if (user) this.saveUserPolicy(user, this.el("user-policy-mode").value || null);
+    }, { signal });
+  }
+
+  /** Let go of the page's elements and clear what they show (sign-out). */
+  close() {
+    this.listening.abort();
+    for (const id of ["review-table", "guard-counts", "guard-recent", "user-policies"]) {
+      this.el(id).querySelector("tbody").replaceChildren();
+    }
+    for (const id of ["review-status", "guard-status", "egress-status"]) this.say(id, "");
+  }
+
+  refresh() {
+    return Promise.all([
+      this.loadQueue(), this.loadConcepts(), this.loadRejections(), this.loadPolicies(),
+    ]);
+  }
+
+  /** Report a failure in `status` (a 401 signs out); returns false for the caller's flow. */
+  failed(error, status) {
+    if (error instanceof ApiError && error.status === 401) {
+      this.onUnauthorized();
+      return false;
+    }
+    this.say(status, error.message || String(error), true);
+    return false;
+  }
+
+  say(id, text, isError = false) {
+    const status = this.el(id);
+    status.textContent = text;
+    status.classList.toggle("error", isError);
+  }
+
+  // -- review ---------------------------------------------------------------------------------
+
+  async loadQueue() {
+    try {
+      this.queue = await this.api.json("GET", "/api/review/concepts?limit=200");
+    } catch (error) {
+      return this.failed(error, "review-status");
+    }
+    const body = this.el("review-table").querySelector("tbody");
+    body.replaceChildren(...this.queue.map((item) => this.reviewRow(item)));
+    if (!this.queue.length) {
+      const row = make("tr");
+      const empty = make("td", "Nothing awaits review.", "hint");
+      empty.colSpan = 5;
+      row.append(empty);
+      body.append(row);
+    }
+    return true;
+  }
+
+  /** Reviewed concepts, offered as merge targets. */
+  async loadConcepts() {
+    let snapshot;
+    try {
+      snapshot = await this.api.json("GET", "/api/graph/snapshot?labels=Concept&limit=2000");
+    } catch {
+      return; // merging still works with a typed id
+    }
+    const options = snapshot.nodes.map((node) => {
+      const label = (node.properties || {}).pref_label;
+      return new Option(label ? `${label}` : node.id, node.id);
+    });
+    this.el("concept-options").replaceChildren(...options);
+  }
+
+  reviewRow(item) {
+    const row = make("tr");
+    row.dataset.conceptId = item.id;
+    const name = make("div", undefined, "concept-name");
+    name.append(make("strong", item.prefLabel || item.id), make("code", item.id));
+    if (typeof item.mentions === "number") {
+      name.append(make("span", `${item.mentions} ${item.mentions === 1 ? "capture" : "captures"}`, "mentions"));
+    }
+    const phrasings = make("ul", undefined, "phrasings");
+    for (const { text, count } of phrasingsOf(item)) {
+      const li = make("li", text);
+      if (count !== null && count !== undefined) {
+        const shown = make("span", ` ×${count}`, "count");
+        shown.setAttribute("aria-hidden", "true");
+        const said = make("span", `, used ${count} ${Number(count) === 1 ? "time" : "times"}`, "visually-hidden-label");
+        li.append(shown, said);
+      }
+      phrasings.append(li);
+    }
+    const aligned = make("ul", undefined, "aligned");
+    for (const id of item.alignedWith || []) aligned.append(make("li", id));
+    const label = item.prefLabel || item.id;
+    const target = make("input");
+    target.type = "text";
+    target.setAttribute("list", "concept-options");
+    target.setAttribute("aria-label", `Merge ${label} into (concept id)`);
+    target.placeholder = "Merge into…";
+    target.className = "merge-target";
+    const actions = make("div", undefined, "actions");
+    actions.append(
+      button("Confirm", `Confirm ${label}`, () => this.act(item, "confirm")),
+      target,
+      button("Merge", `Merge ${label}`, () => {
+        const into = target.value.trim();
+        if (!into) {
+          this.say("review-status", `Choose the concept to merge ${label} into.`, true);
+          target.focus();
+        } else this.act(item, "merge", { into });
+      }),
+      button("Reject", `Reject ${label}`, () => this.act(item, "reject")),
+    );
+    row.append(
+      cell(name), cell(phrasings), cell(aligned), cell(make("span", when(item.createdAt))), cell(actions),
+    );
+    return row;
+  }
+
+  async act(item, action, body) {
+    const path = `/api/review/concepts/${encodeURIComponent(item.id)}/${action}`;
+    const label = item.prefLabel || item.id;
+    this.say("review-status", `${action === "confirm" ? "Confirming" : action === "merge" ? "Merging" : "Rejecting"} ${label}…`);
+    try {
+      await this.api.json("POST", path, body === undefined ? {} : { body });
+    } catch (error) {
+      return this.failed(error, "review-status");
+    }
+    const done = {
+      confirm: `Confirmed ${label}.`,
+      merge: `Merged ${label} into ${body && body.into}.`,
+      reject: `Rejected ${label}.`,
+    }[action];
+    await this.loadQueue();
+    this.say("review-status", done);
+    this.el("review-title").focus();
+    if (action !== "reject") this.loadConcepts();
+    return true;
+  }
+
+  // -- guard rejections -------------------------------------------------------------------------
+
+  async loadRejections() {
+    let report;
+    try {
+      report = await this.api.json("GET", "/api/admin/guard-rejections?limit=50");
+    } catch (error) {
+      return this.failed(error, "guard-status");
+    }
+    this.el("guard-counts-caption").textContent = `Rejections by code since ${when(report.since)} (${report.total} in all)`;
+    const counts = Object.entries(report.counts).map(([code, count]) => {
+      const row = make("tr");
+      row.dataset.code = code;
+      row.append(make("td", code), make("td", String(count), "number"));
+      return row;
+    });
+    if (!counts.length) {
+      const row = make("tr");
+      const none = make("td", "None since the server started.", "hint");
+      none.colSpan = 2;
+      row.append(none);
+      counts.push(row);
+    }
+    this.el("guard-counts").querySelector("tbody").replaceChildren(...counts);
+    this.el("guard-recent").querySelector("tbody").replaceChildren(...report.recent.map((r) => {
+      const row = make("tr");
+      row.append(
+        make("td", when(r.at)), make("td", r.code), make("td", r.property || "—"),
+        make("td", (r.entityTypes || []).join(", ") || "—"),
+      );
+      return row;
+    }));
+    return true;
+  }
+
+  // -- egress policies --------------------------------------------------------------------------
+
+  async loadPolicies() {
+    let tenant;
+    let users;
+    try {
+      [tenant, users] = await Promise.all([
+        this.api.json("GET", "/api/admin/egress/tenant"),
+        this.api.json("GET", "/api/admin/egress/users"),
+      ]);
+    } catch (error) {
+      return this.failed(error, "egress-status");
+    }
+    this.showTenantPolicy(tenant);
+    this.showUserPolicies(users.users);
+    return true;
+  }
+
+  showTenantPolicy(policy) {
+    const select = this.el("tenant-mode");
+    modeOptions(select, { inherit: `Server default (${policy.globalDefault})` });
+    select.value = policy.defaultMode || "";
+    this.el("tenant-allow-off").checked = policy.allowOffMode;
+    this.el("tenant-providers").value = policy.allowedProviders.join(", ");
+    this.el("tenant-models").value = policy.allowedModels.join(", ");
+  }
+
+  showUserPolicies(users) {
+    const body = this.el("user-policies").querySelector("tbody");
+    body.replaceChildren(...users.map((user) => {
+      const row = make("tr");
+      row.dataset.userId = user.userId;
+      const select = make("select");
+      select.setAttribute("aria-label", `Mode of ${user.userId}`);
+      modeOptions(select, { inherit: "(the tenant's)" });
+      select.value = user.mode || "";
+      const effective = make("td", user.effectiveMode, user.effectiveMode === "refused" ? "error" : "");
+      if (user.effectiveMode === "refused") {
+        effective.title = "The tenant does not allow off: this user's calls are refused";
+      }
+      row.append(
+        make("td", user.userId), cell(select), effective,
+        cell(button("Save", `Save the mode of ${user.userId}`, () => this.saveUserPolicy(user.userId, select.value || null))),
+      );
+      return row;
+    }));
+    if (!users.length) {
+      const row = make("tr");
+      const none = make("td", "Every user follows the tenant's policy.", "hint");
+      none.colSpan = 4;
+      row.append(none);
+      body.append(row);
+    }
+  }
+
+  async saveTenantPolicy() {
+    const body = {
+      defaultMode: this.el("tenant-mode").value || null,
+      allowOffMode: this.el("tenant-allow-off").checked,
+      allowedProviders: listOf(this.el("tenant-providers").value),
+      allowedModels: listOf(this.el("tenant-models").value),
+    };
+    let saved;
+    try {
+      saved = await this.api.json("PUT", "/api/admin/egress/tenant", { body });
+    } catch (error) {
+      return this.failed(error, "egress-status");
+    }
+    this.showTenantPolicy(saved);
+    this.say("egress-status", `Saved the policy of ${saved.tenantId}.`);
+    await this.loadPolicies(); // users' effective modes follow the tenant's
+    return true;
+  }
+
+  async saveUserPolicy(userId, mode) {
+    try {
+      await this.api.json("PUT", `/api/admin/egress/users/${encodeURIComponent(userId)}`, { body: { mode } });
+    } catch (error) {
+      return this.failed(error, "egress-status");
+    }
+    this.el("user-policy-id").value = "";
+    await this.loadPolicies();
+    this.say("egress-status", `Saved the mode of ${userId}: ${mode || "the tenant's"}.`);
+    return true;
+  }
+}
