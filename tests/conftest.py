@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 
 
 @pytest.fixture(scope="session")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL cluster for the session (``tests/support/postgres.py``); each
+    test creates a database of its own in it."""
+    try:
+        with running_postgres() as cluster:
+            yield cluster
+    except PostgresStartError as exc:
+        pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,6 @@ from api.settings import Settings
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
-from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 from tests.support.server import running_server, sse_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -56,20 +55,11 @@ class LeakyModel:
         return None
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresCluster]:
-    try:
-        with running_postgres() as cluster:
-            yield cluster
-    except PostgresStartError as exc:
-        pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def base(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     store: dict[str, Any] = {}
     if request.param == "postgres":
-        cluster = request.getfixturevalue("postgres")
+        cluster = request.getfixturevalue("postgres_cluster")
         name = f"admin_{uuid.uuid4().hex[:12]}"
         store = {"conversation_store": "postgres", "postgres_dsn": cluster.create_database(name)}
     settings = Settings(data_dir=tmp_path / "data", log_json=False, api_keys=KEYS, **store)

@@ -17,7 +17,6 @@ import anyio
 import httpx
 import pytest
 
-from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 from tests.support.server import sse_events
 from tests.support.server_process import ServerProcess, server_process
 
@@ -32,21 +31,12 @@ STREAMING = {
 }
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresCluster]:
-    try:
-        with running_postgres() as cluster:
-            yield cluster
-    except PostgresStartError as exc:
-        pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def store_env(request, seeded_data_dir):
     env = {"REGINTEL_DATA_DIR": str(seeded_data_dir), **STREAMING}
     cluster = None
     if request.param == "postgres":
-        cluster = request.getfixturevalue("postgres")
+        cluster = request.getfixturevalue("postgres_cluster")
         name = f"kill_{uuid.uuid4().hex[:12]}"
         env |= {
             "REGINTEL_CONVERSATION_STORE": "postgres",

@@ -12,7 +12,6 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
-from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 from tests.support.server import running_server, sse_events
 from tests.support.tokens import AUDIENCE, ISSUER, SigningKey, TokenIssuer, serving_jwks
 
@@ -32,20 +31,11 @@ CAROL = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("carol", "globex")))
 OPERATOR = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("op", "regintel", "admin")))
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[PostgresCluster]:
-    try:
-        with running_postgres() as cluster:
-            yield cluster
-    except PostgresStartError as exc:
-        pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
-
-
 @pytest.fixture(params=["sqlite", "postgres"])
 def base(request: pytest.FixtureRequest, seeded_data_dir: Path) -> Iterator[str]:
     store: dict[str, Any] = {}
     if request.param == "postgres":
-        cluster = request.getfixturevalue("postgres")
+        cluster = request.getfixturevalue("postgres_cluster")
         name = f"users_{uuid.uuid4().hex[:12]}"
         store = {"conversation_store": "postgres", "postgres_dsn": cluster.create_database(name)}
     with serving_jwks(ISSUER_KEYS) as jwks:

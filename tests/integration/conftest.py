@@ -20,19 +20,10 @@ import pytest
 
 from conversations.postgres import APP_ROLE, PostgresConversationStore
 from conversations.sqlite import SqliteConversationStore
-from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
+from tests.support.postgres import PostgresCluster
 from tests.support.redis import RedisServer, RedisStartError, running_redis
 
 CONVERSATION_BACKENDS = ["sqlite", "postgres"]
-
-
-@pytest.fixture(scope="session")
-def postgres_cluster() -> Iterator[PostgresCluster]:
-    try:
-        with running_postgres() as cluster:
-            yield cluster
-    except PostgresStartError as exc:
-        pytest.fail(f"cannot start the test PostgreSQL cluster: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
