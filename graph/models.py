@@ -79,8 +79,8 @@ class EdgeKey(BaseModel):
     target: str
 
 
-class EdgeWrite(BaseModel):
-    """Upsert of one relationship, unique per (source, type, target)."""
+class _EdgeEnds(BaseModel):
+    """One relationship named by its type and its ends' ids and labels."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -89,32 +89,26 @@ class EdgeWrite(BaseModel):
     source_label: str
     target_id: str
     target_label: str
-    properties: dict[str, PropertyValue] = Field(default_factory=dict)
 
     @property
     def key(self) -> EdgeKey:
         return EdgeKey(source=self.source_id, type=self.type, target=self.target_id)
 
 
-class EdgeIncrement(BaseModel):
+class EdgeWrite(_EdgeEnds):
+    """Upsert of one relationship, unique per (source, type, target)."""
+
+    properties: dict[str, PropertyValue] = Field(default_factory=dict)
+
+
+class EdgeIncrement(_EdgeEnds):
     """Add to counters of one stored relationship, unique per (source, type, target).
 
     ``by`` maps a counter (``relationship_counters`` in ``schema/graph.yaml``) to the amount
     added, a positive integer; a counter never set counts from 0 (ADR 0036).
     """
 
-    model_config = ConfigDict(frozen=True)
-
-    type: str
-    source_id: str
-    source_label: str
-    target_id: str
-    target_label: str
     by: dict[str, StrictInt] = Field(default_factory=dict)
-
-    @property
-    def key(self) -> EdgeKey:
-        return EdgeKey(source=self.source_id, type=self.type, target=self.target_id)
 
 
 class WriteOutcome(StrEnum):
