@@ -107,6 +107,8 @@ class ConceptEnricher:
                     definition = (words, node)
                 if len(linked) < MAX_LINKS:
                     linked.setdefault(node.id, node)
+        if not await self._still_quarantined(concept_id):
+            return Enrichment(concept_id, "dropped")  # reviewed while the search ran
         props: dict[str, PropertyValue] = {}
         status: IngestionStatus = "no_source"
         if linked:
@@ -134,6 +136,10 @@ class ConceptEnricher:
             [NodeWrite(id=concept_id, label="Concept", properties=props)]
         )
         return Enrichment(concept_id, status, tuple(linked), source)
+
+    async def _still_quarantined(self, concept_id: str) -> bool:
+        found = [n for n in await self._reader.get_nodes([concept_id]) if n.label == "Concept"]
+        return bool(found) and found[0].properties.get("status") == QUARANTINED_STATUS
 
     async def _labels(self, concept: GraphNode) -> list[str]:
         around = await self._reader.neighbourhood([concept.id], limit=200)

@@ -13,7 +13,7 @@ from engine.ingestion_worker import ConceptEnricher, IngestionWorker, defined_in
 from engine.self_population import ConceptWrite, ConceptWriter, confirm_concept
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard
-from graph.models import NodeWrite
+from graph.models import GraphNode, NodeWrite
 from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 from tests.support.fakes import EmailOnlyScanner
@@ -86,6 +86,26 @@ async def test_a_concept_reviewed_meanwhile_is_dropped(parts):
     await confirm_concept(graph, writer, DEPLOYER.id)
     result = await ConceptEnricher(graph, writer, evidence).enrich(DEPLOYER.id)
     assert result.status == "dropped"
+
+
+async def test_a_concept_confirmed_while_the_job_runs_is_not_written(parts):
+    """The job read the concept quarantined, then an operator confirmed it before the job
+    wrote: the job writes nothing (a reviewed concept gains nothing unreviewed)."""
+    graph, writer, evidence = parts
+    await ConceptWriter(graph, writer).write(ConceptWrite(DEPLOYER, status="provisional"))
+
+    class ConfirmedMeanwhile(ConceptEnricher):
+        async def _labels(self, concept: GraphNode) -> list[str]:
+            found = await super()._labels(concept)  # after the job's first status check
+            await confirm_concept(graph, writer, DEPLOYER.id)
+            return found
+
+    result = await ConfirmedMeanwhile(graph, writer, evidence).enrich(DEPLOYER.id)
+    assert result.status == "dropped"
+    [node] = await graph.get_nodes([DEPLOYER.id])
+    assert node.properties["status"] == "confirmed" and "ingestion_status" not in node.properties
+    around = await graph.neighbourhood([DEPLOYER.id])
+    assert "ALIGNS_WITH" not in {e.type for e in around.edges}
 
 
 async def test_a_poison_job_is_retried_then_dead_lettered(parts):
