@@ -29,7 +29,22 @@ from egress.audit import AuditSink
 from egress.policy import PolicyStore, TenantPolicy, UserPolicy
 from egress.sanitiser import PseudonymVault
 
-__all__ = ["ConversationBackend", "ConversationStore", "EgressAdapters", "PolicyAdmin"]
+__all__ = [
+    "ConversationBackend",
+    "ConversationState",
+    "ConversationStore",
+    "EgressAdapters",
+    "PolicyAdmin",
+]
+
+
+@dataclass(frozen=True)
+class ConversationState:
+    """What a turn reads of its conversation before the model is called."""
+
+    conversation: Conversation
+    history: list[StoredMessage]  # the last messages, oldest first
+    context: ConversationContext
 
 
 class ConversationStore(Protocol):
@@ -69,6 +84,13 @@ class ConversationStore(Protocol):
         self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
     ) -> list[StoredMessage]:
         """The last ``limit`` messages, oldest first."""
+        ...
+
+    async def load_turn(
+        self, tenant_id: str, conversation_id: str, history_limit: int, *, user_id: str
+    ) -> ConversationState:
+        """The conversation (as :meth:`get_conversation`), its last ``history_limit`` messages
+        and its context, read together (one transaction): what a turn needs before the call."""
         ...
 
     async def save_turn(

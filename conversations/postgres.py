@@ -34,10 +34,13 @@ Library errors become :class:`errors.ConversationStoreUnavailable`, as in the SQ
 
 from __future__ import annotations
 
+import select
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import psycopg
 from psycopg import AsyncConnection, sql
@@ -52,10 +55,12 @@ from errors import ConversationStoreUnavailable
 
 __all__ = [
     "APP_ROLE",
+    "CHECK_AFTER_IDLE_SECONDS",
     "MIGRATIONS",
     "MIGRATION_LOCK",
     "POSTGRES",
     "SCHEMA",
+    "CheckoutCheck",
     "Connection",
     "PostgresConversationStore",
 ]
@@ -95,6 +100,8 @@ _CHECK_ROLE = (
     " FROM pg_roles WHERE rolname = current_user"
 )
 _PING = "SELECT 1"
+# a pooled connection back in the pool for less than this is checked without a round trip
+CHECK_AFTER_IDLE_SECONDS = 5.0
 
 
 def _same(moment: datetime) -> datetime:
@@ -111,6 +118,54 @@ POSTGRES = SqlDialect(
     timestamp=_same, encode_list=list, decode_list=list, encode_object=Jsonb, decode_object=dict,
 )  # fmt: skip
 """The shared statements as PostgreSQL takes them, on schema ``regintel``; native values."""
+
+
+class CheckoutCheck:
+    """The pool's checkout check (ADR 0011), a round trip only where one can tell something.
+
+    It exists so that a connection the server dropped while it sat in the pool (a restart, a
+    failover, an idle kill) is replaced instead of failing a request. A server that closes a
+    connection sends its ``FATAL`` message and the end of the stream, so the socket of a dead
+    connection is readable; an idle healthy one has nothing to read. A connection returned
+    less than ``idle_seconds`` ago with nothing to read is handed out as it is; any other
+    (new, returned after an error, idle longer, readable, closed, broken) gets psycopg_pool's
+    ``check_connection``, an empty query (ADR 0029, second pass: it was one round trip of
+    about six per unit of work). What only the round trip finds, a peer gone without closing
+    the connection (a host lost, a network cut), is still found for a connection idle longer
+    than ``idle_seconds``.
+    """
+
+    def __init__(self, idle_seconds: float = CHECK_AFTER_IDLE_SECONDS) -> None:
+        self._idle_seconds = idle_seconds
+        self._returned: WeakKeyDictionary[Connection, float] = WeakKeyDictionary()
+        self.round_trips = 0
+
+    def returned(self, conn: Connection) -> None:
+        """``conn`` goes back to the pool now, after work that ended without an error."""
+        self._returned[conn] = time.monotonic()
+
+    def forget(self, conn: Connection) -> None:
+        """``conn`` goes back after an error: its next checkout makes the round trip."""
+        self._returned.pop(conn, None)
+
+    async def check(self, conn: Connection) -> None:
+        """The pool's ``check`` callback: raise if ``conn`` does not work."""
+        returned = self._returned.get(conn)
+        recent = returned is not None and time.monotonic() - returned < self._idle_seconds
+        if recent and _nothing_to_read(conn):
+            return
+        self.round_trips += 1
+        await AsyncConnectionPool.check_connection(conn)
+
+
+def _nothing_to_read(conn: Connection) -> bool:
+    if conn.closed or conn.broken:
+        return False
+    try:
+        readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return not readable
 
 
 class PostgresConversationStore(SqlConversationStore):
@@ -145,6 +200,7 @@ class PostgresConversationStore(SqlConversationStore):
         self._prepare_threshold = prepare_threshold
         self._migrations = migrations
         self._pool: AsyncConnectionPool[Connection] | None = None
+        self.checkout_check = CheckoutCheck()
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -160,8 +216,12 @@ class PostgresConversationStore(SqlConversationStore):
             name="regintel-conversations",
             connection_class=AsyncConnection[DictRow],
             # a connection the server dropped (restart, failover, idle kill) is found and
-            # replaced on checkout, so no request fails for reusing it (ADR 0011)
-            check=AsyncConnectionPool.check_connection,
+            # replaced on checkout, so no request fails for reusing it (ADR 0011); without a
+            # round trip for one used a moment ago that has nothing to read (CheckoutCheck).
+            # Not the pool's ``reset`` callback to note the return: with one, psycopg_pool
+            # returns every connection through a worker task (a hop per unit of work), and a
+            # return still queued when the pool closes leaks its connection.
+            check=self.checkout_check.check,
             kwargs={
                 "autocommit": True,
                 "row_factory": dict_row,
@@ -186,7 +246,12 @@ class PostgresConversationStore(SqlConversationStore):
             raise ConversationStoreUnavailable("conversation store not initialised: call init()")
         try:
             async with self._pool.connection() as conn:
-                yield conn
+                try:
+                    yield conn
+                except BaseException:
+                    self.checkout_check.forget(conn)
+                    raise
+                self.checkout_check.returned(conn)
         except psycopg.Error as exc:
             raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from conversations.unit_of_work import TenantDatabase
+from conversations.unit_of_work import Row, TenantDatabase
 from egress.audit import EgressAuditRecord
-from egress.policy import EgressMode, TenantPolicy, UserPolicy
+from egress.policy import CallerPolicies, EgressMode, TenantPolicy, UserPolicy
 
 __all__ = ["SqlAuditSink", "SqlPolicyStore", "SqlPseudonymVault"]
 
@@ -31,25 +31,36 @@ class SqlPolicyStore:
         self._database = database
 
     async def tenant_policy(self, tenant_id: str) -> TenantPolicy:
-        dialect = self._database.dialect
+        statement = self._database.dialect.statements.select_tenant_policy
         async with self._database.unit_of_work(tenant_id) as work:
-            row = await work.fetch_one(
-                dialect.statements.select_tenant_policy, {"tenant_id": tenant_id}
-            )
-        if row is None:
-            return TenantPolicy()
-        return TenantPolicy(
-            default_mode=EgressMode(row["default_mode"]) if row["default_mode"] else None,
-            allow_off_mode=bool(row["allow_off_mode"]),
-            allowed_providers=frozenset(dialect.decode_list(row["allowed_providers"])),
-            allowed_models=frozenset(dialect.decode_list(row["allowed_models"])),
-        )
+            row = await work.fetch_one(statement, {"tenant_id": tenant_id})
+        return self._tenant(row)
 
     async def user_policy(self, tenant_id: str, user_id: str) -> UserPolicy:
         params = {"tenant_id": tenant_id, "user_id": user_id}
         async with self._database.unit_of_work(tenant_id) as work:
             row = await work.fetch_one(self._database.dialect.statements.select_user_policy, params)
-        return UserPolicy(mode=EgressMode(row["mode"]) if row and row["mode"] else None)
+        return _user(row)
+
+    async def caller_policies(self, tenant_id: str, user_id: str) -> CallerPolicies:
+        """Both policies of a call in one unit of work (a turn reads them once, ADR 0029)."""
+        statements = self._database.dialect.statements
+        params = {"tenant_id": tenant_id, "user_id": user_id}
+        async with self._database.unit_of_work(tenant_id) as work:
+            tenant = await work.fetch_one(statements.select_tenant_policy, params)
+            user = await work.fetch_one(statements.select_user_policy, params)
+        return CallerPolicies(self._tenant(tenant), _user(user))
+
+    def _tenant(self, row: Row | None) -> TenantPolicy:
+        if row is None:
+            return TenantPolicy()
+        decode_list = self._database.dialect.decode_list
+        return TenantPolicy(
+            default_mode=EgressMode(row["default_mode"]) if row["default_mode"] else None,
+            allow_off_mode=bool(row["allow_off_mode"]),
+            allowed_providers=frozenset(decode_list(row["allowed_providers"])),
+            allowed_models=frozenset(decode_list(row["allowed_models"])),
+        )
 
     async def user_policies(self, tenant_id: str, limit: int = 500) -> dict[str, UserPolicy]:
         """The tenant's users that have a policy row, by user id (in id order, at most
@@ -89,6 +100,10 @@ class SqlPolicyStore:
         async with self._database.unit_of_work(tenant_id) as work:
             await work.execute(dialect.statements.upsert_user_policy, params)
             await work.commit()
+
+
+def _user(row: Row | None) -> UserPolicy:
+    return UserPolicy(mode=EgressMode(row["mode"]) if row and row["mode"] else None)
 
 
 class SqlPseudonymVault:

@@ -38,7 +38,7 @@ from conversations.models import (
     StoredMessage,
     Visibility,
 )
-from conversations.port import EgressAdapters
+from conversations.port import ConversationState, EgressAdapters
 from conversations.sql_egress import SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
 from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
 from errors import ConversationReadOnly, NotFound
@@ -164,6 +164,34 @@ class SqlConversationStore(ABC):
         async with self.unit_of_work(tenant_id, user_id) as work:
             rows = await work.fetch_all(self.dialect.statements.select_recent_messages, params)
         return [self._message(row) for row in reversed(rows)]
+
+    async def load_turn(
+        self, tenant_id: str, conversation_id: str, history_limit: int, *, user_id: str
+    ) -> ConversationState:
+        """The conversation, its last ``history_limit`` messages and its context in one unit
+        of work (three reads, one transaction: ADR 0029, second pass)."""
+        statements = self.dialect.statements
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "limit": history_limit,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            row = await work.fetch_one(statements.select_conversation, params)
+            if row is None:
+                raise NotFound(f"conversation {conversation_id} not found")
+            rows = await work.fetch_all(statements.select_recent_messages, params)
+            context = await work.fetch_one(statements.select_context, params)
+        if context is None:
+            raise NotFound(f"conversation {conversation_id} not found")
+        return ConversationState(
+            conversation=Conversation.model_validate(dict(row)),
+            history=[self._message(message) for message in reversed(rows)],
+            context=ConversationContext(
+                active_node_ids=self.dialect.decode_list(context["active_node_ids"])
+            ),
+        )
 
     async def save_turn(
         self,

@@ -11,6 +11,12 @@ restore placeholders in the text shown to the same user.
   :class:`~egress.originals.OriginalRequestSink` was configured (a setting, off by default).
 * ``off``: the request goes unchanged (only where the tenant allows it).
 
+The tenant's and the user's policies are read once per turn: :meth:`EgressClient.bind_policy`
+reads them (one unit of work), checks the mode as :meth:`EgressClient.effective_mode` does and
+returns the context carrying them (:attr:`EgressContext.policies`); every call made with that
+context resolves its mode from them and its own override, without reading them again (ADR
+0029, second pass). A context without them reads them at the call, as before.
+
 Every refusal writes an audit record with ``blocked=True`` before it raises: a refused
 ``off`` (also when the engine asks :meth:`EgressClient.effective_mode` before a turn), an
 allow-list violation, an unknown provider.
@@ -35,14 +41,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from opentelemetry.trace import Span
 
 from egress.audit import AuditSink, EgressAuditRecord
 from egress.originals import OriginalRequestSink
-from egress.policy import EgressMode, PolicyStore, resolve_mode, tenant_floor
+from egress.policy import CallerPolicies, EgressMode, PolicyStore, resolve_mode, tenant_floor
 from egress.restorer import PlaceholderRestorer
 from egress.sanitiser import PLACEHOLDER, SanitisedText, Sanitiser
 from egress.wire import ChatMessage, Done, LlmProvider, LlmRequest, StreamChunk, Text
@@ -57,12 +63,16 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class EgressContext:
-    """Who a call is for, and the per-call mode override the caller asked for."""
+    """Who a call is for, and the per-call mode override the caller asked for.
+
+    ``policies``: the tenant's and the user's policy as :meth:`EgressClient.bind_policy` read
+    them for this turn; ``None`` means "read them at the call"."""
 
     tenant_id: str
     user_id: str
     conversation_id: str
     override_mode: EgressMode | None = None
+    policies: CallerPolicies | None = field(default=None, compare=False, repr=False)
 
 
 class EgressClient:
@@ -96,8 +106,32 @@ class EgressClient:
 
         A refusal is audited (``effective_mode="refused"``) with the call it refused.
         """
+        policies = await self._caller_policies(ctx)
+        return await self._checked_mode(ctx, policies, task, provider, model)
+
+    async def bind_policy(
+        self, ctx: EgressContext, *, task: str = "main_chat", provider: str = "", model: str = ""
+    ) -> EgressContext:
+        """``ctx`` carrying its caller's policies, read once, for every call of the turn.
+
+        Checks the mode like :meth:`effective_mode`: a refused ``off`` is audited and raises
+        ``EgressBlocked``."""
+        policies = await self._caller_policies(ctx)
+        await self._checked_mode(ctx, policies, task, provider, model)
+        return replace(ctx, policies=policies)
+
+    async def _caller_policies(self, ctx: EgressContext) -> CallerPolicies:
+        if ctx.policies is not None:
+            return ctx.policies
+        return await self._policies.caller_policies(ctx.tenant_id, ctx.user_id)
+
+    async def _checked_mode(
+        self, ctx: EgressContext, policies: CallerPolicies, task: str, provider: str, model: str
+    ) -> EgressMode:
         try:
-            return await self._resolve(ctx)
+            return resolve_mode(
+                self._default_mode, policies.tenant, policies.user, ctx.override_mode
+            )
         except EgressBlocked as exc:
             await self._audit.record(
                 EgressAuditRecord(
@@ -108,11 +142,6 @@ class EgressClient:
                 )
             )
             raise
-
-    async def _resolve(self, ctx: EgressContext) -> EgressMode:
-        tenant = await self._policies.tenant_policy(ctx.tenant_id)
-        user = await self._policies.user_policy(ctx.tenant_id, ctx.user_id)
-        return resolve_mode(self._default_mode, tenant, user, ctx.override_mode)
 
     async def stream(
         self, request: LlmRequest, ctx: EgressContext
@@ -146,9 +175,10 @@ class EgressClient:
     ) -> tuple[LlmProvider, LlmRequest, PlaceholderRestorer]:
         """Everything before the call: mode, allow-lists, sanitising, audit, placeholders."""
         record = _who(ctx, request.task, request.provider, request.model)
-        tenant = await self._policies.tenant_policy(ctx.tenant_id)
-        mode = await self.effective_mode(
-            ctx, task=request.task, provider=request.provider, model=request.model
+        policies = await self._caller_policies(ctx)  # read once per turn when bound
+        tenant = policies.tenant
+        mode = await self._checked_mode(
+            ctx, policies, request.task, request.provider, request.model
         )
         violations = []
         if not tenant.provider_allowed(request.provider):

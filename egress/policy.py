@@ -18,10 +18,16 @@ things may get in its name:
 * the provider and model allow-lists block whenever the tenant's own floor is ``enforce``, even
   if a user or a call relaxed the mode (``allow_off_mode`` lets users skip sanitising, never
   the tenant's choice of providers).
+
+A turn reads the tenant's and the user's policy once, together (:class:`CallerPolicies`,
+:meth:`PolicyStore.caller_policies`: one unit of work on a SQL store), and carries them to
+every egress call of the turn; the mode is still resolved per call from them and the call's
+override (ADR 0029, second pass).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
@@ -31,6 +37,7 @@ from errors import EgressBlocked
 
 __all__ = [
     "STRICTNESS",
+    "CallerPolicies",
     "EgressMode",
     "InMemoryPolicyStore",
     "PolicyStore",
@@ -73,12 +80,24 @@ class UserPolicy(BaseModel):
     mode: EgressMode | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class CallerPolicies:
+    """The tenant's and the user's policy, read together once for a turn."""
+
+    tenant: TenantPolicy
+    user: UserPolicy
+
+
 class PolicyStore(Protocol):
     """Where policies live (the conversation store implements this)."""
 
     async def tenant_policy(self, tenant_id: str) -> TenantPolicy: ...
 
     async def user_policy(self, tenant_id: str, user_id: str) -> UserPolicy: ...
+
+    async def caller_policies(self, tenant_id: str, user_id: str) -> CallerPolicies:
+        """Both policies of a call, read together (one unit of work where the store has them)."""
+        ...
 
 
 class InMemoryPolicyStore:
@@ -97,6 +116,11 @@ class InMemoryPolicyStore:
 
     async def user_policy(self, tenant_id: str, user_id: str) -> UserPolicy:
         return self.users.get((tenant_id, user_id), UserPolicy())
+
+    async def caller_policies(self, tenant_id: str, user_id: str) -> CallerPolicies:
+        return CallerPolicies(
+            await self.tenant_policy(tenant_id), await self.user_policy(tenant_id, user_id)
+        )
 
 
 def tenant_floor(global_default: EgressMode, tenant: TenantPolicy) -> EgressMode:

@@ -36,7 +36,7 @@ import asyncio
 from collections import Counter
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
@@ -108,6 +108,10 @@ class EgressGateway(Protocol):
     async def effective_mode(
         self, ctx: EgressContext, *, task: str = ..., provider: str = ..., model: str = ...
     ) -> EgressMode: ...
+
+    async def bind_policy(
+        self, ctx: EgressContext, *, task: str = ..., provider: str = ..., model: str = ...
+    ) -> EgressContext: ...
 
 
 @dataclass(frozen=True)
@@ -224,32 +228,31 @@ class ChatEngine:
         override = request.egress_mode
         route = self._router.route("main_chat", tenant)
         # The mode first: a refused "off" is a 403 that must not leave an empty conversation
-        # (egress audits the refusal).
-        mode = await self._egress.effective_mode(
+        # (egress audits the refusal). The policies are read here once and travel with the
+        # turn's context to every egress call of the turn (ADR 0029, second pass).
+        bound = await self._egress.bind_policy(
             EgressContext(tenant, request.user_id, request.conversation_id or "", override),
             task="main_chat",
             provider=route.provider,
             model=route.model,
         )
+        mode = await self._egress.effective_mode(bound)  # from the bound policies: no read
         user = request.user_id
         if request.conversation_id:
-            # another user's private conversation is a 404, one they shared is read-only
-            conversation = await store.get_conversation(
-                tenant, request.conversation_id, user_id=user
+            # The conversation, its history and its context: one transaction (ADR 0029).
+            # Another user's private conversation is a 404, one they shared is read-only.
+            state = await store.load_turn(
+                tenant, request.conversation_id, self._limits.history_messages, user_id=user
             )
+            conversation, context = state.conversation, state.context
             if conversation.user_id != user:
                 raise ConversationReadOnly("only its owner may post into a shared conversation")
-        else:
+            # another turn's answer still streaming is not history yet
+            history = [m for m in state.history if m.status != "streaming"]
+        else:  # a conversation created just now has no history and an empty context
             conversation = await store.create_conversation(tenant, user)
-        history = [  # another turn's answer still streaming is not history yet
-            m
-            for m in await store.recent_messages(
-                tenant, conversation.id, self._limits.history_messages, user_id=user
-            )
-            if m.status != "streaming"
-        ]
-        context = await store.load_context(tenant, conversation.id, user_id=user)
-        ctx = EgressContext(tenant, request.user_id, conversation.id, override)
+            history, context = [], ConversationContext()
+        ctx = replace(bound, conversation_id=conversation.id)
         sanitised = await self._egress.sanitise_message(ctx, message)
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF

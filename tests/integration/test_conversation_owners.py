@@ -48,6 +48,8 @@ async def assert_bob_cannot_read(store: Any, conversation_id: str) -> None:
     with pytest.raises(NotFound):
         await store.load_context("acme", conversation_id, user_id="bob")
     assert await store.recent_messages("acme", conversation_id, 10, user_id="bob") == []
+    with pytest.raises(NotFound):
+        await store.load_turn("acme", conversation_id, 10, user_id="bob")
     listed = await store.list_conversations("acme", "bob", 50)
     assert conversation_id not in [c.id for c in listed]
 
@@ -94,6 +96,9 @@ async def test_a_shared_conversation_is_read_only_to_the_tenants_other_users(sto
     assert [m.content for m in history] == ["alice's question", "a"]
     context = await store.load_context("acme", conversation_id, user_id="bob")
     assert context.active_node_ids == ["N"]
+    state = await store.load_turn("acme", conversation_id, 10, user_id="bob")
+    assert (state.conversation.user_id, state.context.active_node_ids) == ("alice", ["N"])
+    assert [m.content for m in state.history] == ["alice's question", "a"]
     [listed] = await store.list_conversations("acme", "bob", 50)
     assert (listed.id, listed.user_id, listed.title) == (
         conversation_id,

@@ -228,3 +228,39 @@ async def test_regression_a_pooled_connection_that_died_in_a_restart_failed_one_
             )
     finally:
         await store.aclose()
+
+
+async def test_a_pooled_connection_the_server_terminated_a_moment_after_use_is_replaced(
+    postgres_dsn,
+):
+    """The checkout check skips its round trip for a connection used a moment ago (ADR 0029,
+    second pass), but not for one the server closed meanwhile: no request fails for it."""
+    store = PostgresConversationStore(postgres_dsn, app_role=APP_ROLE, min_size=2, max_size=2)
+    await store.init()
+    try:
+        conversation_id = await acme_conversation_with_a_turn(store)
+        await asyncio.gather(
+            *[store.load_context("acme", conversation_id, user_id="alice") for _ in range(2)]
+        )
+        before = store.checkout_check.round_trips
+        await store.load_context("acme", conversation_id, user_id="alice")
+        assert store.checkout_check.round_trips == before  # just used: no round trip
+        async with await psycopg.AsyncConnection.connect(postgres_dsn, autocommit=True) as admin:
+            others = (
+                " FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            )
+            await admin.execute("SELECT pg_terminate_backend(pid)" + others)
+            deadline = time.monotonic() + 10
+            while True:  # until the backends are gone: they died while pooled
+                row = await (await admin.execute("SELECT count(*)" + others)).fetchone()
+                if row is not None and row[0] == 0:
+                    break
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.01)
+        for _ in range(4):  # more requests than pooled connections: none may fail
+            state = await store.load_turn("acme", conversation_id, 10, user_id="alice")
+            assert len(state.history) == 2
+        assert store.checkout_check.round_trips > before
+    finally:
+        await store.aclose()

@@ -109,6 +109,7 @@ CALLS = {
     "get_conversation": lambda s: s.get_conversation("acme", "c", user_id="alice"),
     "load_context": lambda s: s.load_context("acme", "c", user_id="alice"),
     "recent_messages": lambda s: s.recent_messages("acme", "c", 5, user_id="alice"),
+    "load_turn": lambda s: s.load_turn("acme", "c", 5, user_id="alice"),
     "save_turn": lambda s: s.save_turn(
         "acme",
         "c",
@@ -127,6 +128,7 @@ CALLS = {
     ),
     "tenant_policy": lambda s: s.egress_adapters().policies.tenant_policy("acme"),
     "user_policy": lambda s: s.egress_adapters().policies.user_policy("acme", "alice"),
+    "caller_policies": lambda s: s.egress_adapters().policies.caller_policies("acme", "alice"),
     "set_tenant_policy": lambda s: s.egress_adapters().policies.set_tenant_policy(
         "acme", TenantPolicy(default_mode=EgressMode.ENFORCE)
     ),

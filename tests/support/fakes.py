@@ -65,6 +65,9 @@ class PassThroughEgress:
     async def effective_mode(self, ctx: EgressContext, **call: str) -> EgressMode:
         return EgressMode.ENFORCE
 
+    async def bind_policy(self, ctx: EgressContext, **call: str) -> EgressContext:
+        return ctx
+
     async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
         return SanitisedText(text=text)
 

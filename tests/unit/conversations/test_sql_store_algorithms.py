@@ -79,6 +79,7 @@ async def exercise_everything(db):
     await db.load_context("acme", conversation.id, user_id="alice")
     await db.list_conversations("acme", "alice", 10)
     await db.recent_messages("acme", conversation.id, 5, user_id="alice")
+    await db.load_turn("acme", conversation.id, 5, user_id="alice")
     await db.save_turn(
         "acme", conversation.id, turn(), ConversationContext(active_node_ids=["B"]), user_id="alice"
     )
@@ -91,6 +92,7 @@ async def exercise_everything(db):
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
+    await egress.policies.caller_policies("acme", "alice")
     await egress.policies.user_policies("acme")
     await egress.policies.set_tenant_policy("acme", TenantPolicy(default_mode=EgressMode.ENFORCE))
     await egress.policies.set_user_policy("acme", "alice", UserPolicy())
