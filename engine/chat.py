@@ -532,7 +532,7 @@ class ChatEngine:
         if not population and concepts:  # one capture per turn; a second tool call is ignored
             known = capture.jurisdictions if capture is not None else None
             task = self._spawn(self._resolve_captured(concepts, known), log_failure=False)
-            task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts))
+            task.add_done_callback(lambda t: self._retry.on_population_done(t, concepts, known))
             population.append(task)
 
     async def _resolve_captured(

@@ -5,7 +5,10 @@ restart does not lose what was still waiting: each deferred capture is appended 
 file (``{"op": "add", ...}``), and ``{"op": "done", "id"}`` is appended when it lands. Opening
 replays the file, compacts it to what is still pending, and those captures are retried.
 Captures hold concept data only: the retry screens each capture with the ingress guard before
-it is kept, so nothing the guard would refuse (PII included) is ever written here. Without a
+it is kept, so nothing the guard would refuse (PII included) is ever written here. Each entry
+keeps the jurisdictions its turn was known to be about (country codes, or none when the turn
+did not check), so a retried capture is resolved as the turn would have resolved it: never
+created under a guessed jurisdiction (ADR 0023). Without a
 path the outbox lives in memory (tests).
 
 The file I/O (append + fsync, replay) runs in a worker thread: an fsync can take milliseconds
@@ -19,11 +22,40 @@ import json
 import os
 import threading
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.concepts import CapturedConcept
 
-__all__ = ["GraphOutbox"]
+__all__ = ["Deferred", "GraphOutbox"]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """One turn's capture waiting for the graph: its concepts and the jurisdictions the turn
+    was known to be about (``None``: not checked)."""
+
+    concepts: list[CapturedConcept]
+    jurisdictions: tuple[str, ...] | None = None
+
+    def record(self, entry_id: str) -> dict[str, object]:
+        record: dict[str, object] = {
+            "op": "add",
+            "id": entry_id,
+            "concepts": [c.model_dump() for c in self.concepts],
+        }
+        if self.jurisdictions is not None:
+            record["jurisdictions"] = list(self.jurisdictions)
+        return record
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> Deferred:
+        concepts, known = record.get("concepts"), record.get("jurisdictions")
+        return cls(
+            [CapturedConcept.model_validate(c) for c in concepts or []],
+            tuple(str(j) for j in known) if isinstance(known, list) else None,
+        )
 
 
 class GraphOutbox:
@@ -32,7 +64,7 @@ class GraphOutbox:
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
         self._lock = threading.Lock()
-        self._pending: dict[str, list[CapturedConcept]] = {}
+        self._pending: dict[str, Deferred] = {}
 
     @classmethod
     async def open(cls, path: Path | None = None) -> GraphOutbox:
@@ -45,29 +77,25 @@ class GraphOutbox:
     def __len__(self) -> int:
         return len(self._pending)
 
-    async def add(self, concepts: list[CapturedConcept]) -> str:
+    async def add(
+        self, concepts: list[CapturedConcept], jurisdictions: tuple[str, ...] | None = None
+    ) -> str:
         entry_id = str(uuid.uuid4())
-        record: dict[str, object] = {
-            "op": "add",
-            "id": entry_id,
-            "concepts": [c.model_dump() for c in concepts],
-        }
-        await asyncio.to_thread(self._commit, entry_id, concepts, record)
+        deferred = Deferred(concepts, jurisdictions)
+        await asyncio.to_thread(self._commit, entry_id, deferred, deferred.record(entry_id))
         return entry_id
 
     async def done(self, entry_id: str) -> None:
         await asyncio.to_thread(self._commit, entry_id, None, {"op": "done", "id": entry_id})
 
-    def pending(self) -> list[tuple[str, list[CapturedConcept]]]:
+    def pending(self) -> list[tuple[str, Deferred]]:
         with self._lock:
             return list(self._pending.items())
 
-    def _commit(
-        self, entry_id: str, concepts: list[CapturedConcept] | None, record: dict[str, object]
-    ) -> None:
+    def _commit(self, entry_id: str, deferred: Deferred | None, record: dict[str, object]) -> None:
         with self._lock:
-            if concepts is not None:
-                self._pending[entry_id] = concepts
+            if deferred is not None:
+                self._pending[entry_id] = deferred
             elif self._pending.pop(entry_id, None) is None:
                 return  # already done: nothing to record
             self._append(record)
@@ -90,16 +118,14 @@ class GraphOutbox:
             except json.JSONDecodeError:
                 continue  # a torn last line from a crash mid-write
             if record.get("op") == "add":
-                concepts = [CapturedConcept.model_validate(c) for c in record["concepts"]]
-                self._pending[record["id"]] = concepts
+                self._pending[record["id"]] = Deferred.of(record)
             elif record.get("op") == "done":
                 self._pending.pop(record["id"], None)
         compacted = path.with_suffix(".tmp")
         compacted.write_text(
             "".join(
-                json.dumps({"op": "add", "id": i, "concepts": [c.model_dump() for c in cs]},
-                           ensure_ascii=False) + "\n"
-                for i, cs in self._pending.items()
+                json.dumps(deferred.record(i), ensure_ascii=False) + "\n"
+                for i, deferred in self._pending.items()
             ),
             encoding="utf-8",
         )  # fmt: skip

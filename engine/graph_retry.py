@@ -20,7 +20,7 @@ import structlog
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from engine.concepts import CapturedConcept
-from engine.graph_outbox import GraphOutbox
+from engine.graph_outbox import Deferred, GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
 from errors import GraphWriteRejected, StoreUnavailable
 from graph.ingress_guard import id_digest
@@ -64,8 +64,13 @@ class GraphWriteRetry:
         return sum(entry_id not in self._retrying for entry_id, _ in self._outbox.pending())
 
     def on_population_done(
-        self, task: asyncio.Task[list[ResolvedConcept]], concepts: Sequence[CapturedConcept]
+        self,
+        task: asyncio.Task[list[ResolvedConcept]],
+        concepts: Sequence[CapturedConcept],
+        jurisdictions: Sequence[str] | None = None,
     ) -> None:
+        """A turn's capture ended; one the graph was down for is kept and retried, with the
+        jurisdictions the turn knew (``None``: not checked)."""
         if task.cancelled() or not isinstance(task.exception(), StoreUnavailable):
             return
         try:
@@ -74,24 +79,26 @@ class GraphWriteRetry:
             log.warning("graph_write_dropped", code=exc.code, concepts=_digests(concepts))
             return
         log.warning("graph_write_deferred", concepts=[c.id for c in concepts])
-        persist = asyncio.ensure_future(self._outbox.add(list(concepts)))
+        known = None if jurisdictions is None else tuple(jurisdictions)
+        deferred = Deferred(list(concepts), known)
+        persist = asyncio.ensure_future(self._outbox.add(deferred.concepts, known))
         self._persisting.add(persist)
         persist.add_done_callback(self._persisting.discard)
-        persist.add_done_callback(lambda done: self._persisted(done, list(concepts)))
+        persist.add_done_callback(lambda done: self._persisted(done, deferred))
 
-    def _persisted(self, done: asyncio.Future[str], concepts: list[CapturedConcept]) -> None:
+    def _persisted(self, done: asyncio.Future[str], deferred: Deferred) -> None:
         if done.cancelled() or done.exception() is not None:
-            log.error("graph_outbox_write_failed", concepts=[c.id for c in concepts])
+            log.error("graph_outbox_write_failed", concepts=[c.id for c in deferred.concepts])
             return
-        self._schedule(done.result(), concepts)
+        self._schedule(done.result(), deferred)
 
     def resume(self) -> int:
         """Retry every capture the outbox holds that is not being retried (at start-up, and
         on every round of the schedule); how many were started."""
         started = 0
-        for entry_id, concepts in self._outbox.pending():
+        for entry_id, deferred in self._outbox.pending():
             if entry_id not in self._retrying:
-                self._schedule(entry_id, concepts)
+                self._schedule(entry_id, deferred)
                 started += 1
         return started
 
@@ -107,16 +114,17 @@ class GraphWriteRetry:
             if started := self.resume():
                 log.info("graph_writes_rescheduled", captures=started)
 
-    def _schedule(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
+    def _schedule(self, entry_id: str, deferred: Deferred) -> None:
         if self._closing:
             return  # it is in the outbox: the next start-up retries it
         self._retrying.add(entry_id)
-        retry = asyncio.get_running_loop().create_task(self._retry(entry_id, concepts))
+        retry = asyncio.get_running_loop().create_task(self._retry(entry_id, deferred))
         self._tasks.add(retry)
         retry.add_done_callback(self._tasks.discard)
         retry.add_done_callback(lambda _: self._retrying.discard(entry_id))
 
-    async def _retry(self, entry_id: str, concepts: list[CapturedConcept]) -> None:
+    async def _retry(self, entry_id: str, deferred: Deferred) -> None:
+        concepts = deferred.concepts
         try:
             async for attempt in AsyncRetrying(
                 retry=retry_if_exception_type(StoreUnavailable),
@@ -125,7 +133,7 @@ class GraphWriteRetry:
                 reraise=True,
             ):
                 with attempt:
-                    await self._population.resolve_all(concepts)
+                    await self._population.resolve_all(concepts, deferred.jurisdictions)
             await self._outbox.done(entry_id)
             self.completed += 1
             log.info("graph_write_recovered", concepts=[c.id for c in concepts])

@@ -59,3 +59,32 @@ async def test_health_counts_an_exhausted_capture_until_the_next_round(tmp_path)
         assert await health_counts(h.container) == (1, 1)
     finally:
         await h.close()
+
+
+async def test_a_retried_capture_keeps_its_turns_jurisdictions(tmp_path):
+    """A question that names no jurisdiction must not create an Irish concept, whether the
+    capture lands at once or after the graph came back (the outbox keeps what the turn knew)."""
+    h = await Harness(tmp_path, graph_retry_interval_seconds=0.2).start()
+    try:
+        h.graph.failures = 1_000
+        plastic = {
+            **NEW,
+            "kind": "PLASTIC_TAX",
+            "prefLabel": "Plastic packaging tax",
+            "altLabels": [],
+        }
+        h.provider.script = [Text("answer"), tool({"concepts": [NEW]}), Done()]
+        await h.turn("Is there a carbon tax?")  # no jurisdiction named
+        h.provider.script = [Text("answer"), tool({"concepts": [plastic]}), Done()]
+        await h.turn("Is there a plastic packaging tax in Ireland?")
+        with anyio.fail_after(10):
+            while h.retry.pending < 2:  # noqa: ASYNC110 - the outbox is written in a task
+                await asyncio.sleep(0.01)
+        h.graph.failures = 0
+        with anyio.fail_after(10):
+            while h.retry.pending:  # noqa: ASYNC110 - the schedule runs on its own
+                await asyncio.sleep(0.01)
+        found = await h.graph.get_nodes(["TAX:IE:CARBON_TAX", "TAX:IE:PLASTIC_TAX"])
+        assert [n.id for n in found] == ["TAX:IE:PLASTIC_TAX"]  # not guessed; stated: created
+    finally:
+        await h.close()

@@ -16,7 +16,7 @@ async def test_pending_captures_survive_a_restart_and_done_ones_do_not(tmp_path)
     await outbox.add([USC])
     await outbox.done(first)
     reopened = await GraphOutbox.open(path)
-    assert [[c.id for c in cs] for _, cs in reopened.pending()] == [["TAX:IE:USC"]]
+    assert [[c.id for c in d.concepts] for _, d in reopened.pending()] == [["TAX:IE:USC"]]
     assert len(path.read_text().splitlines()) == 1  # compacted on open
 
 
@@ -25,7 +25,7 @@ async def test_a_torn_last_line_is_ignored(tmp_path):
     await (await GraphOutbox.open(path)).add([VAT])
     with path.open("a") as file:
         file.write('{"op": "add", "id": "x", "conc')
-    assert [cs[0].id for _, cs in (await GraphOutbox.open(path)).pending()] == ["TAX:IE:VAT"]
+    assert [d.concepts[0].id for _, d in (await GraphOutbox.open(path)).pending()] == ["TAX:IE:VAT"]
 
 
 async def test_without_a_path_it_is_in_memory():
@@ -40,3 +40,14 @@ async def test_without_a_path_it_is_in_memory():
 async def test_a_missing_file_opens_empty(tmp_path):
     outbox = await GraphOutbox.open(tmp_path / "none" / "outbox.jsonl")
     assert outbox.pending() == []
+
+
+async def test_the_turns_jurisdictions_survive_a_restart_and_old_entries_still_load(tmp_path):
+    path = tmp_path / "outbox.jsonl"
+    outbox = await GraphOutbox.open(path)
+    await outbox.add([VAT], ("IE", "EU"))
+    await outbox.add([USC])  # a turn that did not check
+    with path.open("a") as file:  # written before entries kept jurisdictions
+        file.write('{"op": "add", "id": "old", "concepts": [' + VAT.model_dump_json() + "]}\n")
+    pending = [d.jurisdictions for _, d in (await GraphOutbox.open(path)).pending()]
+    assert pending == [("IE", "EU"), None, None]
