@@ -70,6 +70,7 @@ from engine.events import (
     WarningEvent,
 )
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
+from engine.evidence_cache import EvidenceCache
 from engine.graph_retry import GraphWriteRetry
 from engine.grounding import ground_answer, refusal_sentence
 from engine.lexicon import ConceptLexicon
@@ -184,6 +185,7 @@ class ChatEngine:
         counters: EngineCounters | None = None,
         today: Callable[[], date] | None = None,
         tracer: Tracer | None = None,
+        evidence_cache_entries: int = 256,
     ) -> None:
         self._store = store
         self._egress = egress
@@ -196,6 +198,7 @@ class ChatEngine:
         self._repair = CaptureRepair(egress, router, self.counters)
         self._limits = limits or ChatLimits()
         self._aspects = tuple(aspects)
+        self._evidence_cache = EvidenceCache(evidence_cache_entries)
         self._background: set[asyncio.Task[Any]] = set()
         self._today = today or (lambda: datetime.now(UTC).date())
         self._tracer = tracer or NoOpTracer()
@@ -268,13 +271,15 @@ class ChatEngine:
                 self._evidence.act_start,
             )
             query = as_at.without_date(sanitised.text)
-            evidence = self._evidence.search(
-                query,
-                self._limits.evidence_k,
-                jurisdictions,
-                self._named_concepts(query, jurisdictions),
-                as_at=as_at.window(),
-            )
+            focus = self._named_concepts(query, jurisdictions)
+            window = as_at.window()
+            k = self._limits.evidence_k
+            # The same question against the same index finds the same evidence: kept per
+            # tenant until the index changes (engine.evidence_cache, ADR 0029 third pass).
+            evidence = self._evidence_cache.search(
+                self._evidence.generation, tenant, query, k, jurisdictions, focus, window,
+                lambda: self._evidence.search(query, k, jurisdictions, focus, as_at=window),
+            )  # fmt: skip
             span.set_attributes({
                 "regintel.evidence.hits": len(evidence.hits),
                 "regintel.evidence.answerable": evidence.answerable,

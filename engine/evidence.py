@@ -19,6 +19,7 @@ when that source was checked, and, for a value another source disputes, the conf
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -163,6 +164,9 @@ class EvidenceIndex:
         self._remembered: dict[str, GraphNode] = {}
         self._pending: asyncio.Task[None] | None = None
         self._closed = False
+        # A fresh number at every change (next() is atomic: _build runs in a thread).
+        self._generations = itertools.count(1)
+        self._generation = 0
 
     def __len__(self) -> int:
         return len(self._nodes)
@@ -177,6 +181,13 @@ class EvidenceIndex:
             # What was remembered meanwhile is newer than the snapshot (a capture written
             # while it was read): the rebuild must not forget it.
             self._nodes = {**self._nodes, **self._remembered}
+            self._generation = next(self._generations)
+
+    @property
+    def generation(self) -> int:
+        """Changes whenever what a search may return changes (a rebuild, a remembered node):
+        results kept under an older generation are stale (:mod:`engine.evidence_cache`)."""
+        return self._generation
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
@@ -225,6 +236,7 @@ class EvidenceIndex:
                 changes.setdefault(edge.target, []).append(by_id[edge.source])
         self._nodes, self._names, self._retriever = by_id, names, retriever
         self._disputes, self._timelines, self._changes = disputes, timelines, changes
+        self._generation = next(self._generations)
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
     def search(
@@ -337,9 +349,12 @@ class EvidenceIndex:
 
     def remember(self, nodes: Sequence[GraphNode]) -> None:
         """Know these nodes for descriptions now, before the next rebuild (not searchable)."""
+        if not nodes:  # a write of edges only (a mention counted): nothing to know
+            return
         known = {node.id: node for node in nodes}
         self._nodes = {**self._nodes, **known}
         self._remembered = {**self._remembered, **known}
+        self._generation = next(self._generations)
 
     def definitions(self) -> list[GraphNode]:
         """The provisions headed "Definitions" (AI Act Article 3, GDPR Article 4, ...), whose

@@ -48,6 +48,7 @@ from errors import GraphWriteRejected, NotFound
 from graph.models import (
     EdgeIncrement,
     EdgeWrite,
+    GraphEdge,
     GraphNode,
     NodeWrite,
     PropertyValue,
@@ -274,9 +275,15 @@ class SelfPopulation:
         if existing is None and (reason := _not_creatable(concept, jurisdictions)):
             return _skipped(concept, reason)
         if existing is not None:
-            around = await self._reader.neighbourhood([existing.id], limit=200)
-            mine = [e for e in around.edges if e.source == existing.id]
             status = _status(existing)
+            defined = bool(existing.properties.get("definition"))
+            # Its edges are read only when something below needs them: the labels already
+            # linked (a provisional concept) or the sparse check (no definition). A reviewed
+            # concept with a definition, the usual case, needs no graph read here (ADR 0029).
+            mine: list[GraphEdge] = []
+            if status == "provisional" or not defined:
+                around = await self._reader.neighbourhood([existing.id], limit=200)
+                mine = [e for e in around.edges if e.source == existing.id]
             if status == "provisional":
                 # Still in quarantine (ADR 0020): the labels this mention brought join it there.
                 # A reviewed concept gains none: chat phrasing would reach every tenant.
@@ -287,9 +294,7 @@ class SelfPopulation:
                     linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
                 )
             # The auto-ingestion gate: clearly sparse = no definition and no rule alignment.
-            if not existing.properties.get("definition") and not any(
-                e.type == "ALIGNS_WITH" for e in mine
-            ):
+            if not defined and not any(e.type == "ALIGNS_WITH" for e in mine):
                 await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
             if status == "provisional":
                 # Last, so a step that fails before it (and makes the capture retry) has not
