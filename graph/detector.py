@@ -9,6 +9,9 @@ Three feeds, one batcher:
 
 Every change is a version ``(node id or edge key, updated_at)``; a version seen once is not
 seen again, so a write that arrives by two feeds makes one patch (exactly once per process).
+A patch carries a node as it is when the patch is built, which may already include a later
+write; the later write's notice then finds the state it would send already sent and adds
+nothing (the state last sent per node is remembered by its ``updated_at``).
 Versions are compared for identity, not order: two processes writing one node at once stamp
 before they commit, so the older stamp can arrive (and even be stored) last; it is still news.
 The catch-up looks back ``CATCH_UP_OVERLAP_S`` before its watermark, because a write is
@@ -183,6 +186,7 @@ class ChangeDetector:
         self._subscribers: set[_Subscriber] = set()
         self._remote_listeners: list[ChangeListener] = []
         self._seen: set[tuple[str, str]] = set()  # versions: (node or edge key, updated_at)
+        self._sent: dict[str, str] = {}  # node id -> the updated_at of the state last sent
         self._batch = _Batch()
         self._flusher: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
@@ -389,11 +393,19 @@ class ChangeDetector:
             nodes.update({n.id: n for n in await self._reader.get_nodes(sorted(set(wanted)))})
         reviewed = {i: n for i, n in nodes.items() if not is_hidden(n)}
         patch = GraphPatch(seq=0, timestamp=batch.timestamp)
+        sent: dict[str, str] = {}
         for node_id, outcome in batch.nodes.items():
             node = nodes.get(node_id)
             if _left_view(node_id, node, batch):
                 patch.nodes.removed.append(node_id)
+                sent[node_id] = ""
             elif node is not None and node_id in reviewed:
+                # A patch carries the node as it is when the patch is built, which may already
+                # hold a later write; that write's own notice then brings nothing new.
+                state = str(node.properties.get("updated_at", ""))
+                if state and self._sent.get(node_id) == state:
+                    continue
+                sent[node_id] = state
                 added = outcome is WriteOutcome.CREATED
                 (patch.nodes.added if added else patch.nodes.updated).append(node)
         for key, (outcome, stamp) in batch.edges.items():
@@ -408,6 +420,9 @@ class ChangeDetector:
                 or patch.edges.added or patch.edges.updated):  # fmt: skip
             return None  # all of it quarantined: not even its timing is news to a tenant
         patch.seq = next(self._seq)
+        if len(self._sent) > 100_000:
+            self._sent.clear()  # at worst a node already sent is sent once more
+        self._sent.update(sent)
         return _Record(patch.seq, patch, reviewed)
 
     # -- subscribers ------------------------------------------------------------------------

@@ -231,24 +231,33 @@ async def test_a_version_newer_than_the_catch_ups_read_is_read_again_for_the_pat
 
 async def test_two_writers_versions_arriving_out_of_stamp_order_each_make_a_patch(parts):
     """Two processes write one node at once; each stamps before it commits, so the older stamp
-    can arrive last. It is a version not seen before, so it is still sent (compared by identity,
-    not order): the patch reads the node as it is now."""
+    can arrive (and be stored) last. It is a version not seen before, so it is still taken
+    (compared by identity, not order) and the patch reads the node as it is now. A notice whose
+    state was already sent (a patch built after that write had landed) adds nothing."""
     _, detector, store = parts
     other = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
-    await other.upsert_nodes([VAT])
     live = detector.subscribe()
     changed = WriteResult(outcome=WriteOutcome.UPDATED, node_id=VAT.id)
-    for stamp in ("2030-01-01T00:00:02.000000Z", "2030-01-01T00:00:01.000000Z"):
+
+    async def notice(stamp: str) -> None:
         await detector.on_remote(
             GraphChange(origin="elsewhere", timestamp=stamp, results=[changed])
         )
-        assert await detector.flush() is not None
-        event = await next_event(live)
-        assert isinstance(event, PatchEvent) and [n.id for n in event.patch.nodes.updated] == [
-            VAT.id
-        ]
-    await detector.on_remote(  # the same version again (bus and catch-up alike): no patch
-        GraphChange(origin="elsewhere", timestamp="2030-01-01T00:00:01.000000Z", results=[changed])
-    )
+
+    await other.upsert_nodes([VAT])
+    await notice("2030-01-01T00:00:02.000000Z")
+    assert await detector.flush() is not None
+    first = await next_event(live)
+    assert isinstance(first, PatchEvent) and [n.id for n in first.patch.nodes.updated] == [VAT.id]
+    # The write stamped earlier lands last: a new state, announced with the older stamp.
+    await other.upsert_nodes([VAT.model_copy(update={"properties": {"name": "Value-added tax"}})])
+    await notice("2030-01-01T00:00:01.000000Z")
+    assert await detector.flush() is not None
+    second = await next_event(live)
+    assert isinstance(second, PatchEvent)
+    assert second.patch.nodes.updated[0].properties["name"] == "Value-added tax"
+    await notice("2030-01-01T00:00:01.000000Z")  # the same version again: no patch
+    assert await detector.flush() is None
+    await notice("2030-01-01T00:00:03.000000Z")  # a new notice of the state already sent
     assert await detector.flush() is None
     await other.aclose()
