@@ -111,6 +111,7 @@ class _Batch:
     # Nodes deleted by a write of this batch (a REMOVED result, local or from the bus), except
     # those the write flagged ``unseen`` (quarantined until then: tenants never saw them).
     removed: set[str] = field(default_factory=set)
+    stamps: dict[str, str] = field(default_factory=dict)  # node id -> newest version noticed
     timestamp: str = ""
 
     def add(self, result: WriteResult, timestamp: str) -> None:
@@ -120,6 +121,7 @@ class _Batch:
         self.timestamp = max(self.timestamp, timestamp)
         if result.node_id is not None:
             self.read.pop(result.node_id, None)
+            self.stamps[result.node_id] = max(self.stamps.get(result.node_id, ""), timestamp)
         elif result.edge is not None:
             self.edge_props.pop(result.edge, None)
         if result.node_id is not None and result.outcome is WriteOutcome.REMOVED:
@@ -379,6 +381,8 @@ class ChangeDetector:
                 batch.edges[key] = (outcome, stamp)
         batch.read.update(newer.read)
         batch.removed |= newer.removed
+        for node_id, stamp in newer.stamps.items():
+            batch.stamps[node_id] = max(batch.stamps.get(node_id, ""), stamp)
         batch.edge_props.update(newer.edge_props)
         batch.remote = newer.remote
         batch.timestamp = max(batch.timestamp, newer.timestamp)
@@ -396,6 +400,8 @@ class ChangeDetector:
         sent: dict[str, str] = {}
         for node_id, outcome in batch.nodes.items():
             node = nodes.get(node_id)
+            if self._not_visible_yet(node_id, node, batch):
+                continue
             if _left_view(node_id, node, batch):
                 patch.nodes.removed.append(node_id)
                 sent[node_id] = ""
@@ -424,6 +430,22 @@ class ChangeDetector:
             self._sent.clear()  # at worst a node already sent is sent once more
         self._sent.update(sent)
         return _Record(patch.seq, patch, reviewed)
+
+    def _not_visible_yet(self, node_id: str, node: GraphNode | None, batch: _Batch) -> bool:
+        """Whether the read does not show the write this batch was told of: the node is
+        missing (and not deleted) or older than the notice (another process announced a write
+        this connection cannot see yet). Its versions are forgotten, so the catch-up, which
+        finds only what is stored, brings it once it is visible (instead of a stale read
+        being sent, or a quarantined one dropped, and the version marked seen for good)."""
+        stamp = batch.stamps.get(node_id, "")
+        state = "" if node is None else str(node.properties.get("updated_at", ""))
+        stale = (node is None and node_id not in batch.removed) or (
+            node is not None and bool(stamp) and state < stamp
+        )
+        if stale:
+            key = f"n\x1f{node_id}"
+            self._seen = {v for v in self._seen if v[0] != key} if stamp else self._seen
+        return stale
 
     # -- subscribers ------------------------------------------------------------------------
 
