@@ -299,7 +299,7 @@ class ChangeDetector:
                 outcome=WriteOutcome.CREATED if created else WriteOutcome.UPDATED, node_id=node.id
             )
             latest = max(latest, stamp)
-            if self._fresh([result], stamp):
+            if self._fresh([result], stamp) or self._unsent(node, stamp):
                 fresh.append(result)
                 self._batch.add(result, stamp)
                 self._batch.read[node.id] = node
@@ -325,6 +325,15 @@ class ChangeDetector:
             self._batch.remote.append((fresh, latest))
             self._schedule()
         return len(fresh)
+
+    def _unsent(self, node: GraphNode, stamp: str) -> bool:
+        """A visible node whose stored state was never sent, although a notice of it was taken
+        (a read at that time showed something else): the catch-up sends it now. This is the
+        detector's self-repair: whatever a batch missed, the next catch-up within the
+        look-back compares what is stored with what was sent."""
+        if node.id in self._batch.nodes:  # the batch being collected sends it
+            return False
+        return not is_hidden(node) and self._sent.get(node.id) != stamp
 
     async def _poll(self) -> None:
         while True:

@@ -306,3 +306,56 @@ async def test_a_write_announced_before_this_process_can_read_it_is_sent_by_the_
         await detector.aclose()
         await other.aclose()
         await store.aclose()
+
+
+async def test_the_catch_up_sends_a_visible_state_that_a_batch_took_but_never_sent(tmp_path):
+    """Whatever made a batch miss a state it was told of (here: a read that showed the node
+    still quarantined), the next catch-up compares what is stored with what was sent, and
+    sends it; a state already sent is not sent again."""
+    schema = load_schema()
+    store = LadybugGraphStore(tmp_path / "g", schema)
+    await store.init_schema()
+
+    class Stale:
+        """The store, reading one node as it was (quarantined) until told otherwise."""
+
+        def __init__(self):
+            self.stale: dict[str, object] = {}
+
+        async def get_nodes(self, ids):
+            nodes = await store.get_nodes(ids)
+            return [
+                n.model_copy(update={"properties": {**n.properties, **self.stale}})
+                if n.id == CAPTURED.id and self.stale
+                else n
+                for n in nodes
+            ]
+
+        def __getattr__(self, name):
+            return getattr(store, name)
+
+    reader = Stale()
+    detector = ChangeDetector(reader, batch_window=0.05)
+    writer = GraphWriteService(store, IngressGuard(schema, EmailOnlyScanner()))
+    live = detector.subscribe()
+    try:
+        confirmed = {**CAPTURED.properties, "status": "confirmed"}
+        [result] = await writer.upsert_nodes(
+            [CAPTURED.model_copy(update={"properties": confirmed})]
+        )
+        [stored] = await store.get_nodes([CAPTURED.id])
+        stamp = str(stored.properties["updated_at"])
+        reader.stale = {"status": "provisional"}
+        await detector.on_remote(GraphChange(origin="elsewhere", timestamp=stamp, results=[result]))
+        assert await detector.flush() is None  # read as quarantined: nothing sent
+        reader.stale = {}
+        assert await detector.catch_up() == 1
+        await detector.flush()
+        event = await next_event(live)
+        assert isinstance(event, PatchEvent)
+        assert [n.id for n in event.patch.nodes.added + event.patch.nodes.updated] == [CAPTURED.id]
+        assert await detector.catch_up() == 0  # sent: not again
+    finally:
+        await detector.aclose()
+        await writer.aclose()
+        await store.aclose()
