@@ -274,9 +274,12 @@ class ChangeDetector:
         except Exception:  # the graph is down: the batch waits for the next round
             log.warning("graph_patch_batch_deferred", exc_info=True)
             await asyncio.sleep(min(5.0, self._window * 10))
-            self._schedule_after_failure()
+        # Changes that arrived while this flush awaited (the remote listeners, the read) are
+        # in the next batch; _schedule did not start a flusher for them, since this one was
+        # still running, so this one does (they once waited for an unrelated later change).
+        self._reschedule()
 
-    def _schedule_after_failure(self) -> None:
+    def _reschedule(self) -> None:
         self._flusher = None
         if self._batch.nodes or self._batch.edges:
             self._schedule()

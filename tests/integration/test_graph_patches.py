@@ -359,3 +359,33 @@ async def test_the_catch_up_sends_a_visible_state_that_a_batch_took_but_never_se
         await detector.aclose()
         await writer.aclose()
         await store.aclose()
+
+
+async def test_a_change_that_arrives_while_a_patch_is_built_gets_its_own_patch(parts):
+    """A local write lands while a flush awaits the remote listeners: it goes to the next
+    batch, and that batch is flushed too, without waiting for some later change (it once
+    waited, on a quiet worker for ever)."""
+    writer, detector, store = parts
+    live = detector.subscribe()
+    other = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    await other.upsert_nodes([UK])
+    [stored] = await store.get_nodes(["UK"])
+    remote = GraphChange(
+        origin="elsewhere",
+        timestamp=str(stored.properties["updated_at"]),
+        results=[WriteResult(outcome=WriteOutcome.CREATED, node_id="UK")],
+    )
+
+    async def write_meanwhile(results, _):
+        await writer.upsert_nodes([VAT])  # this process's own write, during the flush
+        await writer.drain()
+
+    detector.add_remote_listener(write_meanwhile)
+    await detector.on_remote(remote)  # schedules the flush: no explicit flush() from here on
+    seen: list[str] = []
+    for _ in range(2):
+        event = await next_event(live)
+        assert isinstance(event, PatchEvent)
+        seen += [n.id for n in event.patch.nodes.added]
+    assert seen == ["UK", VAT.id]
+    await other.aclose()
