@@ -76,7 +76,7 @@ def build_providers(
 
 def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
     timeout, retries = settings.llm_answer_timeout_seconds, settings.llm_max_retries
-    choice = settings.llm_tool_choice
+    choice, http = settings.llm_tool_choice, settings.llm_http_client
     if kind == "openai":
         return OpenAIResponsesProvider(
             api_key=key,
@@ -84,6 +84,7 @@ def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
             timeout=timeout,
             max_retries=retries,
             tool_choice=choice,
+            http_client=http,
             strict_tools=settings.openai_strict_tools,
         )
     if kind == "openai_chat":
@@ -93,6 +94,7 @@ def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
             timeout=timeout,
             max_retries=retries,
             tool_choice=choice,
+            http_client=http,
             tools=settings.openai_chat_tools,
         )
     return AnthropicMessagesProvider(
@@ -101,4 +103,5 @@ def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
         timeout=timeout,
         max_retries=retries,
         tool_choice=choice,
+        http_client=http,
     )

@@ -152,6 +152,11 @@ class Settings(BaseSettings):
     llm_max_retries: int = Field(
         default=2, ge=0, description="SDK retries (connection, 429, 5xx) before the first byte."
     )
+    llm_http_client: Literal["aiohttp", "httpx"] = Field(
+        default="aiohttp",
+        description="The HTTP stack under the model SDKs: aiohttp (their DefaultAioHttpClient, "
+        "about half the CPU per streamed event) or httpx (the SDKs' default). ADR 0038.",
+    )
     openai_api_key: str = ""
     openai_base_url: str | None = None
     openai_strict_tools: bool = False

@@ -15,7 +15,10 @@ Phases (each prints a table):
   counted (and its latency kept), then the conversation waits ``Retry-After`` and goes on.
 - ``cpu``: the worker's CPU time (``/proc/<pid>/stat``) over turns with a short (5-token) and
   a long (100-token) answer: per chunk = the difference / 95 tokens, per turn = the short
-  turn minus its 5 chunks; upstream connections the stand-in saw per 100 turns.
+  turn minus its 5 chunks; upstream connections the stand-in saw per 100 turns. First the
+  same streams through the SDK alone (``responses.create``, this process's CPU), on httpx and
+  on aiohttp: what calling the model costs any client, so the engine's own part is a
+  worker's figure minus the row of the stack it runs on.
 - ``streams``: ``--streams`` concurrent paced streams for ``--seconds``: each stand-in token
   carries the wall-clock time it left the stand-in, so the client measures the delay to its
   arrival; errors and the worker's RSS.
@@ -292,11 +295,15 @@ async def engine_conversations(base: str, concurrency: int, turns: int, suffix: 
     return out
 
 
-async def direct_conversations(standin: str, concurrency: int, turns: int) -> Samples:
-    from openai import AsyncOpenAI
+async def direct_conversations(standin: str, concurrency: int, turns: int, suffix: str = "",
+                               stack: str = "httpx") -> Samples:  # fmt: skip
+    """The SDK's own ``responses.create`` straight to the stand-in (typed events, as an SDK
+    user gets them), on httpx (the SDK's default) or aiohttp (``DefaultAioHttpClient``)."""
+    from openai import AsyncOpenAI, DefaultAioHttpClient
 
     out = Samples()
-    async with client(concurrency + 10) as http:
+    http = client(concurrency + 10) if stack == "httpx" else DefaultAioHttpClient()
+    async with http:
         sdk = AsyncOpenAI(base_url=f"{standin}/v1", api_key="sk-bench", max_retries=0,
                           http_client=http)  # fmt: skip
 
@@ -304,7 +311,7 @@ async def direct_conversations(standin: str, concurrency: int, turns: int) -> Sa
             await asyncio.sleep(random.random() * 0.3 * (concurrency > 1))
             for i in range(turns):
                 start = time.perf_counter()
-                question = QUESTIONS[(n + i) % len(QUESTIONS)]
+                question = QUESTIONS[(n + i) % len(QUESTIONS)] + suffix
                 stream = await sdk.responses.create(
                     model="gpt-bench", input=[{"role": "user", "content": question}], stream=True
                 )
@@ -356,6 +363,19 @@ def phase_cpu(args: argparse.Namespace, standin: str, workers: list[Worker]) -> 
     print(f"{'':<28} {'ms/turn (5 tok)':>16} {'ms/turn (100)':>14} {'µs/chunk':>9} "
           f"{'ms/turn fixed':>14} {'conns/100 turns':>16}")  # fmt: skip
     n = args.cpu_turns
+    for stack in ("httpx", "aiohttp"):
+        # The same stream through the SDK alone, in this process: what any client of the model
+        # spends; the engine's own cost is a worker's figure minus this one.
+        asyncio.run(direct_conversations(standin, 10, 2, stack=stack))  # warm up
+        cpu = time.process_time()
+        asyncio.run(direct_conversations(standin, 10, n // 10, stack=stack))
+        short = (time.process_time() - cpu) / n
+        cpu = time.process_time()
+        asyncio.run(direct_conversations(standin, 10, n // 20, " LONG", stack=stack))
+        long = (time.process_time() - cpu) / (n // 2)
+        chunk = (long - short) / (LONG - SHORT)
+        print(f"{f'SDK direct, {stack}':<28} {short * 1000:>16.2f} {long * 1000:>14.2f} "
+              f"{chunk * 1e6:>9.1f} {(short - SHORT * chunk) * 1000:>14.2f} {'':>16}")  # fmt: skip
     for worker in workers:
         asyncio.run(engine_conversations(worker.base, 10, 2))  # warm up
         httpx.get(f"{standin}/bench/stats")

@@ -257,6 +257,7 @@ class ChatEngine:
             history, context = [], ConversationContext()
         ctx = replace(bound, conversation_id=conversation.id)
         sanitised = await self._egress.sanitise_message(ctx, message)
+        history = await self._sanitise_interrupted(ctx, history)
         # Sanitised once, when stored; "off" (only where the tenant allows it) sends originals.
         unsanitised = mode is EgressMode.OFF
         jurisdictions = conversation_jurisdictions(message, history)
@@ -455,6 +456,18 @@ class ChatEngine:
             capture_pending=record.capture_pending,
         )
 
+    async def _sanitise_interrupted(
+        self, ctx: EgressContext, history: list[StoredMessage]
+    ) -> list[StoredMessage]:
+        """History with each ``interrupted`` answer sanitised now. Its process died before the
+        final save, and checkpoints store no sanitised form (ADR 0038); every other message was
+        sanitised once, when it was stored."""
+        for n, stored in enumerate(history):
+            if stored.status == "interrupted" and stored.content:
+                text = (await self._egress.sanitise_message(ctx, stored.content)).text
+                history[n] = stored.model_copy(update={"content_sanitised": text})
+        return history
+
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
         """Graph concepts the question names (they focus the evidence search)."""
         if self._lexicon is None:
@@ -631,19 +644,15 @@ class ChatEngine:
             )
 
     async def _checkpoint(self, turn: PreparedTurn, record: TurnRecord) -> None:
-        """The answer so far (sanitised for later prompts, like the final one)."""
-
-        async def sanitise(text: str) -> str:
-            return (await self._egress.sanitise_message(turn.ctx, text)).text
-
-        # Only the text since the last settled paragraph is scanned (O(new text), ADR 0029).
-        answer, sanitised = await record.sanitised_answer(sanitise)
+        """The answer so far, as the user saw it. No sanitised form and no PII scan: the final
+        save writes it; an answer that never gets there is sanitised when it is next read as
+        history (``_sanitise_interrupted``, ADR 0038)."""
         await self._store.checkpoint_answer(
             turn.request.tenant_id,
             turn.conversation_id,
             turn.answer_id,
-            answer,
-            sanitised,
+            record.answer,
+            "",
             user_id=turn.request.user_id,
         )
 

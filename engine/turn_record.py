@@ -25,10 +25,10 @@ A process killed mid-stream keeps the question and the last checkpoint; reads re
 answer ``interrupted`` once nobody has written it for the store's lease.
 
 Per-chunk work is O(chunk) (ADR 0029): :meth:`TurnRecord.add_text` appends and counts, nothing
-more. A checkpoint needs the text so far and its sanitised form; :meth:`sanitised_answer`
-scans only what is new since the last paragraph break it settled (PII does not span a blank
-line), so checkpoints of a long answer cost its length once in all, not once per checkpoint.
-The final save still sanitises the whole answer, once.
+more. A checkpoint writes the answer so far as the user saw it, and no sanitised form: the
+final save sanitises the whole answer, once, and an answer that never got its final save
+(``interrupted``) is sanitised when a later turn reads it as history (ADR 0038). Checkpoints
+therefore never scan for PII.
 """
 
 from __future__ import annotations
@@ -46,17 +46,12 @@ from conversations.models import MessageStatus
 from engine.events import TurnWarning
 from engine.grounding import Grounding
 
-__all__ = ["SanitiseText", "SaveTurn", "TurnRecord"]
+__all__ = ["SaveTurn", "TurnRecord"]
 
 log = structlog.get_logger(__name__)
 
 SaveTurn = Callable[["TurnRecord"], Awaitable[None]]
 """Writes a record to the conversation store (the engine's final save, or a checkpoint)."""
-
-SanitiseText = Callable[[str], Awaitable[str]]
-"""Text -> its sanitised form (the egress sanitiser, for one conversation)."""
-
-_PARAGRAPH = "\n\n"
 
 
 @dataclass
@@ -86,8 +81,6 @@ class TurnRecord:
     _wake: asyncio.Event = field(default_factory=asyncio.Event)  # text arrived, or stopping
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
     _journal: asyncio.Task[None] | None = None
-    _settled: int = 0  # characters of the answer whose sanitised form is final
-    _settled_parts: list[str] = field(default_factory=list)  # ... and that form
 
     @property
     def answer(self) -> str:
@@ -95,22 +88,6 @@ class TurnRecord:
         if len(parts) > 1:  # joined once: the next read joins only what arrived since
             parts[:] = ["".join(parts)]
         return parts[0] if parts else ""
-
-    async def sanitised_answer(self, sanitise: SanitiseText) -> tuple[str, str]:
-        """The answer so far and its sanitised form, scanning only the text after the last
-        paragraph break already settled (``sanitise`` sees each settled paragraph once)."""
-        answer = self.answer
-        tail = answer[self._settled :]
-        cut = tail.rfind(_PARAGRAPH)
-        if cut >= 0:
-            settled = tail[: cut + len(_PARAGRAPH)]
-            self._settled_parts.append(await sanitise(settled))
-            self._settled += len(settled)
-            tail = tail[len(settled) :]
-            if len(self._settled_parts) > 1:
-                self._settled_parts[:] = ["".join(self._settled_parts)]
-        prefix = self._settled_parts[0] if self._settled_parts else ""
-        return answer, prefix + (await sanitise(tail) if tail else "")
 
     @property
     def status(self) -> MessageStatus:

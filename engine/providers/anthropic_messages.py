@@ -49,7 +49,7 @@ from egress.wire import (
     ToolSpec,
     Usage,
 )
-from engine.providers.failures import ProviderFailures, SdkErrors
+from engine.providers.failures import HttpClient, ProviderFailures, SdkErrors
 from engine.providers.tool_schema import parse_arguments
 
 __all__ = ["ANTHROPIC_ERRORS", "DEFAULT_ANTHROPIC_URL", "AnthropicMessagesProvider"]
@@ -75,6 +75,7 @@ class AnthropicMessagesProvider:
         timeout: float = 60.0,
         max_retries: int = 2,
         tool_choice: str = "auto",
+        http_client: HttpClient = "aiohttp",
     ) -> None:
         if not api_key:
             raise ValueError("the Anthropic provider needs an API key (REGINTEL_ANTHROPIC_API_KEY)")
@@ -86,6 +87,7 @@ class AnthropicMessagesProvider:
             base_url=base_url or DEFAULT_ANTHROPIC_URL,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=anthropic.DefaultAioHttpClient() if http_client == "aiohttp" else None,
         )
 
     async def aclose(self) -> None:

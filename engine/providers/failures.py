@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
+import aiohttp
 import structlog
 
 from egress.wire import Error
 
-__all__ = ["BEFORE_FIRST_TOKEN_CODES", "ProviderFailures", "SdkErrors"]
+__all__ = ["BEFORE_FIRST_TOKEN_CODES", "HttpClient", "ProviderFailures", "SdkErrors"]
+
+#: The HTTP stack under an SDK: ``aiohttp`` (the SDKs' ``DefaultAioHttpClient``, their
+#: documented choice for concurrency; half the CPU per streamed event, ADR 0038) or ``httpx``
+#: (the SDKs' default).
+HttpClient = Literal["aiohttp", "httpx"]
 
 #: Codes that mean "nothing was produced, another provider may answer" (the router's fallback).
 BEFORE_FIRST_TOKEN_CODES: Final = frozenset(
@@ -95,9 +101,9 @@ class ProviderFailures:
                 code="provider_rejected_request",
             )
         log.warning("llm_provider_unreachable", provider=name, error=type(exc).__name__)
-        if isinstance(exc, self._sdk.timeout):
+        if isinstance(exc, self._sdk.timeout) and not _connection_failed(exc):
             return Error(f"{name}: the request timed out", code="provider_timeout")
-        if isinstance(exc, self._sdk.connection):
+        if isinstance(exc, self._sdk.connection) or _connection_failed(exc):
             if started:
                 return Error(
                     f"{name}: the connection broke while the response was streaming",
@@ -111,6 +117,20 @@ class ProviderFailures:
     def redact(self, text: str) -> str:
         text = text.replace(self._api_key, "[redacted]")
         return _KEY_LIKE.sub("[redacted]", text)[:_MAX_PROVIDER_TEXT]
+
+
+def _connection_failed(exc: BaseException) -> bool:
+    """Whether aiohttp, under the SDK, failed to connect or lost the connection (not a timeout).
+
+    The aiohttp transport the SDKs vendor maps every aiohttp connection error it has no closer
+    entry for (a refused connection, a server that hung up) to a connect *timeout*; the error it
+    chained says which it was."""
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, aiohttp.ClientConnectionError):
+            return not isinstance(cause, TimeoutError)
+        cause = cause.__cause__
+    return False
 
 
 def _provider_code(exc: Exception) -> str | None:

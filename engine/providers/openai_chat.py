@@ -36,7 +36,7 @@ from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionChunk
 
 from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Tool, ToolSpec, Usage
-from engine.providers.failures import ProviderFailures
+from engine.providers.failures import HttpClient, ProviderFailures
 from engine.providers.openai_responses import DEFAULT_BASE_URL, OPENAI_ERRORS
 from engine.providers.tool_schema import parse_arguments
 
@@ -57,6 +57,7 @@ class OpenAIChatProvider:
         timeout: float = 60.0,
         max_retries: int = 2,
         tool_choice: str = "auto",
+        http_client: HttpClient = "aiohttp",
         tools: bool = True,
     ) -> None:
         if not api_key:
@@ -72,6 +73,7 @@ class OpenAIChatProvider:
             base_url=base_url or DEFAULT_BASE_URL,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=openai.DefaultAioHttpClient() if http_client == "aiohttp" else None,
         )
 
     async def aclose(self) -> None:

@@ -40,18 +40,14 @@ from openai import AsyncOpenAI
 from openai.types.responses import (
     EasyInputMessageParam,
     FunctionToolParam,
-    ResponseCompletedEvent,
     ResponseErrorEvent,
     ResponseFailedEvent,
     ResponseFunctionCallArgumentsDoneEvent,
     ResponseFunctionToolCall,
     ResponseIncompleteEvent,
     ResponseInputParam,
-    ResponseOutputItemAddedEvent,
-    ResponseOutputItemDoneEvent,
-    ResponseRefusalDeltaEvent,
     ResponseStreamEvent,
-    ResponseTextDeltaEvent,
+    ResponseUsage,
 )
 
 from egress.wire import (
@@ -65,7 +61,7 @@ from egress.wire import (
     ToolSpec,
     Usage,
 )
-from engine.providers.failures import ProviderFailures, SdkErrors
+from engine.providers.failures import HttpClient, ProviderFailures, SdkErrors
 from engine.providers.tool_schema import drop_nulls, parse_arguments, strict_schema
 
 __all__ = ["DEFAULT_BASE_URL", "OPENAI_ERRORS", "OpenAIResponsesProvider"]
@@ -96,6 +92,7 @@ class OpenAIResponsesProvider:
         timeout: float = 60.0,
         max_retries: int = 2,
         tool_choice: str = "auto",
+        http_client: HttpClient = "aiohttp",
         strict_tools: bool = False,
     ) -> None:
         if not api_key:
@@ -109,6 +106,7 @@ class OpenAIResponsesProvider:
             base_url=base_url or DEFAULT_BASE_URL,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=openai.DefaultAioHttpClient() if http_client == "aiohttp" else None,
         )
 
     async def aclose(self) -> None:
@@ -170,29 +168,34 @@ class OpenAIResponsesProvider:
         if kind in _TEXT_DELTAS:  # the per-token path: no model built
             delta = data.get("delta")
             return Text(delta) if isinstance(delta, str) and delta else None
+        if kind in _ITEM_EVENTS:
+            # Every answer has these for its message and reasoning items too; only a function
+            # call's item is built (the SDK's model of the item alone, not of the event).
+            item = data.get("item")
+            if not isinstance(item, dict) or item.get("type") != "function_call":
+                return None
+            call = ResponseFunctionToolCall.construct(**item)
+            if kind == "response.output_item.added":
+                calls.added(call)
+                return None
+            return calls.item_done(call)
+        if kind == "response.completed":
+            # The completed event repeats the whole response (every output item); only its
+            # usage is read, so only the usage is built.
+            response = data.get("response")
+            usage = response.get("usage") if isinstance(response, dict) else None
+            if not isinstance(usage, dict):
+                return Done()
+            counts = ResponseUsage.construct(**usage)
+            return Done(Usage(input_tokens=counts.input_tokens, output_tokens=counts.output_tokens))
         model = _EVENT_MODELS.get(kind) if isinstance(kind, str) else None
         if model is None:
-            return None  # reasoning items, content parts, argument deltas, ...
+            return None  # content parts, argument deltas, ...
         return self._event(model.construct(**data), calls)
 
     def _event(self, event: ResponseStreamEvent, calls: _FunctionCalls) -> StreamChunk | None:
-        if isinstance(event, ResponseTextDeltaEvent | ResponseRefusalDeltaEvent):
-            return Text(event.delta) if event.delta else None
-        if isinstance(event, ResponseOutputItemAddedEvent):
-            if isinstance(event.item, ResponseFunctionToolCall):
-                calls.added(event.item)
-            return None
         if isinstance(event, ResponseFunctionCallArgumentsDoneEvent):
             return calls.arguments_done(event.item_id, event.arguments)
-        if isinstance(event, ResponseOutputItemDoneEvent):
-            if isinstance(event.item, ResponseFunctionToolCall):
-                return calls.item_done(event.item)
-            return None
-        if isinstance(event, ResponseCompletedEvent):
-            usage = event.response.usage
-            if usage is None:
-                return Done()
-            return Done(Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens))
         failures = self._failures
         if isinstance(event, ResponseFailedEvent):
             error = event.response.error
@@ -209,11 +212,10 @@ class OpenAIResponsesProvider:
 
 
 _TEXT_DELTAS: Final = frozenset({"response.output_text.delta", "response.refusal.delta"})
+_ITEM_EVENTS: Final = frozenset({"response.output_item.added", "response.output_item.done"})
+# The rarer events, built as the SDK's own models (``construct``, as the SDK does) and mapped.
 _EVENT_MODELS: Final[dict[str, type[Any]]] = {
-    "response.output_item.added": ResponseOutputItemAddedEvent,
     "response.function_call_arguments.done": ResponseFunctionCallArgumentsDoneEvent,
-    "response.output_item.done": ResponseOutputItemDoneEvent,
-    "response.completed": ResponseCompletedEvent,
     "response.failed": ResponseFailedEvent,
     "response.incomplete": ResponseIncompleteEvent,
     "error": ResponseErrorEvent,

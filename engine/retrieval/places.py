@@ -168,7 +168,8 @@ def place_code(place: Place) -> str:
     return _CODES.get(place.name, "US")
 
 
-def _compile() -> list[tuple[re.Pattern[str], str, PlaceKind]]:
+def _compile() -> list[tuple[str, re.Pattern[str], str, PlaceKind]]:
+    """(first word in lower case, pattern, place, kind) per spelling, longest spelling first."""
     entries: list[tuple[str, str, PlaceKind]] = []
     for display, (kind, spellings) in _GAZETTEER.items():
         entries += [(spelling, display, kind) for spelling in spellings]
@@ -181,10 +182,15 @@ def _compile() -> list[tuple[re.Pattern[str], str, PlaceKind]]:
         exact_case = spelling.startswith("*") or (spelling.isupper() and len(spelling) <= 3)
         text = spelling.lstrip("*")
         pattern = r"(?<![\w.])" + re.escape(text) + r"(?![\w])"
-        compiled.append((re.compile(pattern, 0 if exact_case else re.IGNORECASE), display, kind))
+        first = _WORD.match(text)
+        if first is None:
+            raise ValueError(f"a place's spelling must start with a letter: {spelling!r}")
+        flags = 0 if exact_case else re.IGNORECASE
+        compiled.append((first.group().lower(), re.compile(pattern, flags), display, kind))
     return compiled
 
 
+_WORD: Final = re.compile(r"\w+")
 _PATTERNS: Final = _compile()
 
 
@@ -192,7 +198,12 @@ def find_places(question: str) -> list[Place]:
     """Places named in ``question``, in order, each span counted once (longest name wins)."""
     taken: list[tuple[int, int]] = []
     found: list[Place] = []
-    for pattern, display, kind in _PATTERNS:
+    # A spelling can only match where its first word is a whole word of the question: the
+    # question's words, read once, decide which of the ~200 patterns are run at all.
+    words = {word.lower() for word in _WORD.findall(question)}
+    for first, pattern, display, kind in _PATTERNS:
+        if first not in words:
+            continue
         for match in pattern.finditer(question):
             if any(match.start() < end and start < match.end() for start, end in taken):
                 continue

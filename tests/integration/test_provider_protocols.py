@@ -1,12 +1,14 @@
 """Every provider through its real SDK over real HTTP to the stand-in, protocol by protocol.
 
 The same scripted replies go to the OpenAI Responses, OpenAI chat-completions and Anthropic
-Messages providers; each must turn its protocol into the same chunks.
+Messages providers, each on both HTTP stacks the SDKs offer (aiohttp, the default here, and
+httpx; ADR 0038); each must turn its protocol into the same chunks.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -30,16 +32,19 @@ pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 KEY = "sk-test-protocols-SECRET"
 CAPTURE = {"concepts": [{"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "VAT"}]}
 PROTOCOLS = ["responses", "chat", "anthropic"]
+STACKS = ["aiohttp", "httpx"]
 PATHS = {"responses": "/v1/responses", "chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
 
 
-def build(protocol: str, standin: Standin, **extra: Any) -> LlmProvider:
+def build(protocol: str, standin: Standin | str, **extra: Any) -> LlmProvider:
+    """``standin``: the stand-in, or the base URL of a server that is not one."""
     options: dict[str, Any] = {"api_key": KEY, "max_retries": 0, "timeout": 10.0, **extra}
+    url = standin if isinstance(standin, str) else standin.url
     if protocol == "responses":
-        return OpenAIResponsesProvider(base_url=standin.openai_url, **options)
+        return OpenAIResponsesProvider(base_url=f"{url}/v1", **options)
     if protocol == "chat":
-        return OpenAIChatProvider(base_url=standin.openai_url, **options)
-    return AnthropicMessagesProvider(base_url=standin.url, **options)
+        return OpenAIChatProvider(base_url=f"{url}/v1", **options)
+    return AnthropicMessagesProvider(base_url=url, **options)
 
 
 def request(**overrides: Any) -> LlmRequest:
@@ -68,11 +73,43 @@ def server(standin: Standin) -> StandinServer:
     return standin.server
 
 
-@pytest.fixture(params=PROTOCOLS)
+@pytest.fixture(params=[(p, s) for p in PROTOCOLS for s in STACKS], ids="-".join)
 async def provider(request: pytest.FixtureRequest, standin: Standin) -> AsyncIterator[LlmProvider]:
-    made = build(request.param, standin)
+    protocol, stack = request.param
+    made = build(protocol, standin, http_client=stack)
     yield made
     await made.aclose()
+
+
+@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_refused_connection_is_unreachable_not_a_timeout(protocol, stack):
+    # aiohttp's errors reach the SDKs as a connect timeout; the provider reads the cause.
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    made = build(protocol, f"http://127.0.0.1:{port}", http_client=stack)
+    try:
+        chunks = await collect(made)
+    finally:
+        await made.aclose()
+    assert [(c.code, c.type) for c in chunks if isinstance(c, Error)] == [
+        ("provider_unreachable", "error")
+    ]
+    assert len(chunks) == 1
+
+
+@pytest.mark.parametrize("stack", STACKS)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_a_server_slower_than_the_timeout_is_a_timeout(protocol, stack, standin, server):
+    server.script(Reply(text=["late"], delay_before_headers=1.5))
+    made = build(protocol, standin, http_client=stack, timeout=0.3)
+    try:
+        chunks = await collect(made)
+    finally:
+        await made.aclose()
+    assert [c.code for c in chunks if isinstance(c, Error)] == ["provider_timeout"]
+    assert len(chunks) == 1
 
 
 async def collect(provider: LlmProvider, req: LlmRequest | None = None) -> list[StreamChunk]:

@@ -242,3 +242,99 @@ async def one_turn(tmp_path, provider):
         return [event async for event in container.engine.run_turn(request)]
     finally:
         await container.aclose()
+
+
+class CountingScanner(EmailOnlyScanner):
+    """Records every text handed to PII detection."""
+
+    def __init__(self):
+        self.scanned: list[str] = []
+
+    def detect(self, text):
+        self.scanned.append(text)
+        return super().detect(text)
+
+
+class PacedProvider(ScriptedProvider):
+    """Its script with a pause before each chunk (the journal gets its turns)."""
+
+    async def stream(self, request):
+        self.requests.append(request)
+        for chunk in self.script:
+            await asyncio.sleep(0.005)
+            yield chunk
+
+
+async def _real_egress_engine(tmp_path, provider, detector, **settings):
+    return await bootstrap(
+        Settings(data_dir=tmp_path, log_json=False, ingestion_worker=False, **settings),
+        conversations=SqliteConversationStore(tmp_path / "c.db", stream_lease_seconds=0.05),
+        pii_scanner=EmailOnlyScanner(),
+        egress_detector=detector,
+        lexicon=ConceptLexicon(),
+        ingestion=InMemoryIngestionQueue(),
+        providers={"scripted": provider},
+        router=LlmRouter(Route("scripted", "m")),
+    )
+
+
+async def test_checkpoints_write_the_text_so_far_without_scanning_it(tmp_path):
+    """The question and the final answer are scanned once each; the checkpoints in between
+    (one per chunk here) hand the PII detector nothing (ADR 0038)."""
+    chunks = [Text(f"part {n} of the answer, mary@example.ie. ") for n in range(40)]
+    provider = PacedProvider(script=(*chunks, Done()))
+    detector = CountingScanner()
+    container = await _real_egress_engine(
+        tmp_path, provider, detector, answer_write_interval_seconds=0.001, answer_write_min_chars=1
+    )
+    checkpoints = []
+    original = container.conversations.checkpoint_answer
+
+    async def counted(*args, **kwargs):
+        checkpoints.append(args[3])
+        return await original(*args, **kwargs)
+
+    container.conversations.checkpoint_answer = counted
+    try:
+        request = TurnRequest("acme", "alice", "What is the VAT rate?")
+        events = [event async for event in container.engine.run_turn(request)]
+        answer = "".join(str(c.delta) for c in chunks)
+        assert events[-1].status == "complete"
+        conversation_id = events[0].conversation_id
+        [_, stored] = await container.conversations.recent_messages(
+            "acme", conversation_id, 10, user_id="alice"
+        )
+    finally:
+        await container.aclose()
+    assert len(checkpoints) >= 2 and all(answer.startswith(text) for text in checkpoints)
+    assert detector.scanned == ["What is the VAT rate?", answer]
+    assert stored.content == answer and "mary@example.ie" not in stored.content_sanitised
+
+
+async def test_an_interrupted_answer_reaches_the_next_prompt_sanitised(tmp_path):
+    """Its process died before the final save: the checkpoint kept what the user saw, and the
+    next turn sanitises it before it goes to the model as history."""
+    provider = ScriptedProvider()
+    container = await _real_egress_engine(tmp_path, provider, EmailOnlyScanner())
+    store = container.conversations
+    try:
+        conversation = await store.create_conversation("acme", "alice")
+        _, answer = await store.save_turn(
+            "acme", conversation.id, begun(), ConversationContext(), user_id="alice"
+        )
+        partial = "Write to mary@example.ie and ask"
+        await store.checkpoint_answer(
+            "acme", conversation.id, answer.id, partial, "", user_id="alice"
+        )
+        await asyncio.sleep(0.1)  # the lease passes: the answer reads as interrupted
+        request = TurnRequest("acme", "alice", "And then?", conversation_id=conversation.id)
+        events = [event async for event in container.engine.run_turn(request)]
+        assert events[-1].status == "complete"
+        [sent] = provider.requests
+        history = [m.content for m in sent.messages if m.role == "assistant"]
+        assert history == ["Write to [EMAIL_ADDRESS_1] and ask"]
+        assert all("mary@example.ie" not in m.content for m in sent.messages)
+        stored = await store.recent_messages("acme", conversation.id, 10, user_id="alice")
+        assert (stored[1].content, stored[1].status) == (partial, "interrupted")
+    finally:
+        await container.aclose()

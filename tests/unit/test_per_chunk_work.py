@@ -1,9 +1,9 @@
 """Per-chunk work is O(chunk), not O(answer so far) (ADR 0029).
 
 Work is counted, not timed: the memory a chunk's handling allocates (``tracemalloc``'s peak
-while it runs: a join or concatenation of the whole answer allocates the whole answer), and
-the characters the checkpoints hand to the PII sanitiser. Both must stay flat as the answer
-grows from a few hundred characters to a few hundred thousand.
+while it runs: a join or concatenation of the whole answer allocates the whole answer) must
+stay flat as the answer grows from a few hundred characters to a few hundred thousand.
+Checkpoints scan nothing for PII (ADR 0038; ``tests/integration/test_streamed_answers.py``).
 """
 
 import tracemalloc
@@ -76,41 +76,3 @@ def test_a_whole_answer_join_per_chunk_is_what_the_count_catches() -> None:
 
     early, late = _per_chunk_peaks(handle)
     assert late > early + len(DELTA) * GROWN / 2
-
-
-async def test_checkpoints_scan_each_paragraph_once_however_long_the_answer() -> None:
-    record = _record()
-    scanned: list[int] = []
-
-    async def sanitise(text: str) -> str:
-        scanned.append(len(text))
-        return text.replace("Mary", "[PERSON_1]")
-
-    paragraph = "Mary asked about VAT. " * 4 + "\n\n"
-    checkpoints = 400
-    for _ in range(checkpoints):  # a checkpoint after every paragraph: the worst case
-        record.add_text(paragraph)
-        answer, sanitised = await record.sanitised_answer(sanitise)
-    assert answer == paragraph * checkpoints
-    assert sanitised == answer.replace("Mary", "[PERSON_1]")
-    # Each paragraph scanned once: linear in the answer, not quadratic (a rescan of the whole
-    # answer at every checkpoint would scan ~200 times the answer's length here).
-    assert sum(scanned) <= 2 * len(answer)
-
-
-async def test_a_checkpoint_rescans_only_the_unfinished_paragraph() -> None:
-    record = _record()
-    seen: list[str] = []
-
-    async def sanitise(text: str) -> str:
-        seen.append(text)
-        return text.upper()
-
-    record.add_text("first paragraph.\n\nsecond, still")
-    assert await record.sanitised_answer(sanitise) == (
-        "first paragraph.\n\nsecond, still",
-        "FIRST PARAGRAPH.\n\nSECOND, STILL",
-    )
-    record.add_text(" going")
-    assert (await record.sanitised_answer(sanitise))[1] == "FIRST PARAGRAPH.\n\nSECOND, STILL GOING"
-    assert seen == ["first paragraph.\n\n", "second, still", "second, still going"]
