@@ -11,16 +11,56 @@ to come back (or go to another worker behind the load balancer).
 A slot is held from admission until the turn's response has ended (its stream closed,
 whichever way); background work a turn leaves behind (its final save, a late capture) does
 not hold one. :meth:`Admitted.release` is idempotent.
+
+A count alone cannot know how many turns a worker can carry: that depends on the machine, the
+answers' length and what else runs. So the gate also watches the worker itself: a
+:class:`LoopLag` task measures how late the event loop wakes from its timers, and while it
+runs later than ``max_lag`` a new turn is refused at once — every admitted turn's chunks are
+waiting that long behind the others. Below ``lag_floor`` turns in flight the lag is not
+consulted (a lone turn is never refused because an index rebuild made the loop late).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from typing import Protocol
 
 from errors import Overloaded
 
-__all__ = ["Admitted", "TurnAdmission"]
+__all__ = ["Admitted", "Lag", "LoopLag", "TurnAdmission"]
+
+
+class Lag(Protocol):
+    @property
+    def current(self) -> float:
+        """Seconds the event loop runs behind its timers, lately."""
+        ...
+
+
+class LoopLag:
+    """How late this event loop runs: a task sleeps ``interval`` again and again and records by
+    how much each wake-up came late; :attr:`current` is the largest of the last ``window``.
+
+    A loop that has more ready work than one core runs every callback late — timers, a
+    socket's data, a stream's next chunk — by about the same amount: this is that amount.
+    """
+
+    def __init__(self, interval: float = 0.02, window: int = 5) -> None:
+        self.interval = interval
+        self._recent: deque[float] = deque([0.0], maxlen=window)
+
+    @property
+    def current(self) -> float:
+        return max(self._recent)
+
+    async def run(self) -> None:
+        """Measure until cancelled."""
+        loop = asyncio.get_running_loop()
+        while True:
+            start = loop.time()
+            await asyncio.sleep(self.interval)
+            self._recent.append(max(0.0, loop.time() - start - self.interval))
 
 
 class Admitted:
@@ -41,12 +81,22 @@ class Admitted:
 class TurnAdmission:
     """At most ``limit`` turns in flight; a FIFO queue bounded in time, then ``Overloaded``."""
 
-    def __init__(self, limit: int, queue_timeout: float, *, retry_after: int = 1) -> None:
+    def __init__(
+        self,
+        limit: int,
+        queue_timeout: float,
+        *,
+        retry_after: int = 1,
+        lag: Lag | None = None,
+        max_lag: float = 0.0,
+        lag_floor: int = 32,
+    ) -> None:
         if limit < 1:
             raise ValueError("the turn limit must be at least 1")
         self.limit = limit
         self.queue_timeout = queue_timeout
         self.retry_after = retry_after
+        self.lag, self.max_lag, self.lag_floor = lag, max_lag, lag_floor  # max_lag 0: not used
         self.refused = 0  # turns refused since start (a counter for metrics)
         self._in_flight = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
@@ -60,7 +110,11 @@ class TurnAdmission:
         return sum(1 for waiter in self._waiters if not waiter.done())
 
     async def admit(self) -> Admitted:
-        """A slot now, or within ``queue_timeout``; else raises :class:`errors.Overloaded`."""
+        """A slot now, or within ``queue_timeout``; else raises :class:`errors.Overloaded`.
+        Refused at once while the loop runs later than ``max_lag`` (with ``lag_floor`` turns or
+        more in flight)."""
+        if self._lagging():
+            raise self._overloaded(busy=True)
         if self._in_flight < self.limit and not self.queued:
             self._in_flight += 1
             return Admitted(self)
@@ -93,12 +147,19 @@ class TurnAdmission:
                 return
         self._in_flight -= 1
 
-    def _overloaded(self) -> Overloaded:
+    def _lagging(self) -> bool:
+        if self.lag is None or self.max_lag <= 0 or self._in_flight < self.lag_floor:
+            return False
+        return self.lag.current > self.max_lag
+
+    def _overloaded(self, *, busy: bool = False) -> Overloaded:
         self.refused += 1
-        return Overloaded(
-            f"this worker has {self.limit} chat turns in flight; retry shortly",
-            retry_after=self.retry_after,
+        why = (
+            f"this worker is saturated ({self._in_flight} chat turns in flight)"
+            if busy
+            else f"this worker has {self.limit} chat turns in flight"
         )
+        return Overloaded(f"{why}; retry shortly", retry_after=self.retry_after)
 
 
 def _handed_over(waiter: asyncio.Future[None]) -> bool:

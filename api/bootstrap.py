@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict, Unpack
@@ -24,7 +24,7 @@ from typing import TypedDict, Unpack
 import structlog
 from redis.asyncio import Redis
 
-from api.admission import TurnAdmission
+from api.admission import LoopLag, TurnAdmission
 from api.providers import build_providers, build_router
 from api.settings import Settings, unknown_variables
 from api.tokens import SupabaseTokens
@@ -283,8 +283,23 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         admission=TurnAdmission(
             settings.max_turns_in_flight, settings.admission_queue_seconds,
             retry_after=settings.overloaded_retry_after_seconds,
+            lag=await _loop_lag(stack), max_lag=settings.admission_max_loop_lag_ms / 1000,
         ),
     )  # fmt: skip
+
+
+async def _loop_lag(stack: AsyncExitStack) -> LoopLag:
+    """The event loop's lag, measured for admission control while the app runs (ADR 0030)."""
+    lag = LoopLag()
+    monitor = asyncio.get_running_loop().create_task(lag.run(), name="regintel-loop-lag")
+
+    async def stop() -> None:
+        monitor.cancel()
+        with suppress(asyncio.CancelledError):
+            await monitor
+
+    stack.push_async_callback(stop)
+    return lag
 
 
 async def _close(stack: AsyncExitStack, deadline: float) -> None:

@@ -202,6 +202,13 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a turn beyond the limit waits for a slot before 503 overloaded.",
     )
+    admission_max_loop_lag_ms: float = Field(
+        default=25.0,
+        ge=0,
+        description="With 32 or more turns in flight, a new turn is refused (503 overloaded) "
+        "while the worker's event loop runs this many ms late or more: its streams are "
+        "saturating the worker. 0 turns it off (ADR 0030).",
+    )
     overloaded_retry_after_seconds: int = Field(
         default=1, ge=1, description="Retry-After of a 503 overloaded."
     )

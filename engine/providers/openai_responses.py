@@ -126,7 +126,8 @@ class OpenAIResponsesProvider:
             # The SDK's generic POST (its "undocumented endpoints" API): same client, retries,
             # errors and SSE decoding as responses.create(), but the events stay plain dicts,
             # so a text delta costs a dict lookup instead of building a typed model per token
-            # (ADR 0029); the rare structural events are built as the SDK's models below.
+            # (ADR 0029); of the other events only what is used is built as the SDK's models
+            # (a function call's item, the usage, a failure; ADR 0038).
             events = await self._client.post(
                 "/responses",
                 body=body,

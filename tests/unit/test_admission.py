@@ -1,10 +1,11 @@
 """Admission control: at most ``limit`` turns, a FIFO queue bounded in time, then 503."""
 
 import asyncio
+import time
 
 import pytest
 
-from api.admission import TurnAdmission
+from api.admission import LoopLag, TurnAdmission
 from errors import Overloaded
 
 pytestmark = [pytest.mark.unit, pytest.mark.anyio]
@@ -62,3 +63,47 @@ async def test_no_queue_refuses_at_once() -> None:
     with pytest.raises(Overloaded):
         await gate.admit()
     held.release()
+
+
+class FixedLag:
+    def __init__(self, seconds: float) -> None:
+        self.current = seconds
+
+
+async def test_a_late_loop_refuses_new_turns_at_once_above_the_floor() -> None:
+    lag = FixedLag(0.2)
+    gate = TurnAdmission(100, 5.0, retry_after=3, lag=lag, max_lag=0.02, lag_floor=2)
+    held = [await gate.admit(), await gate.admit()]  # under the floor: the lag is not asked
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    with pytest.raises(Overloaded) as refused:
+        await gate.admit()  # refused without queueing, although slots are free
+    assert loop.time() - start < 0.5 and refused.value.retry_after == 3
+    assert "saturated" in refused.value.message and gate.refused == 1
+    lag.current = 0.005  # the loop caught up: admitted again
+    held.append(await gate.admit())
+    assert gate.in_flight == 3
+    for slot in held:
+        slot.release()
+
+
+async def test_without_a_lag_limit_only_the_count_applies() -> None:
+    gate = TurnAdmission(3, 0.0, lag=FixedLag(10.0), max_lag=0.0, lag_floor=0)
+    slots = [await gate.admit() for _ in range(3)]
+    with pytest.raises(Overloaded) as refused:
+        await gate.admit()
+    assert "3 chat turns in flight" in refused.value.message
+    for slot in slots:
+        slot.release()
+
+
+async def test_loop_lag_sees_a_loop_that_is_blocked() -> None:
+    lag = LoopLag(interval=0.01, window=3)
+    monitor = asyncio.create_task(lag.run())
+    try:
+        await asyncio.sleep(0.05)
+        time.sleep(0.12)  # noqa: ASYNC251 - the point: the loop is stuck, the wake-up is late
+        await asyncio.sleep(0.02)
+        assert lag.current >= 0.1
+    finally:
+        monitor.cancel()
