@@ -74,7 +74,7 @@ def principal_from_claims(claims: Mapping[str, Any], tenant_claim: str = "tenant
 
 async def authenticate(request: Request) -> Principal:
     """The caller, from ``Authorization: Bearer`` (a token or a dev key) or ``X-API-Key``."""
-    container = get_container(request)
+    container = await get_container(request)
     settings = container.settings
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     bearer = value.strip() if scheme.lower() == "bearer" else None

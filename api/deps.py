@@ -15,8 +15,10 @@ from api.bootstrap import Container
 __all__ = ["ContainerDep", "get_container"]
 
 
-def get_container(request: Request) -> Container:
-    """The container the lifespan built (``app.state.container``)."""
+async def get_container(request: Request) -> Container:
+    """The container the lifespan built (``app.state.container``). ``async``, though it awaits
+    nothing: FastAPI runs a plain ``def`` dependency in its thread pool, a thread hop per
+    request for an attribute read."""
     return cast(Container, request.app.state.container)
 
 
