@@ -443,21 +443,17 @@ class ChangeDetector:
         self._sent.update(sent)
         return _Record(patch.seq, patch, reviewed)
 
-    def _not_visible_yet(self, node_id: str, node: GraphNode | None, batch: _Batch) -> bool:
+    @staticmethod
+    def _not_visible_yet(node_id: str, node: GraphNode | None, batch: _Batch) -> bool:
         """Whether the read does not show the write this batch was told of: the node is
         missing (and not deleted) or older than the notice (another process announced a write
-        this connection cannot see yet). Its versions are forgotten, so the catch-up, which
-        finds only what is stored, brings it once it is visible (instead of a stale read
-        being sent, or a quarantined one dropped, and the version marked seen for good)."""
+        this connection cannot see yet). It is left out of the patch (not sent stale, nor as a
+        removal); the catch-up sends it once it is visible, since its stored state was never
+        sent (:meth:`_unsent`)."""
         stamp = batch.stamps.get(node_id, "")
-        state = "" if node is None else str(node.properties.get("updated_at", ""))
-        stale = (node is None and node_id not in batch.removed) or (
-            node is not None and bool(stamp) and state < stamp
-        )
-        if stale:
-            key = f"n\x1f{node_id}"
-            self._seen = {v for v in self._seen if v[0] != key} if stamp else self._seen
-        return stale
+        if node is None:
+            return node_id not in batch.removed
+        return bool(stamp) and str(node.properties.get("updated_at", "")) < stamp
 
     # -- subscribers ------------------------------------------------------------------------
 
