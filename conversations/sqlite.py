@@ -4,11 +4,17 @@ The algorithms are :class:`~conversations.sql_store.SqlConversationStore`'s; thi
 the SQLite dialect (the shared statements with unqualified tables; timestamps as ISO text,
 lists and objects as JSON text) and the unit of work.
 
-One connection, used from one worker thread of the store's own, so statements run in the order
-they were issued even when a caller is cancelled half-way (a ``ROLLBACK`` never overtakes an
-``INSERT`` still queued). Units of work take an ``asyncio.Lock`` and ``BEGIN IMMEDIATE``, so
-they never interleave and other processes' writers wait (``busy_timeout``); WAL mode keeps
-other processes' readers unblocked. SQLite errors become
+One connection. Its statements run on the event loop itself: ours take microseconds, and a hop
+to a worker thread cost far more than the statement (the hop, then the two threads handing the
+GIL back and forth: ~5 ms of CPU per turn at ~23 statements a turn, ADR 0039). A statement
+that would wait runs in the store's one worker thread instead: opening the file and the
+migrations, and a ``BEGIN IMMEDIATE`` that finds another process writing (inline the
+connection never waits, ``busy_timeout`` 0; the thread waits up to ``busy_timeout_ms``). While
+a thread call runs, later calls queue behind it on the same thread, so statements run in the
+order they were issued even when a caller is cancelled half-way (a ``ROLLBACK`` never
+overtakes an ``INSERT`` still running). Units of work take an ``asyncio.Lock`` and
+``BEGIN IMMEDIATE``, so they never interleave; WAL mode keeps other processes' readers
+unblocked. SQLite errors become
 :class:`errors.ConversationStoreUnavailable`. Migrations are the ``schema/sql/sqlite/*.sql``
 files, applied in name order and recorded in ``schema_migrations``.
 """
@@ -19,11 +25,11 @@ import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from conversations.sql_store import SqlConversationStore
 from conversations.statements import Statements
@@ -65,13 +71,20 @@ class SqliteConversationStore(SqlConversationStore):
     dialect = SQLITE
 
     def __init__(
-        self, path: Path, *, migrations: Path = MIGRATIONS, stream_lease_seconds: float = 30.0
+        self,
+        path: Path,
+        *,
+        migrations: Path = MIGRATIONS,
+        stream_lease_seconds: float = 30.0,
+        busy_timeout_ms: int = 5000,
     ) -> None:
         self.stream_lease = stream_lease_seconds
         self._path = path
         self._migrations = migrations
+        self._busy_timeout_ms = busy_timeout_ms
         self._conn: sqlite3.Connection | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._behind: Future[Any] | None = None  # the last call given to the thread
         self._lock = asyncio.Lock()
 
     # -- plumbing --------------------------------------------------------------------------
@@ -88,7 +101,7 @@ class SqliteConversationStore(SqlConversationStore):
                     # commit, which cost ~0.3 ms a commit, several per turn (ADR 0038).
                     conn.execute("PRAGMA synchronous=NORMAL")
                     conn.execute("PRAGMA foreign_keys=ON")
-                    conn.execute("PRAGMA busy_timeout=5000")
+                    conn.execute("PRAGMA busy_timeout=0")  # inline never waits (see _call)
                 except sqlite3.Error:
                     conn.close()
                     raise
@@ -99,17 +112,40 @@ class SqliteConversationStore(SqlConversationStore):
         return self._conn
 
     async def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """Run ``work`` on the connection in the store's worker thread, in issue order."""
-
-        def guarded() -> _T:
+        """Run ``work`` on the connection, in issue order: on the event loop when it need not
+        wait, else in the store's worker thread (the module's docstring says when)."""
+        conn = self._conn
+        if conn is not None and (self._behind is None or self._behind.done()):
             try:
-                return work(self._connect())
+                return work(conn)
+            except sqlite3.OperationalError as exc:
+                # Another process holds the write lock. Nothing ran (a statement is atomic;
+                # a BEGIN that failed began nothing): the thread runs it again, waiting.
+                if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:  # BUSY and its kinds
+                    raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
+        return await self._in_thread(work)
+
+    async def _in_thread(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        def waiting() -> _T:
+            try:
+                conn = self._connect()
+                conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_ms)}")
+                try:
+                    return work(conn)
+                finally:
+                    conn.execute("PRAGMA busy_timeout=0")
             except sqlite3.Error as exc:
                 raise ConversationStoreUnavailable(f"conversation store: {exc}") from exc
 
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="regintel-sqlite")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, guarded)
+        # The thread's own future: done only when the work really ended (a cancelled caller's
+        # asyncio wrapper is done at once, while the statement still runs).
+        behind = self._executor.submit(waiting)
+        self._behind = behind
+        return await asyncio.wrap_future(behind)
 
     @asynccontextmanager
     async def unit_of_work(
@@ -127,7 +163,7 @@ class SqliteConversationStore(SqlConversationStore):
                 begin, begun = not begun, True
 
                 def work(conn: sqlite3.Connection) -> Result:
-                    if begin:
+                    if begin and not conn.in_transaction:  # may run twice (see _call)
                         conn.execute("BEGIN IMMEDIATE")
                     cursor = conn.execute(statement, params)
                     return Result(cursor.rowcount, [dict(row) for row in cursor.fetchall()])
@@ -149,7 +185,7 @@ class SqliteConversationStore(SqlConversationStore):
         """Open the file and apply pending migrations; close it again if that fails."""
         try:
             async with self._lock:
-                await self._call(self._migrate)
+                await self._in_thread(self._migrate)  # may be long: off the loop
         except BaseException:
             await self.aclose()
             raise

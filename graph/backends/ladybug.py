@@ -403,7 +403,12 @@ class LadybugGraphStore:
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         if not ids:
             return []
-        rows = await self._read("MATCH (n) WHERE n.id IN $ids RETURN n", {"ids": list(ids)})
+        # One primary-key lookup per id: `WHERE n.id IN $ids` scanned every node (2.7 ms
+        # against 0.3 ms on the seeded graph of ~2,200 nodes, ADR 0039).
+        rows = await self._read(
+            f"UNWIND $ids AS i MATCH (n:{NODE_TABLE} {{id: i}}) RETURN n",
+            {"ids": list(dict.fromkeys(ids))},
+        )
         return [_node_from_row(row[0]) for row in rows]
 
     async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:

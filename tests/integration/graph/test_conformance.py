@@ -232,6 +232,14 @@ async def test_an_id_given_twice_with_two_labels_is_rejected_and_nothing_is_writ
     assert await store.get_nodes([node_id, other]) == []
 
 
+async def test_get_nodes_returns_each_stored_node_once(store: GraphStore) -> None:
+    a, b, missing = uid("TAX:IE:A"), uid("TAX:IE:B"), uid("TAX:IE:MISSING")
+    await store.upsert_nodes([concept(a), concept(b)], ts(0))
+    found = await store.get_nodes([b, missing, a, b])
+    assert sorted(n.id for n in found) == sorted([a, b])
+    assert await store.get_nodes([missing]) == []
+
+
 @pytest.mark.parametrize("stamp", ["created_at", "updated_at"])
 async def test_writes_cannot_set_timestamps(store: GraphStore, stamp: str) -> None:
     a, b = uid("TAX:IE:A"), uid("TAX:IE:B")
