@@ -18,17 +18,26 @@ answers' length and what else runs. So the gate also watches the worker itself: 
 runs later than ``max_lag`` a new turn is refused at once — every admitted turn's chunks are
 waiting that long behind the others. Below ``lag_floor`` turns in flight the lag is not
 consulted (a lone turn is never refused because an index rebuild made the loop late).
+
+:class:`ChatAdmission` is where a turn takes its slot: a pure ASGI middleware, outermost, so
+a refusal costs the worker almost nothing — no routing, body, authentication or rate limit
+read first — when refusing is all it has the time for (ADR 0030, second addendum).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from typing import Protocol
 
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from api.errors import error_body
 from errors import Overloaded
 
-__all__ = ["Admitted", "Lag", "LoopLag", "TurnAdmission"]
+__all__ = ["Admitted", "ChatAdmission", "Lag", "LoopLag", "TurnAdmission"]
 
 
 class Lag(Protocol):
@@ -160,6 +169,52 @@ class TurnAdmission:
             else f"this worker has {self.limit} chat turns in flight"
         )
         return Overloaded(f"{why}; retry shortly", retry_after=self.retry_after)
+
+
+class ChatAdmission:
+    """Pure ASGI middleware: ``POST {path}`` runs only with a slot of the app's
+    :class:`TurnAdmission`, held until the response has ended, however it ends.
+
+    The slot is taken before anything reads the request, and released when the app's call
+    returns — for the turn's SSE response that is when its stream has closed (completed, failed
+    or the client gone); for a request refused further in (401, 422, 404...) at once. A refused
+    turn gets 503 ``overloaded`` with ``Retry-After`` and the JSON error body; nothing else of
+    the app has run. Other paths and methods pass through untouched.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        admission: Callable[[Scope], TurnAdmission | None],
+        path: str = "/api/chat",
+    ) -> None:
+        self.app = app
+        self._admission = admission  # the running app's gate, read per request (lifespan)
+        self._path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self._path:
+            await self.app(scope, receive, send)
+            return
+        gate = self._admission(scope)
+        if gate is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            admitted = await gate.admit()
+        except Overloaded as exc:
+            refusal = JSONResponse(
+                error_body(exc.code, exc.public_message),
+                status_code=exc.status_code,
+                headers={"Retry-After": str(exc.retry_after)},
+            )
+            await refusal(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            admitted.release()
 
 
 def _handed_over(waiter: asyncio.Future[None]) -> bool:

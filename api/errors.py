@@ -89,8 +89,9 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         "cannot be fetched; the message "
         "is a fixed sentence (the driver's error is logged, never sent). `overloaded` "
         "(`POST /api/chat`): the worker has REGINTEL_MAX_TURNS_IN_FLIGHT turns in flight and "
-        "none ended within REGINTEL_ADMISSION_QUEUE_SECONDS; `Retry-After` says how many "
-        "seconds to wait. Sent before any stream starts."
+        "none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs late; "
+        "`Retry-After` says how many seconds to wait. Checked before the request is "
+        "authenticated or read; sent before any stream starts."
     ),
 }
 

@@ -6,14 +6,12 @@ import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.types import Receive, Scope, Send
 
-from api.admission import Admitted
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from api.errors import ErrorBody
@@ -68,9 +66,12 @@ Comment frames (`: heartbeat`) are sent while the stream waits. Errors found bef
 starts (bad input, unknown conversation) are ordinary JSON error responses."""
 
 OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams REGINTEL_MAX_TURNS_IN_FLIGHT
-turns and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS (admission control, ADR 0030).
-Sent before any stream starts, with a `Retry-After` header (seconds); nothing was stored or
-sent upstream. `graph_unavailable` / `conversation_store_unavailable`: a store is down."""
+turns and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs more than
+REGINTEL_ADMISSION_MAX_LOOP_LAG_MS late (admission control, ADR 0030). Checked first, before
+the request is authenticated or its body read: an overloaded worker answers this to any chat
+request. Sent before any stream starts, with a `Retry-After` header (seconds); nothing was
+stored or sent upstream. `graph_unavailable` / `conversation_store_unavailable`: a store is
+down."""
 
 
 class ChatRequest(BaseModel):
@@ -132,48 +133,25 @@ async def chat(
     container: ContainerDep,
     principal: Annotated[Principal, Depends(authenticate)],
 ) -> EventSourceResponse:
-    # Admission first (503 overloaded, nothing read or stored), then prepare(), which raises
-    # before any event: bad input, a refused mode and unknown ids become ordinary JSON 4xx
-    # responses through the error handlers.
-    admitted = await container.admission.admit() if container.admission else None
-    try:
-        prepared = await container.engine.prepare(
-            TurnRequest(
-                tenant_id=principal.tenant_id,
-                user_id=principal.user_id,
-                message=body.message,
-                conversation_id=body.conversationId,
-                egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
-                as_at=body.asAt,
-            )
+    # The turn holds an admission slot already (api.admission.ChatAdmission, ADR 0030).
+    # prepare() raises before any event: bad input, a refused mode and unknown ids become
+    # ordinary JSON 4xx responses through the error handlers.
+    prepared = await container.engine.prepare(
+        TurnRequest(
+            tenant_id=principal.tenant_id,
+            user_id=principal.user_id,
+            message=body.message,
+            conversation_id=body.conversationId,
+            egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
+            as_at=body.asAt,
         )
-    except BaseException:
-        if admitted is not None:
-            admitted.release()
-        raise
-    return _AdmittedEventSource(
-        admitted,
+    )
+    return EventSourceResponse(
         _frames(container.engine.stream(prepared)),
         ping=container.settings.heartbeat_seconds,
         ping_message_factory=heartbeat,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
-
-
-class _AdmittedEventSource(EventSourceResponse):
-    """The turn's SSE response; its admission slot is released when the response ends, however
-    it ends (a generator that never started has no ``finally`` to do it)."""
-
-    def __init__(self, admitted: Admitted | None, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._admitted = admitted
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            if self._admitted is not None:
-                self._admitted.release()
 
 
 async def _frames(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[ServerSentEvent]:

@@ -14,7 +14,7 @@ from api.app import create_app
 from api.settings import Settings
 from engine.providers.standin import Pacing
 from tests.support.server import running_server, sse_events
-from tests.support.standin import running_standin
+from tests.support.standin import eventually, running_standin
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -96,3 +96,49 @@ def test_the_openapi_schema_documents_overloaded_with_retry_after(seeded_data_di
     response = schema["paths"]["/api/chat"]["post"]["responses"]["503"]
     assert "overloaded" in response["description"]
     assert "Retry-After" in response["headers"]
+
+
+async def test_an_overloaded_worker_refuses_before_reading_the_request(stack):
+    """The slot is taken first (ADR 0030): while the limit is full, a request without
+    credentials or with a body that would be a 422 is refused as overloaded too — the
+    refusal authenticated, parsed and stored nothing."""
+    base, llm = stack
+    outcomes: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                for _ in range(LIMIT):
+                    group.start_soon(turn, client, outcomes)
+                # both turns are streaming: the limit is full
+                await eventually(lambda: len(llm.received) >= LIMIT, seconds=30)
+                anonymous = await client.post("/api/chat", json={"message": "VAT?"})
+                malformed = await client.post("/api/chat", headers=ALICE, content=b"{not json")
+                listed = await client.get("/api/conversations", headers=ALICE)
+        for refused in (anonymous, malformed):
+            assert refused.status_code == 503
+            assert refused.json()["error"]["code"] == "overloaded"
+            assert refused.headers["retry-after"] == "3"
+        assert listed.status_code == 200  # only chat turns are gated
+        assert [o["status"] for o in outcomes] == [200] * LIMIT
+        assert len(llm.received) == LIMIT
+
+
+async def test_a_request_refused_further_in_gives_its_slot_back(stack):
+    """401, 422 and 404 end the request inside the app: each releases the slot it held, so
+    after more of them than the limit a turn is still admitted."""
+    base, _ = stack
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        for _ in range(LIMIT + 1):
+            assert (await client.post("/api/chat", json={"message": "VAT?"})).status_code == 401
+            bad = await client.post("/api/chat", headers=ALICE, json={"message": ""})
+            assert bad.status_code == 422
+            unknown = await client.post(
+                "/api/chat", headers=ALICE, json={"message": "VAT?", "conversationId": "nope"}
+            )
+            assert unknown.status_code == 404
+        outcomes: list[dict[str, Any]] = []
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                for _ in range(LIMIT):
+                    group.start_soon(turn, client, outcomes)
+        assert [o["status"] for o in outcomes] == [200] * LIMIT
