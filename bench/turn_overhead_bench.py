@@ -227,11 +227,41 @@ def client(limit: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(300, connect=60))
 
 
+class TurnFrames:
+    """The SSE frames of one turn as its bytes arrive, counted into ``out``: the first token's
+    time, stamped delays, errors, whether ``concepts`` came before ``done``."""
+
+    def __init__(self, out: Samples, start: float, stamped: bool, conversation: str | None):
+        self.out, self.start, self.stamped = out, start, stamped
+        self.conversation = conversation
+        self._buffer, self._first, self._concepts = b"", True, False
+
+    def feed(self, data: bytes) -> None:
+        now, out = time.time(), self.out
+        *events, self._buffer = (self._buffer + data).split(b"\r\n\r\n")
+        for event in events:
+            if event.startswith(b"event: text"):
+                if self._first:
+                    out.first.append(time.perf_counter() - self.start)
+                    self._first = False
+                if self.stamped:
+                    at = event.find(b'"delta":"') + 9
+                    out.delays.append(now - float(event[at : at + 17]))
+            elif event.startswith(b"event: concepts"):
+                self._concepts = True
+            elif event.startswith(b"event: error"):
+                out.errors += 1
+            elif event.startswith(b"event: done"):
+                self.conversation = json.loads(event.split(b"data: ", 1)[1])["conversationId"]
+                out.turns += 1
+                out.concepts_missing += not self._concepts
+
+
 async def engine_turn(http: httpx.AsyncClient, base: str, body: dict[str, Any], out: Samples,
                       stamped: bool = False) -> tuple[str | None, float]:  # fmt: skip
     """One turn; returns the conversation id and the Retry-After (0 when admitted)."""
     start = time.perf_counter()
-    conversation, first = body.get("conversationId"), True
+    conversation = body.get("conversationId")
     async with http.stream("POST", f"{base}/api/chat", json=body, headers=HEADERS) as response:
         if response.status_code == 503:
             out.refused.append(time.perf_counter() - start)
@@ -241,29 +271,10 @@ async def engine_turn(http: httpx.AsyncClient, base: str, body: dict[str, Any], 
             out.errors += 1
             await response.aread()
             return conversation, 1.0
-        buffer, concepts = b"", False
+        frames = TurnFrames(out, start, stamped, conversation)
         async for raw in response.aiter_raw():
-            now = time.time()
-            buffer += raw
-            *events, buffer = buffer.split(b"\r\n\r\n")
-            for event in events:
-                if event.startswith(b"event: text"):
-                    if first:
-                        out.first.append(time.perf_counter() - start)
-                        first = False
-                    if stamped:
-                        at = event.find(b'"delta":"') + 9
-                        out.delays.append(now - float(event[at : at + 17]))
-                elif event.startswith(b"event: concepts"):
-                    concepts = True
-                elif event.startswith(b"event: error"):
-                    out.errors += 1
-                elif event.startswith(b"event: done"):
-                    data = json.loads(event.split(b"data: ", 1)[1])
-                    conversation = data["conversationId"]
-                    out.turns += 1
-                    out.concepts_missing += not concepts
-    return conversation, 0.0
+            frames.feed(raw)
+    return frames.conversation, 0.0
 
 
 class RawClient:
@@ -323,32 +334,14 @@ class RawClient:
                 return conversation, float(headers.get(b"retry-after", b"1"))
             out.errors += 1
             return conversation, 1.0
-        buffer, first, concepts = b"", True, False
+        frames = TurnFrames(out, start, stamped, conversation)
         while True:
             size = int(await reader.readuntil(b"\r\n"), 16)
             chunk = await reader.readexactly(size + 2)
             if not size:
                 break
-            now = time.time()
-            buffer += chunk[:-2]
-            *events, buffer = buffer.split(b"\r\n\r\n")
-            for event in events:
-                if event.startswith(b"event: text"):
-                    if first:
-                        out.first.append(time.perf_counter() - start)
-                        first = False
-                    if stamped:
-                        at = event.find(b'"delta":"') + 9
-                        out.delays.append(now - float(event[at : at + 17]))
-                elif event.startswith(b"event: concepts"):
-                    concepts = True
-                elif event.startswith(b"event: error"):
-                    out.errors += 1
-                elif event.startswith(b"event: done"):
-                    conversation = json.loads(event.split(b"data: ", 1)[1])["conversationId"]
-                    out.turns += 1
-                    out.concepts_missing += not concepts
-        return conversation, 0.0
+            frames.feed(chunk[:-2])
+        return frames.conversation, 0.0
 
 
 async def engine_conversations(base: str, concurrency: int, turns: int, suffix: str = "",
@@ -442,6 +435,7 @@ def phase_ttft(args: argparse.Namespace, standin: str, workers: list[Worker]) ->
     print(f"{'':<28} {'turns':>6} {'p50':>8} {'p99':>8} {'+p50':>8} {'+p99':>8} {'+p99 (1)':>9} "
           f"{'refused':>8} {'ref p50':>8} {'ref p99':>8} {'errors':>6}")  # fmt: skip
     floor = float("nan")
+    asyncio.run(direct_conversations(standin, 2, 5))  # the baseline warms up too
     for concurrency in args.concurrency:
         turns = max(2, args.turns // concurrency)
         base = asyncio.run(direct_conversations(standin, concurrency, turns))
