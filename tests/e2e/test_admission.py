@@ -60,14 +60,20 @@ async def turn(client: httpx.AsyncClient, outcomes: list[dict[str, Any]]) -> Non
         outcomes.append({"status": 200, "events": events})
 
 
+async def concurrent_turns(client: httpx.AsyncClient, n: int) -> list[dict[str, Any]]:
+    """``n`` turns at once; their outcomes, in the order they ended."""
+    outcomes: list[dict[str, Any]] = []
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            for _ in range(n):
+                group.start_soon(turn, client, outcomes)
+    return outcomes
+
+
 async def test_one_turn_over_the_limit_gets_503_overloaded_and_the_admitted_ones_complete(stack):
     base, llm = stack
-    outcomes: list[dict[str, Any]] = []
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                for _ in range(LIMIT + 1):
-                    group.start_soon(turn, client, outcomes)
+        outcomes = await concurrent_turns(client, LIMIT + 1)
         [refused] = [o for o in outcomes if o["status"] != 200]
         assert refused["status"] == 503
         assert refused["headers"]["retry-after"] == "3"
@@ -83,11 +89,7 @@ async def test_one_turn_over_the_limit_gets_503_overloaded_and_the_admitted_ones
         assert len(llm.received) == LIMIT  # the refused turn sent nothing upstream
 
         # The slots were released when the admitted responses ended.
-        again: list[dict[str, Any]] = []
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                for _ in range(LIMIT):
-                    group.start_soon(turn, client, again)
+        again = await concurrent_turns(client, LIMIT)
         assert [o["status"] for o in again] == [200] * LIMIT
 
 
@@ -136,9 +138,5 @@ async def test_a_request_refused_further_in_gives_its_slot_back(stack):
                 "/api/chat", headers=ALICE, json={"message": "VAT?", "conversationId": "nope"}
             )
             assert unknown.status_code == 404
-        outcomes: list[dict[str, Any]] = []
-        with anyio.fail_after(60):
-            async with anyio.create_task_group() as group:
-                for _ in range(LIMIT):
-                    group.start_soon(turn, client, outcomes)
+        outcomes = await concurrent_turns(client, LIMIT)
         assert [o["status"] for o in outcomes] == [200] * LIMIT
