@@ -10,6 +10,11 @@ conversation is :class:`errors.NotFound` too (ADR 0025).
 :class:`ConversationBackend` is what the composition root holds: the store, which also hands
 out the egress ports kept in its own database (:class:`EgressAdapters`), so the caller never
 switches on the backend's type.
+
+Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (five methods),
+the conversation routes on :class:`ConversationQueries`; :class:`ConversationStore` is both plus
+migrations, sharing, health and lifetime. After :meth:`ConversationStore.aclose` every call
+raises :class:`errors.AdapterClosed`; nothing reopens silently.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ from egress.sanitiser import PseudonymVault
 
 __all__ = [
     "ConversationBackend",
+    "ConversationQueries",
     "ConversationState",
     "ConversationStore",
     "EgressAdapters",
     "PolicyAdmin",
+    "TurnStore",
 ]
 
 
@@ -47,44 +54,11 @@ class ConversationState:
     context: ConversationContext
 
 
-class ConversationStore(Protocol):
-    async def init(self) -> None:
-        """Apply migrations. Idempotent."""
-        ...
+class TurnStore(Protocol):
+    """What one chat turn needs of the store: start or load its conversation, save the turn,
+    write the answer as it streams and finish it. The turn depends on this port only."""
 
     async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation: ...
-
-    async def get_conversation(
-        self, tenant_id: str, conversation_id: str, *, user_id: str
-    ) -> Conversation:
-        """A conversation ``user_id`` may read (own or shared), else :class:`errors.NotFound`."""
-        ...
-
-    async def set_visibility(
-        self, tenant_id: str, conversation_id: str, visibility: Visibility, *, user_id: str
-    ) -> Conversation:
-        """Share (``tenant``) or unshare (``private``) the caller's own conversation.
-
-        :class:`errors.NotFound` unless ``user_id`` may read it;
-        :class:`errors.ConversationReadOnly` for a conversation shared by someone else."""
-        ...
-
-    async def load_context(
-        self, tenant_id: str, conversation_id: str, *, user_id: str
-    ) -> ConversationContext: ...
-
-    async def list_conversations(
-        self, tenant_id: str, user_id: str, limit: int, offset: int = 0
-    ) -> list[ConversationSummary]:
-        """The conversations ``user_id`` may read (own and shared), most recently updated first;
-        ``offset`` skips that many (pages of ``limit``)."""
-        ...
-
-    async def recent_messages(
-        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
-    ) -> list[StoredMessage]:
-        """The last ``limit`` messages, oldest first."""
-        ...
 
     async def load_turn(
         self, tenant_id: str, conversation_id: str, history_limit: int, *, user_id: str
@@ -143,9 +117,57 @@ class ConversationStore(Protocol):
         the turn's context, together; ``False`` (nothing written) if it was finished already."""
         ...
 
+
+class ConversationQueries(Protocol):
+    """What the conversation routes read: a user's conversations, one of them, its context and
+    its messages."""
+
+    async def list_conversations(
+        self, tenant_id: str, user_id: str, limit: int, offset: int = 0
+    ) -> list[ConversationSummary]:
+        """The conversations ``user_id`` may read (own and shared), most recently updated first;
+        ``offset`` skips that many (pages of ``limit``)."""
+        ...
+
+    async def get_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> Conversation:
+        """A conversation ``user_id`` may read (own or shared), else :class:`errors.NotFound`."""
+        ...
+
+    async def load_context(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> ConversationContext: ...
+
+    async def recent_messages(
+        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
+    ) -> list[StoredMessage]:
+        """The last ``limit`` messages, oldest first."""
+        ...
+
+
+class ConversationStore(TurnStore, ConversationQueries, Protocol):
+    """The whole store, as the composition root holds it: the turn's and the routes' ports plus
+    migrations, sharing, health and lifetime."""
+
+    async def init(self) -> None:
+        """Apply migrations. Idempotent."""
+        ...
+
+    async def set_visibility(
+        self, tenant_id: str, conversation_id: str, visibility: Visibility, *, user_id: str
+    ) -> Conversation:
+        """Share (``tenant``) or unshare (``private``) the caller's own conversation.
+
+        :class:`errors.NotFound` unless ``user_id`` may read it;
+        :class:`errors.ConversationReadOnly` for a conversation shared by someone else."""
+        ...
+
     async def ping(self) -> None: ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Close the store; any later call raises :class:`errors.AdapterClosed`."""
+        ...
 
 
 class PolicyAdmin(PolicyStore, Protocol):

@@ -15,6 +15,8 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     ├── Forbidden                      403 forbidden              (a member on an admin route)
     │   ├── NoTenant                   403 no_tenant              (a valid token, no tenant)
     │   └── ConversationReadOnly       403 conversation_read_only (shared by another user)
+    ├── AdapterClosed                  500 adapter_closed         (an adapter used after
+    │                                                              ``aclose()``: a defect)
     ├── NotFound                       404 not_found
     ├── ReviewConflict                 409 review_conflict        (a review action the concept's
     │                                                              state does not allow)
@@ -39,6 +41,7 @@ Lives outside the packages of DESIGN.md because every one of them raises these (
 from __future__ import annotations
 
 __all__ = [
+    "AdapterClosed",
     "ConversationReadOnly",
     "ConversationStoreUnavailable",
     "EgressBlocked",
@@ -129,6 +132,13 @@ class ConversationReadOnly(Forbidden):
     """Another user's conversation shared with the tenant: readable, but only its owner writes."""
 
     code = "conversation_read_only"
+
+
+class AdapterClosed(RegintelError, RuntimeError):
+    """An adapter was used after its ``aclose()``: adapters never reopen silently (like httpx's
+    "Cannot send a request, as the client has been closed"). A defect of the caller, so 500."""
+
+    code = "adapter_closed"
 
 
 class NotFound(RegintelError):

@@ -1,7 +1,9 @@
 """The ``GraphStore`` port: what the engine and the write service need from a graph backend.
 
 Backends (``graph/backends/``) implement it over Ladybug (embedded) and Bolt (Memgraph, Neo4j).
-Only the write service calls the writer half; everything else reads. Every behaviour here is
+Only the write service calls the writer half; everything else reads. The chat turn needs only
+:class:`ConceptReader` (three reads); :class:`GraphReader` adds what the UI and the change
+detector read. Every behaviour here is
 pinned by the conformance suite in ``tests/integration/graph``, which runs unchanged against
 every backend.
 
@@ -68,11 +70,14 @@ from graph.models import (
     WriteResult,
 )
 
-__all__ = ["GraphReader", "GraphStore", "GraphWriter"]
+__all__ = ["ConceptReader", "GraphReader", "GraphStore", "GraphWriter"]
 
 
 @runtime_checkable
-class GraphReader(Protocol):
+class ConceptReader(Protocol):
+    """The graph reads a chat turn needs (through concept capture): nodes by id, concepts by
+    label, and a concept's neighbourhood. The turn depends on this port only."""
+
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         """The nodes with these ids that exist, in no particular order."""
         ...
@@ -88,6 +93,11 @@ class GraphReader(Protocol):
     async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
         """The given nodes, their direct neighbours (both directions) and the edges between."""
         ...
+
+
+@runtime_checkable
+class GraphReader(ConceptReader, Protocol):
+    """Every read: the turn's, plus snapshots, changes and counts for the UI and the detector."""
 
     async def snapshot(
         self, labels: Sequence[str] | None = None, limit: int = 1000
@@ -134,4 +144,6 @@ class GraphStore(GraphReader, GraphWriter, Protocol):
         """Raise :class:`errors.GraphUnavailable` unless the store answers."""
         ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Close the store; any later call raises :class:`errors.AdapterClosed`."""
+        ...
