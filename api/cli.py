@@ -23,10 +23,15 @@ from api.bootstrap import open_graph
 from api.logging import configure_logging
 from api.settings import Settings
 from engine.legal_ingest import ingest_acts
-from engine.review import merge_concepts, reject_concept, review_queue
-from engine.review_audit import REVIEW_AUDIT_FILE, ReviewAudit
+from engine.review import (
+    REVIEW_AUDIT_FILE,
+    ReviewAudit,
+    confirm_concept,
+    merge_concepts,
+    reject_concept,
+    review_queue,
+)
 from engine.seeding import DEFAULT_SEEDS, seed_graph
-from engine.self_population import confirm_concept
 from errors import GraphUnavailable, InvalidInput, NotFound, ReviewConflict
 
 __all__ = [

@@ -14,9 +14,15 @@ from api.auth import Principal, require_admin
 from api.bootstrap import Container
 from api.deps import ContainerDep
 from api.errors import ErrorBody
-from engine.review import merge_concepts, reject_concept, review_queue
-from engine.review_audit import REVIEW_AUDIT_FILE, ReviewAudit, ReviewRecord
-from engine.self_population import confirm_concept
+from engine.review import (
+    REVIEW_AUDIT_FILE,
+    ReviewAudit,
+    ReviewRecord,
+    confirm_concept,
+    merge_concepts,
+    reject_concept,
+    review_queue,
+)
 
 __all__ = [
     "ConfirmResult",

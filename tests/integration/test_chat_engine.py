@@ -18,8 +18,8 @@ from engine.graph_outbox import GraphOutbox
 from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS
+from engine.review import confirm_concept
 from engine.router import LlmRouter, Route
-from engine.self_population import confirm_concept
 from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
 from graph.backends.ladybug import LadybugGraphStore
 from graph.models import EdgeWrite, NodeWrite

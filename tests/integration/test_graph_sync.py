@@ -8,7 +8,8 @@ from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex, describe
 from engine.graph_sync import GraphSync
 from engine.lexicon import ConceptLexicon
-from engine.self_population import ConceptWrite, ConceptWriter, confirm_concept
+from engine.review import confirm_concept
+from engine.self_population import ConceptWrite, ConceptWriter
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard
 from graph.models import NodeWrite

@@ -10,7 +10,8 @@ from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, InMemoryIngestionQueue, QueueStats
 from engine.ingestion_worker import ConceptEnricher, IngestionWorker, defined_in
-from engine.self_population import ConceptWrite, ConceptWriter, confirm_concept
+from engine.review import confirm_concept
+from engine.self_population import ConceptWrite, ConceptWriter
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard
 from graph.models import GraphNode, NodeWrite

@@ -14,8 +14,8 @@ import pytest
 from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex
 from engine.ingestion import InMemoryIngestionQueue
-from engine.review import merge_concepts, review_queue
-from engine.self_population import ConceptWrite, ConceptWriter, SelfPopulation, confirm_concept
+from engine.review import confirm_concept, merge_concepts, review_queue
+from engine.self_population import ConceptWrite, ConceptWriter, SelfPopulation
 from errors import GraphWriteRejected
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard

@@ -4,7 +4,8 @@ capture (concept, labels, alignment) is absent from every tenant read until it i
 import pytest
 
 from engine.concepts import CapturedConcept
-from engine.self_population import ConceptWrite, ConceptWriter, confirm_concept
+from engine.review import confirm_concept
+from engine.self_population import ConceptWrite, ConceptWriter
 from graph.backends.ladybug import LadybugGraphStore
 from graph.ingress_guard import IngressGuard
 from graph.models import NodeWrite

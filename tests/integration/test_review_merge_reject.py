@@ -15,7 +15,7 @@ from engine.graph_sync import GraphSync
 from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.review import merge_concepts, reject_concept, review_queue
-from engine.review_audit import ReviewAudit
+from engine.review.audit import ReviewAudit
 from engine.self_population import ConceptWrite, ConceptWriter, SelfPopulation
 from errors import InvalidInput, NotFound, ReviewConflict
 from graph.backends.ladybug import LadybugGraphStore

@@ -1,7 +1,7 @@
 """The operators' review queue: what chat captures put in quarantine, merges and rejections.
 
 A capture's concept and labels stay quarantined (``graph.quarantine``, ADR 0020) until an
-operator confirms them (``engine.self_population.confirm_concept``), merges them into another
+operator confirms them (:func:`engine.review.confirm_concept`), merges them into another
 concept (:func:`merge_concepts`) or rejects them (:func:`reject_concept`), over the API or with
 ``regintel concept ...``. The queue shows what the graph holds and nothing more: concept ids,
 the labels conversations used, their alignments, and how often each phrasing was used (the
@@ -15,7 +15,7 @@ that resolution follows; its own edges stay on it, hidden with it. The phrasing 
 with the labels: the survivor's edge to a label gains the loser's counts (the sum when both
 used that phrasing), added in the store like any count. A rejection deletes a
 quarantined concept and the labels no other concept uses. Both are audited
-(:mod:`engine.review_audit`, ADR 0034) and reach graph UIs as patches through the write
+(:mod:`engine.review.audit`, ADR 0034) and reach graph UIs as patches through the write
 service's listeners, which never announce what tenants did not see (ADR 0020).
 """
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from engine.review_audit import ReviewAudit, ReviewRecord
+from engine.review.audit import ReviewAudit, ReviewRecord
 from engine.self_population import PREF_USES, USES
 from errors import InvalidInput, NotFound, ReviewConflict
 from graph.models import (
