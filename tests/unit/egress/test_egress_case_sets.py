@@ -1,0 +1,66 @@
+"""The issue-25 dev and held-out sets are what their generator makes, big enough, disjoint,
+and the held-out half is frozen (``tests/fixtures/pii/case_sets/README.md``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench.pii_make_case_sets import build
+
+pytestmark = pytest.mark.unit
+
+SETS = Path(__file__).resolve().parents[2] / "fixtures" / "pii" / "case_sets"
+HELDOUT_SHA256 = "4bc2a064530609023657ce3f059b57b400676c76b9774df9f1a42109ba4abbc6"
+CLASSES = {"name_lower", "name_upper", "name_sentence_start", "email_spelled", "phone_spelled"}
+
+
+def _load(split: str) -> list[dict[str, object]]:
+    data: list[dict[str, object]] = json.loads((SETS / f"{split}.json").read_text("utf-8"))
+    return data
+
+
+def test_the_held_out_file_is_frozen() -> None:
+    digest = hashlib.sha256((SETS / "heldout.json").read_bytes()).hexdigest()
+    assert digest == HELDOUT_SHA256
+
+
+def test_the_files_are_what_the_generator_makes() -> None:
+    built = build()
+    for split in ("dev", "heldout"):
+        assert _load(split) == built[split]
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_every_class_has_at_least_200_values_and_spans_match(split: str) -> None:
+    counts: Counter[str] = Counter()
+    for sample in _load(split):
+        meta = sample["metadata"]
+        assert isinstance(meta, dict)
+        text = sample["full_text"]
+        assert isinstance(text, str)
+        spans = sample["spans"]
+        assert isinstance(spans, list)
+        for span in spans:
+            assert text[span["start_position"] : span["end_position"]] == span["entity_value"]
+        counts[meta["class"]] += len(spans)
+    assert {c for c, n in counts.items() if n >= 200} == CLASSES
+
+
+def test_no_held_out_name_appears_in_the_dev_file() -> None:
+    def names(split: str) -> set[str]:
+        return {
+            w.lower()
+            for s in _load(split)
+            if s["metadata"]["class"] == "name_sentence_start"  # type: ignore[index]
+            for span in s["spans"]  # type: ignore[attr-defined]
+            for w in re.findall(r"[\w']+", span["entity_value"])
+        }
+
+    assert names("dev") and names("heldout")
+    assert names("dev") & names("heldout") == set()
