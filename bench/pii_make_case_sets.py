@@ -262,8 +262,23 @@ def _split(items: list[str], rng: random.Random) -> tuple[list[str], list[str]]:
     return shuffled[0::2], shuffled[1::2]
 
 
+# Identifiers some templates put next to a name: labelled too, as the detector must find them.
+_FIXED = (("087 123 4567", "PHONE_NUMBER"), ("01 234 5678", "PHONE_NUMBER"), ("1234567T", "PPSN"))
+
+
 def _sample(text: str, values: list[tuple[str, str]], cls: str, split: str) -> dict[str, Any]:
     spans = []
+    cursor = 0
+    found = []
+    for value, entity in values:
+        start = text.index(value, cursor)
+        found.append((start, value, entity))
+        cursor = start + len(value)
+    for value, entity in _FIXED:
+        at = text.upper().find(value.upper())
+        if at != -1:
+            found.append((at, text[at : at + len(value)], entity))
+    values = [(v, e) for _, v, e in sorted(found)]
     cursor = 0
     for value, entity in values:
         start = text.index(value, cursor)

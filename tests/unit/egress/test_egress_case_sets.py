@@ -16,7 +16,7 @@ from bench.pii_make_case_sets import build
 pytestmark = pytest.mark.unit
 
 SETS = Path(__file__).resolve().parents[2] / "fixtures" / "pii" / "case_sets"
-HELDOUT_SHA256 = "4bc2a064530609023657ce3f059b57b400676c76b9774df9f1a42109ba4abbc6"
+HELDOUT_SHA256 = "d32295a47189e655f6168f673b1dfc98da686203c774dd5415370a7a4d9a0663"
 CLASSES = {"name_lower", "name_upper", "name_sentence_start", "email_spelled", "phone_spelled"}
 
 
