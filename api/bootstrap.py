@@ -50,7 +50,6 @@ from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
 from errors import InvalidInput
 from graph.bus import GraphBus, announcer
-from graph.bus_redis import RedisGraphBus
 from graph.detector import ChangeDetector
 from graph.ingress_guard import IngressGuard, PiiScanner
 from graph.port import GraphStore
@@ -189,24 +188,100 @@ async def _graph(
 
 
 async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overrides) -> Container:
+    """Build every adapter in dependency order; each is entered into ``stack`` as it is made,
+    so what closes first is what was built last (the engine, whose saves need the stores)."""
     metrics = Metrics()
     tracing = Tracing(settings.otlp_endpoint, settings.otel_service_name)
     stack.push_async_callback(tracing.aclose)
     handle = await _graph(stack, settings, overrides, metrics)
-    graph, writer, bus = handle.graph, handle.writer, handle.bus
+    conversations = await _conversations(stack, settings, overrides)
+    evidence, lexicon, sync = await _read_side(stack, handle, overrides)
+    patches = await _graph_changes(stack, settings, handle, sync)
+    metrics.watch_subscribers(lambda: patches.subscribers)
+    rate_limiter = overrides.get("rate_limiter") or build_rate_limiter(
+        settings, handle.redis, metrics
+    )
+    stack.push_async_callback(rate_limiter.aclose)
+    ingestion, population, retry = await _capture(
+        stack, settings, overrides, handle, evidence, lexicon
+    )
+    router, providers, egress = _llm(stack, settings, overrides, lexicon, conversations)
+    engine = _chat_engine(
+        settings, overrides, metrics, tracing,
+        store=conversations, egress=egress, router=router, evidence=evidence,
+        population=population, retry=retry, lexicon=lexicon,
+    )  # fmt: skip
+    stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
+    log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
+    tokens = _build_tokens(settings)
+    if tokens is not None:
+        stack.push_async_callback(tokens.aclose)
+    admission = TurnAdmission(
+        settings.max_turns_in_flight,
+        settings.admission_queue_seconds,
+        retry_after=settings.overloaded_retry_after_seconds,
+        lag=await _loop_lag(stack),
+        max_lag=settings.admission_max_loop_lag_ms / 1000,
+    )
+    return Container(
+        tokens=tokens,
+        settings=settings,
+        schema=handle.schema,
+        graph=handle.graph,
+        guard=handle.guard,
+        writer=handle.writer,
+        conversations=conversations,
+        evidence=evidence,
+        lexicon=lexicon,
+        ingestion=ingestion,
+        population=population,
+        retry=retry,
+        egress=egress,
+        providers=providers,
+        engine=engine,
+        patches=patches,
+        reviewed=ReviewedGraph(handle.graph),
+        bus=handle.bus,
+        rate_limiter=rate_limiter,
+        metrics=metrics,
+        tracing=tracing,
+        _stack=stack,
+        admission=admission,
+    )
 
+
+async def _conversations(
+    stack: AsyncExitStack, settings: Settings, overrides: Overrides
+) -> ConversationBackend:
+    """The conversation store, migrated."""
     conversations = overrides.get("conversations") or _build_conversation_store(settings)
     stack.push_async_callback(conversations.aclose)
     await conversations.init()
+    return conversations
 
-    evidence = EvidenceIndex(graph)
+
+async def _read_side(
+    stack: AsyncExitStack, handle: GraphHandle, overrides: Overrides
+) -> tuple[EvidenceIndex, ConceptLexicon, GraphSync]:
+    """The in-memory evidence index and lexicon, loaded from the graph, and the sync that keeps
+    them in step with this process's writes (other processes' come through the detector)."""
+    evidence = EvidenceIndex(handle.graph)
     stack.push_async_callback(evidence.aclose)
     lexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
-    sync = GraphSync(graph, evidence, lexicon)
+    sync = GraphSync(handle.graph, evidence, lexicon)
     await sync.start()
-    writer.subscribe(sync.on_change)
+    handle.writer.subscribe(sync.on_change)
+    return evidence, lexicon, sync
+
+
+async def _graph_changes(
+    stack: AsyncExitStack, settings: Settings, handle: GraphHandle, sync: GraphSync
+) -> ChangeDetector:
+    """The change fan-out (ADR 0027): this process's writes and the bus's messages feed one
+    detector, which builds the patches and hands other processes' changes to ``sync``."""
+    writer, bus = handle.writer, handle.bus
     patches = ChangeDetector(
-        graph,
+        handle.graph,
         batch_window=settings.graph_batch_window_ms / 1000,
         log_size=settings.graph_patch_log_size,
         catch_up_interval=settings.graph_catch_up_seconds,
@@ -217,15 +292,22 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     writer.subscribe(patches.on_local)
     patches.add_remote_listener(sync.on_change)  # other processes' writes (bus, catch-up)
     bus.subscribe(patches.on_remote, on_gap=patches.request_catch_up)
-    if isinstance(bus, RedisGraphBus):
-        await bus.start()
+    await bus.start()
     patches.start()
-    metrics.watch_subscribers(lambda: patches.subscribers)
-    rate_limiter = overrides.get("rate_limiter") or build_rate_limiter(
-        settings, handle.redis, metrics
-    )
-    stack.push_async_callback(rate_limiter.aclose)
+    return patches
 
+
+async def _capture(
+    stack: AsyncExitStack,
+    settings: Settings,
+    overrides: Overrides,
+    handle: GraphHandle,
+    evidence: EvidenceIndex,
+    lexicon: ConceptLexicon,
+) -> tuple[IngestionQueue, SelfPopulation, GraphWriteRetry]:
+    """Self-population, the ingestion queue (and its worker when this process runs one) and
+    the retry of captures the graph could not take (resumed from the outbox)."""
+    graph, writer = handle.graph, handle.writer
     ingestion = overrides.get("ingestion") or build_ingestion_queue(settings, handle.redis)
     population = SelfPopulation(graph, writer, evidence, ingestion, lexicon)
     if settings.ingestion_worker and isinstance(ingestion, IngestionWorkQueue):
@@ -238,7 +320,17 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     if resumed := retry.resume():
         log.info("graph_writes_resumed", captures=resumed)
     retry.start_schedule(settings.graph_retry_interval_seconds)
+    return ingestion, population, retry
 
+
+def _llm(
+    stack: AsyncExitStack,
+    settings: Settings,
+    overrides: Overrides,
+    lexicon: ConceptLexicon,
+    conversations: ConversationBackend,
+) -> tuple[LlmRouter, dict[str, LlmProvider], EgressGateway]:
+    """The router, the providers it routes to, and the egress client every call goes through."""
     router = overrides.get("router") or build_router(settings)
     providers = dict(overrides.get("providers") or build_providers(settings, lexicon, router))
     for provider in providers.values():
@@ -246,10 +338,28 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     egress = overrides.get("egress") or _build_egress(
         settings, providers, conversations, overrides.get("egress_detector")
     )
-    engine = MeteredChatEngine(
+    return router, providers, egress
+
+
+def _chat_engine(
+    settings: Settings,
+    overrides: Overrides,
+    metrics: Metrics,
+    tracing: Tracing,
+    *,
+    store: ConversationBackend,
+    egress: EgressGateway,
+    router: LlmRouter,
+    evidence: EvidenceIndex,
+    population: SelfPopulation,
+    retry: GraphWriteRetry,
+    lexicon: ConceptLexicon,
+) -> ChatEngine:
+    """The chat engine, metered, with the limits of the settings."""
+    return MeteredChatEngine(
         metrics=metrics,
         tracer=tracing.tracer,
-        store=conversations,
+        store=store,
         egress=egress,
         router=router,
         evidence=evidence,
@@ -268,24 +378,6 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         ),
         aspects=overrides.get("aspects", ASPECTS),
     )
-    stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
-    log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
-    tokens = _build_tokens(settings)
-    if tokens is not None:
-        stack.push_async_callback(tokens.aclose)
-    return Container(
-        tokens=tokens, settings=settings, schema=handle.schema, graph=graph, guard=handle.guard,
-        writer=writer, conversations=conversations, evidence=evidence, lexicon=lexicon,
-        ingestion=ingestion,
-        population=population, retry=retry, egress=egress, providers=providers, engine=engine,
-        patches=patches, reviewed=ReviewedGraph(graph), bus=bus, rate_limiter=rate_limiter,
-        metrics=metrics, tracing=tracing, _stack=stack,
-        admission=TurnAdmission(
-            settings.max_turns_in_flight, settings.admission_queue_seconds,
-            retry_after=settings.overloaded_retry_after_seconds,
-            lag=await _loop_lag(stack), max_lag=settings.admission_max_loop_lag_ms / 1000,
-        ),
-    )  # fmt: skip
 
 
 async def _loop_lag(stack: AsyncExitStack) -> LoopLag:

@@ -21,9 +21,9 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-import structlog
 from pydantic import BaseModel, Field
 
+from graph.fanout import call_each
 from graph.models import WriteResult
 
 __all__ = [
@@ -36,8 +36,6 @@ __all__ = [
     "announcer",
     "new_origin",
 ]
-
-log = structlog.get_logger(__name__)
 
 ChangeHandler = Callable[["GraphChange"], Awaitable[None]]
 GapHandler = Callable[[], None]
@@ -77,6 +75,12 @@ class GraphBus(Protocol):
         may have been lost (a reconnect)."""
         ...
 
+    async def start(self) -> None:
+        """Start receiving other processes' changes (after the handlers subscribed). Waits a
+        little for the connection; a bus that cannot connect yet keeps trying and says
+        ``on_gap`` once it does, so a start never fails."""
+        ...
+
     async def ping(self) -> None: ...
 
     async def aclose(self) -> None: ...
@@ -98,16 +102,14 @@ class InProcessGraphBus:
 
     async def publish(self, change: GraphChange) -> None:
         for bus in list(self._hub.buses):
-            if bus is self:
-                continue
-            for handler in list(bus._handlers):
-                try:
-                    await handler(change)
-                except Exception:
-                    log.exception("graph_bus_handler_failed")
+            if bus is not self:
+                await call_each(bus._handlers, change, failure="graph_bus_handler_failed")
 
     def subscribe(self, handler: ChangeHandler, on_gap: GapHandler | None = None) -> None:
         self._handlers.append(handler)
+
+    async def start(self) -> None:
+        return None  # delivery is a call from the publishing bus: nothing to connect
 
     async def ping(self) -> None:
         return None

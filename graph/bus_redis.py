@@ -19,6 +19,7 @@ from redis.exceptions import RedisError
 
 from errors import StoreUnavailable
 from graph.bus import ChangeHandler, GapHandler, GraphChange, new_origin
+from graph.fanout import call_each
 
 __all__ = ["RedisGraphBus"]
 
@@ -99,11 +100,7 @@ class RedisGraphBus:
             return
         if change.origin == self.origin:
             return
-        for handler in list(self._handlers):
-            try:
-                await handler(change)
-            except Exception:
-                log.exception("graph_bus_handler_failed")
+        await call_each(self._handlers, change, failure="graph_bus_handler_failed")
 
     async def aclose(self) -> None:
         self._closed = True

@@ -50,6 +50,7 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from graph.bus import GraphChange, new_origin
+from graph.fanout import call_each
 from graph.models import EdgeKey, GraphEdge, GraphNode, WriteOutcome, WriteResult, utc_timestamp
 from graph.patch_filter import PatchFilter
 from graph.patches import GraphPatch
@@ -362,11 +363,9 @@ class ChangeDetector:
         if not (batch.nodes or batch.edges):
             return None
         for results, stamp in batch.remote:
-            for listener in list(self._remote_listeners):
-                try:
-                    await listener(results, stamp)
-                except Exception:
-                    log.exception("graph_remote_listener_failed")
+            await call_each(
+                self._remote_listeners, results, stamp, failure="graph_remote_listener_failed"
+            )
         try:
             record = await self._build(batch)
         except Exception:

@@ -29,6 +29,7 @@ from typing import TypeVar
 import structlog
 
 from errors import GraphUnavailable
+from graph.fanout import call_each
 from graph.ingress_guard import IngressGuard
 from graph.models import (
     EdgeIncrement,
@@ -53,10 +54,6 @@ log = structlog.get_logger(__name__)
 
 def _batches(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
-
-
-def _name(listener: ChangeListener) -> str:
-    return str(getattr(listener, "__qualname__", repr(listener)))
 
 
 class GraphWriteService:
@@ -167,11 +164,9 @@ class GraphWriteService:
         # Ends when the queue is empty; _publish starts a new task for the next write.
         while self._changes:
             changed, now = self._changes[0]
-            for listener in list(self._listeners):
-                try:
-                    await listener(changed, now)
-                except Exception:
-                    log.exception("graph_change_listener_failed", listener=_name(listener), at=now)
+            await call_each(
+                self._listeners, changed, now, failure="graph_change_listener_failed", at=now
+            )
             self._changes.popleft()
 
     async def drain(self) -> None:
