@@ -106,7 +106,7 @@ def standin(
     """Serve the stand-in model (OpenAI Responses, chat completions, Anthropic Messages)."""
     import uvicorn
 
-    from engine.providers.standin import Pacing, Reply, StandinServer
+    from tools.standin import Pacing, Reply, StandinServer
 
     pacing = Pacing(first_token_ms / 1000, tokens_per_second or None)
     default = Reply(text=[f"{word} " for word in text.split()]) if text else None

@@ -1,6 +1,6 @@
 """What the engine adds to a model's stream, over real HTTP, against a paced stand-in model.
 
-The stand-in (``engine.providers.standin``) runs in its own process, paced like a real model
+The stand-in (``tools.standin``) runs in its own process, paced like a real model
 (first token after 300 ms, then 40 tokens/s), and answers every request with text and a
 ``capture_concepts`` call. Each code tree given with ``--tree NAME=DIR`` is served in its own
 process (``regintel serve``, the OpenAI Responses provider, the seeded graph, SQLite) and
@@ -73,7 +73,7 @@ SHORT, LONG = 5, 100  # tokens of the two answers
 def run_standin(port: int, first_token_ms: float, tokens_per_second: float) -> None:
     import uvicorn
 
-    from engine.providers.standin import Pacing, Reply, StandinServer, ToolCall
+    from tools.standin import Pacing, Reply, StandinServer, ToolCall
 
     tool = [ToolCall("capture_concepts", json.dumps(CAPTURE))]
     replies = {

@@ -12,9 +12,9 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
-from engine.providers.standin import Pacing
 from tests.support.server import running_server, sse_events
 from tests.support.standin import eventually, running_standin
+from tools.standin import Pacing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

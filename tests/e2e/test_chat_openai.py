@@ -8,9 +8,9 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
-from engine.providers.standin import Reply, ToolCall
 from tests.support.server import running_server, sse_events
 from tests.support.standin import running_standin
+from tools.standin import Reply, ToolCall
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

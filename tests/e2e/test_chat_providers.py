@@ -21,9 +21,9 @@ from conversations.sql_egress import SqlAuditSink, SqlPolicyStore
 from conversations.sqlite import SqliteConversationStore
 from egress.audit import EgressAuditRecord
 from egress.policy import TenantPolicy
-from engine.providers.standin import Pacing, Reply, StandinServer, ToolCall
 from tests.support.server import SseEvent, running_server, sse_events
 from tests.support.standin import eventually, running_standin
+from tools.standin import Pacing, Reply, StandinServer, ToolCall
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

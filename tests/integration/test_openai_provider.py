@@ -1,6 +1,6 @@
 """The OpenAI Responses provider through the real ``openai`` SDK over real HTTP.
 
-The other end is the stand-in model server (``engine.providers.standin``) on the loopback,
+The other end is the stand-in model server (``tools.standin``) on the loopback,
 streaming the Responses API's events; nothing here reaches the internet.
 """
 
@@ -17,10 +17,10 @@ from pydantic import TypeAdapter
 from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME, parse_capture_payload
 from engine.providers.openai_responses import OpenAIResponsesProvider
-from engine.providers.standin import Reply, StandinServer, ToolCall
-from engine.providers.standin.responses import event_sequence
 from errors import MalformedToolPayload
 from tests.support.standin import Standin, running_standin
+from tools.standin import Reply, StandinServer, ToolCall
+from tools.standin.responses import event_sequence
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 

@@ -22,10 +22,10 @@ from engine.concepts import CAPTURE_TOOL, CAPTURE_TOOL_NAME
 from engine.providers.anthropic_messages import AnthropicMessagesProvider
 from engine.providers.openai_chat import OpenAIChatProvider
 from engine.providers.openai_responses import OpenAIResponsesProvider
-from engine.providers.standin import Pacing, Reply, StandinServer, ToolCall
-from engine.providers.standin.chat_completions import chunk_sequence
-from engine.providers.standin.messages import event_sequence
 from tests.support.standin import Standin, eventually, running_standin
+from tools.standin import Pacing, Reply, StandinServer, ToolCall
+from tools.standin.chat_completions import chunk_sequence
+from tools.standin.messages import event_sequence
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 

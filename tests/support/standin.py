@@ -1,4 +1,4 @@
-"""The stand-in model server (``engine.providers.standin``) on a loopback port, in a thread."""
+"""The stand-in model server (``tools.standin``) on a loopback port, in a thread."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import anyio
 
-from engine.providers.standin import Pacing, StandinServer
 from tests.support.server import running_server
+from tools.standin import Pacing, StandinServer
 
 
 @dataclass(frozen=True)

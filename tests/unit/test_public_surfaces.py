@@ -20,7 +20,17 @@ import pytest
 pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("api", "conversations", "corpus", "egress", "engine", "errors", "graph", "infra")
+PACKAGES = (
+    "api",
+    "conversations",
+    "corpus",
+    "egress",
+    "engine",
+    "errors",
+    "graph",
+    "infra",
+    "tools/standin",
+)
 NOT_API = {"log", "logger"}  # module loggers are conventionally not part of the API
 
 

@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any
 
-from engine.providers.standin.script import Frame, Reply
+from tools.standin.script import Frame, Reply
 
 __all__ = ["error_body", "event_sequence", "frames"]
 

@@ -5,8 +5,8 @@ protocols over real HTTP, scripted per test, paced like a real model, and record
 received. ``regintel standin`` serves it by hand. Nothing here is used by a running Regintel.
 """
 
-from engine.providers.standin.script import Frame, Pacing, Received, Reply, Terminal, ToolCall
-from engine.providers.standin.server import DEFAULT_REPLY, PROTOCOL_PATHS, StandinServer
+from tools.standin.script import Frame, Pacing, Received, Reply, Terminal, ToolCall
+from tools.standin.server import DEFAULT_REPLY, PROTOCOL_PATHS, StandinServer
 
 __all__ = [
     "DEFAULT_REPLY",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.providers.standin.script import Frame, Reply
+from tools.standin.script import Frame, Reply
 
 __all__ = ["error_body", "event_sequence", "frames"]
 

@@ -15,7 +15,7 @@ import json
 import time
 from typing import Any
 
-from engine.providers.standin.script import Frame, Reply
+from tools.standin.script import Frame, Reply
 
 __all__ = ["chunk_sequence", "frames"]
 

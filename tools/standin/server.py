@@ -24,8 +24,8 @@ from typing import Any
 
 import anyio
 
-from engine.providers.standin import chat_completions, messages, responses
-from engine.providers.standin.script import Frame, Pacing, Received, Reply
+from tools.standin import chat_completions, messages, responses
+from tools.standin.script import Frame, Pacing, Received, Reply
 
 __all__ = ["DEFAULT_REPLY", "PROTOCOL_PATHS", "StandinServer"]
 
