@@ -43,7 +43,7 @@ from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
 from engine.graph_sync import GraphSync
 from engine.ingestion import IngestionQueue, IngestionWorkQueue
-from engine.ingestion_worker import ConceptEnricher, IngestionWorker, running_worker
+from engine.ingestion.worker import ConceptEnricher, IngestionWorker, running_worker
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS, Aspect
 from engine.router import LlmRouter

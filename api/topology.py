@@ -12,8 +12,8 @@ from redis.asyncio import Redis
 
 from api.settings import Settings
 from engine.ingestion import IngestionWorkQueue
-from engine.ingestion_redis import RedisIngestionQueue
-from engine.ingestion_sqlite import SqliteIngestionQueue
+from engine.ingestion.redis_queue import RedisIngestionQueue
+from engine.ingestion.sqlite_queue import SqliteIngestionQueue
 from graph.bus import GraphBus, InProcessGraphBus
 from graph.bus_redis import RedisGraphBus
 from infra.metrics import Metrics

@@ -1,9 +1,9 @@
-"""The durable local job queue (engine/ingestion_sqlite.py) on a real SQLite file."""
+"""The durable local job queue (engine/ingestion/sqlite_queue.py) on a real SQLite file."""
 
 import pytest
 
 from engine.ingestion import IngestionJob, QueueStats
-from engine.ingestion_sqlite import SqliteIngestionQueue
+from engine.ingestion.sqlite_queue import SqliteIngestionQueue
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 

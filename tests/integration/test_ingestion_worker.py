@@ -9,7 +9,7 @@ from corpus.parse import parse_act, shipped_acts
 from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, InMemoryIngestionQueue, QueueStats
-from engine.ingestion_worker import ConceptEnricher, IngestionWorker, defined_in
+from engine.ingestion.worker import ConceptEnricher, IngestionWorker, defined_in
 from engine.review import confirm_concept
 from engine.self_population import ConceptWrite, ConceptWriter
 from graph.backends.ladybug import LadybugGraphStore

@@ -6,8 +6,8 @@ import asyncio
 import pytest
 
 from engine.ingestion import IngestionJob
-from engine.ingestion_redis import RedisIngestionQueue
-from engine.ingestion_worker import ConceptEnricher, Enrichment, IngestionWorker, running_worker
+from engine.ingestion.redis_queue import RedisIngestionQueue
+from engine.ingestion.worker import ConceptEnricher, Enrichment, IngestionWorker, running_worker
 from errors import RateLimited, RateLimiterUnavailable, StoreUnavailable
 from graph.bus import GraphChange
 from graph.bus_redis import RedisGraphBus

@@ -7,9 +7,10 @@ back-off that doubles from ``backoff_s``, and lands in the dead-letter list afte
 once it has been idle ``claim_idle_s`` (and counts as a try, so a job that kills its workers ends
 dead-lettered too). Jobs name a concept id and a reason, nothing from the chat.
 
-:class:`InMemoryIngestionQueue` is the in-process default (one process; lost on restart);
-:class:`engine.ingestion_redis.RedisIngestionQueue` is the durable one (Redis Streams, consumer
-groups, ``XAUTOCLAIM``), for ingestion workers in their own processes.
+:class:`InMemoryIngestionQueue` lives in one process and is lost on restart (tests, fakes);
+the durable ones are ``engine.ingestion.sqlite_queue`` (one machine) and
+``engine.ingestion.redis_queue`` (Redis Streams, consumer groups, ``XAUTOCLAIM``), for
+ingestion workers in their own processes.
 """
 
 from __future__ import annotations

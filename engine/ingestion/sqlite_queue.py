@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final, TypeVar
 
-from engine.ingestion import IngestionJob, JobDelivery, QueueStats
+from engine.ingestion.queue import IngestionJob, JobDelivery, QueueStats
 
 __all__ = ["SqliteIngestionQueue"]
 

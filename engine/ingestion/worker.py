@@ -32,7 +32,7 @@ from typing import Final, Literal
 import structlog
 
 from engine.evidence import EvidenceIndex, jurisdiction_of
-from engine.ingestion import IngestionWorkQueue, JobDelivery
+from engine.ingestion.queue import IngestionWorkQueue, JobDelivery
 from engine.normalise import normalise_label
 from errors import StoreUnavailable
 from graph.models import EdgeWrite, GraphNode, NodeWrite, PropertyValue

@@ -25,7 +25,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
 
-from engine.ingestion import IngestionJob, JobDelivery, QueueStats
+from engine.ingestion.queue import IngestionJob, JobDelivery, QueueStats
 from errors import StoreUnavailable
 
 __all__ = ["ENQUEUE_LUA", "GROUP", "PROMOTE_LUA", "RedisIngestionQueue"]
