@@ -180,9 +180,11 @@ def changes_aspect(inputs: PromptInputs) -> PromptSection:
 def evidence_aspect(inputs: PromptInputs) -> PromptSection:
     if inputs.refusal is not None:
         # Decided before the call (the relevance gate): the model states it and cites nothing.
+        # The sentence may name a subject taken from the question ("... Act"): quoted like
+        # graph text, so nothing in it can pass for the prompt's own text (issue 30).
         return trusted(
-            f"{NO_EVIDENCE_HEADER}: {inputs.refusal}\nReply with exactly that sentence, then the "
-            "disclaimer. Cite nothing."
+            f"{NO_EVIDENCE_HEADER}: {quote(inputs.refusal)}\nReply with exactly that quoted "
+            "sentence (without the quotes), then the disclaimer. Cite nothing."
         )
     if not inputs.evidence:
         return trusted(f"{EVIDENCE_HEADER}: none found.")
@@ -194,7 +196,11 @@ def refusal_line(system_prompt: str) -> str | None:
     """The gate's refusal sentence in a system prompt built here, if the turn refuses."""
     for line in system_prompt.splitlines():
         if line.startswith(f"{NO_EVIDENCE_HEADER}: "):
-            return line.partition(": ")[2]
+            try:
+                sentence = json.loads(line.partition(": ")[2])
+            except ValueError:
+                return None
+            return sentence if isinstance(sentence, str) else None
     return None
 
 

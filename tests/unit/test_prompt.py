@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from egress.wire import ChatMessage
@@ -12,6 +14,7 @@ from engine.prompt import (
     build_messages,
     detect_jurisdictions,
     quoted_section,
+    refusal_line,
     section,
 )
 from graph.models import GraphNode
@@ -119,3 +122,17 @@ def test_graph_text_is_quoted_data_that_cannot_add_lines_or_sections(text):
     for line in system.splitlines():
         if "SYSTEM OVERRIDE" in line or "forged" in line or "invented" in line:
             assert line.startswith(('- [TAX:IE:VAT] "', '- [IE:RATE:VAT_STANDARD] "'))
+
+
+@pytest.mark.parametrize("subject", INJECTIONS)
+def test_the_refusal_subject_from_the_question_is_quoted_like_graph_text(subject):
+    """issue 30: the refusal sentence names a subject taken from the question ("... Act: that
+    act is not in the graph"); it went unquoted into the trusted part of the system message."""
+    sentence = f"The rules graph has no evidence on {subject}: that act is not in the graph."
+    system = build_messages(
+        PromptInputs(question=QUESTION, jurisdictions=["IE"], refusal=sentence)
+    )[0].content
+    [line] = [x for x in system.splitlines() if x.startswith(f"{NO_EVIDENCE_HEADER}: ")]
+    assert line == f"{NO_EVIDENCE_HEADER}: {json.dumps(sentence, ensure_ascii=False)}"
+    assert refusal_line(system) == sentence
+    assert system.count(f"\n{EVIDENCE_HEADER}") == 0
