@@ -1,4 +1,5 @@
-"""Graph change patches for graph UIs (DESIGN.md contract): the models, and the catch-up patch.
+"""Graph change patches for graph UIs (a contract, docs/architecture.md): the models, and the
+catch-up patch.
 
 Patches are made by :class:`graph.detector.ChangeDetector` (one per process: batching, the
 bounded log behind ``Last-Event-ID``, per-subscriber filters) and served on
@@ -41,6 +42,20 @@ class GraphPatch(BaseModel):
     nodes: NodeChanges = Field(default_factory=NodeChanges)
     edges: EdgeChanges = Field(default_factory=EdgeChanges)
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing added, updated or removed (such a patch is never sent)."""
+        nodes, edges = self.nodes, self.edges
+        lists = (
+            nodes.added,
+            nodes.updated,
+            nodes.removed,
+            edges.added,
+            edges.updated,
+            edges.removed,
+        )
+        return not any(lists)
 
 
 async def catch_up_patch(

@@ -31,6 +31,7 @@ __all__ = [
     "ReviewedGraph",
     "is_hidden",
     "is_quarantined",
+    "left_tenants_view",
     "reviewed_edges",
     "reviewed_snapshot",
 ]
@@ -48,6 +49,16 @@ def is_quarantined(node: GraphNode) -> bool:
 def is_hidden(node: GraphNode) -> bool:
     """A node no tenant may see: quarantined, or a concept merged into another (a redirect)."""
     return node.properties.get("status") in (QUARANTINED_STATUS, MERGED_STATUS)
+
+
+def left_tenants_view(node: GraphNode) -> bool:
+    """A node tenants saw and no longer see: a concept merged into another from a reviewed
+    state (its redirect keeps ``merged_from``). One merged while still quarantined never was
+    visible, so even its removal must not be reported (ADR 0034)."""
+    return (
+        node.properties.get("status") == MERGED_STATUS
+        and node.properties.get("merged_from") == REVIEWED_STATUS
+    )
 
 
 async def reviewed_edges(
