@@ -52,6 +52,7 @@ from conversations.sql_store import SqlConversationStore
 from conversations.statements import Statements
 from conversations.unit_of_work import Params, Result, SqlDialect, StatementUnitOfWork, UnitOfWork
 from errors import ConversationStoreUnavailable
+from infra.lifetime import Lifetime
 
 __all__ = [
     "APP_ROLE",
@@ -201,10 +202,12 @@ class PostgresConversationStore(SqlConversationStore):
         self._migrations = migrations
         self._pool: AsyncConnectionPool[Connection] | None = None
         self.checkout_check = CheckoutCheck()
+        self._lifetime = Lifetime("the PostgreSQL conversation store")
 
     # -- plumbing --------------------------------------------------------------------------
 
     async def _open_pool(self) -> None:
+        self._lifetime.check()
         if self._pool is not None:
             return
         pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
@@ -242,6 +245,7 @@ class PostgresConversationStore(SqlConversationStore):
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[Connection]:
         """A pooled connection; psycopg errors inside become ConversationStoreUnavailable."""
+        self._lifetime.check()
         if self._pool is None:
             raise ConversationStoreUnavailable("conversation store not initialised: call init()")
         try:
@@ -292,14 +296,14 @@ class PostgresConversationStore(SqlConversationStore):
     async def init(self) -> None:
         """Open the pool, apply pending migrations, and refuse a role that bypasses RLS.
 
-        If any of it fails, the pool is closed again: nothing leaks, and :meth:`aclose` is
-        still safe to call."""
+        If any of it fails, the pool is closed again: nothing leaks, :meth:`aclose` is still
+        safe to call, and so is another :meth:`init`."""
         await self._open_pool()
         try:
             await self._migrate()
             await self._check_role()
         except BaseException:
-            await self.aclose()
+            await self._close_pool()
             raise
 
     async def _migrate(self) -> None:
@@ -335,7 +339,12 @@ class PostgresConversationStore(SqlConversationStore):
             await conn.execute(_PING)
 
     async def aclose(self) -> None:
-        """Close the pool. Idempotent; safe after a failed :meth:`init`; :meth:`init` reopens."""
+        """Close the pool for good: any later call, :meth:`init` too, raises
+        :class:`errors.AdapterClosed`. Idempotent; safe after a failed :meth:`init`."""
+        self._lifetime.close()
+        await self._close_pool()
+
+    async def _close_pool(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()

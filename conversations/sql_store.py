@@ -70,7 +70,8 @@ class SqlConversationStore(ABC):
 
     @abstractmethod
     async def aclose(self) -> None:
-        """Release connections. Idempotent, and safe after a failed :meth:`init`."""
+        """Release connections for good (a later call raises :class:`errors.AdapterClosed`).
+        Idempotent, and safe after a failed :meth:`init`."""
 
     def egress_adapters(self) -> EgressAdapters:
         """The egress policies, pseudonym vault and audit sink over this store's database."""

@@ -35,6 +35,7 @@ from conversations.sql_store import SqlConversationStore
 from conversations.statements import Statements
 from conversations.unit_of_work import Params, Result, SqlDialect, StatementUnitOfWork, UnitOfWork
 from errors import ConversationStoreUnavailable
+from infra.lifetime import Lifetime
 
 __all__ = ["MIGRATIONS", "SQLITE", "SqliteConversationStore"]
 
@@ -86,6 +87,7 @@ class SqliteConversationStore(SqlConversationStore):
         self._executor: ThreadPoolExecutor | None = None
         self._behind: Future[Any] | None = None  # the last call given to the thread
         self._lock = asyncio.Lock()
+        self._lifetime = Lifetime("the SQLite conversation store")
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -114,6 +116,7 @@ class SqliteConversationStore(SqlConversationStore):
     async def _call(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run ``work`` on the connection, in issue order: on the event loop when it need not
         wait, else in the store's worker thread (the module's docstring says when)."""
+        self._lifetime.check()
         conn = self._conn
         if conn is not None and (self._behind is None or self._behind.done()):
             try:
@@ -183,11 +186,12 @@ class SqliteConversationStore(SqlConversationStore):
 
     async def init(self) -> None:
         """Open the file and apply pending migrations; close it again if that fails."""
+        self._lifetime.check()
         try:
             async with self._lock:
                 await self._in_thread(self._migrate)  # may be long: off the loop
         except BaseException:
-            await self.aclose()
+            await self._release()
             raise
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
@@ -206,7 +210,13 @@ class SqliteConversationStore(SqlConversationStore):
         await self._call(lambda conn: conn.execute(_PING).fetchone())
 
     async def aclose(self) -> None:
-        """Close the connection and the worker thread; a later call opens them again."""
+        """Close the connection and the worker thread for good: any later call raises
+        :class:`errors.AdapterClosed`. Idempotent; a unit of work in progress ends first."""
+        async with self._lock:
+            self._lifetime.close()
+        await self._release()
+
+    async def _release(self) -> None:
         async with self._lock:
             executor, self._executor = self._executor, None
             if executor is None:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field
 
 from graph.fanout import call_each
 from graph.models import WriteResult
+from infra.lifetime import Lifetime
 
 __all__ = [
     "ChangeHandler",
@@ -67,7 +68,8 @@ class GraphBus(Protocol):
     origin: str
 
     async def publish(self, change: GraphChange) -> None:
-        """Send to the other processes; never raises (a lost message is caught up later)."""
+        """Send to the other processes; never raises (a lost message is caught up later),
+        except :class:`errors.AdapterClosed` after :meth:`aclose`, like every method."""
         ...
 
     def subscribe(self, handler: ChangeHandler, on_gap: GapHandler | None = None) -> None:
@@ -83,7 +85,9 @@ class GraphBus(Protocol):
 
     async def ping(self) -> None: ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Stop for good; idempotent. Any later call raises :class:`errors.AdapterClosed`."""
+        ...
 
 
 class InProcessHub:
@@ -99,21 +103,25 @@ class InProcessGraphBus:
         self._hub = hub or InProcessHub()
         self._hub.buses.append(self)
         self._handlers: list[ChangeHandler] = []
+        self._lifetime = Lifetime("the in-process graph bus")
 
     async def publish(self, change: GraphChange) -> None:
+        self._lifetime.check()
         for bus in list(self._hub.buses):
             if bus is not self:
                 await call_each(bus._handlers, change, failure="graph_bus_handler_failed")
 
     def subscribe(self, handler: ChangeHandler, on_gap: GapHandler | None = None) -> None:
+        self._lifetime.check()
         self._handlers.append(handler)
 
     async def start(self) -> None:
-        return None  # delivery is a call from the publishing bus: nothing to connect
+        self._lifetime.check()  # delivery is a call from the publishing bus: nothing to connect
 
     async def ping(self) -> None:
-        return None
+        self._lifetime.check()
 
     async def aclose(self) -> None:
+        self._lifetime.close()
         if self in self._hub.buses:
             self._hub.buses.remove(self)

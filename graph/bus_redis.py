@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 from errors import StoreUnavailable
 from graph.bus import ChangeHandler, GapHandler, GraphChange, new_origin
 from graph.fanout import call_each
+from infra.lifetime import Lifetime
 
 __all__ = ["RedisGraphBus"]
 
@@ -37,21 +38,24 @@ class RedisGraphBus:
         self._subscribed = asyncio.Event()
         self.published = 0
         self.publish_failures = 0
-        self._closed = False
+        self._lifetime = Lifetime("the Redis graph bus")
 
     def subscribe(self, handler: ChangeHandler, on_gap: GapHandler | None = None) -> None:
+        self._lifetime.check()
         self._handlers.append(handler)
         if on_gap is not None:
             self._gap_handlers.append(on_gap)
 
     async def start(self, wait_s: float = 2.0) -> None:
         """Start listening; wait up to ``wait_s`` for the subscription (not at all fatal)."""
+        self._lifetime.check()
         self._listener = asyncio.create_task(self._listen(), name="graph-bus-listener")
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(wait_s):
                 await self._subscribed.wait()
 
     async def publish(self, change: GraphChange) -> None:
+        self._lifetime.check()
         try:
             await self._client.publish(self._channel, change.model_dump_json())
             self.published += 1
@@ -60,6 +64,7 @@ class RedisGraphBus:
             log.warning("graph_bus_publish_failed", error=type(exc).__name__)
 
     async def ping(self) -> None:
+        self._lifetime.check()
         try:
             await self._client.ping()
         except (RedisError, OSError) as exc:
@@ -67,7 +72,7 @@ class RedisGraphBus:
 
     async def _listen(self) -> None:
         delay, lost = 0.1, False
-        while not self._closed:
+        while not self._lifetime.closed:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self._channel)
@@ -77,7 +82,7 @@ class RedisGraphBus:
                     for on_gap in list(self._gap_handlers):
                         on_gap()
                 delay, lost = 0.1, False
-                while not self._closed:
+                while not self._lifetime.closed:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is not None and message.get("type") == "message":
                         await self._dispatch(message["data"])
@@ -103,7 +108,7 @@ class RedisGraphBus:
         await call_each(self._handlers, change, failure="graph_bus_handler_failed")
 
     async def aclose(self) -> None:
-        self._closed = True
+        self._lifetime.close()
         if self._listener is not None:
             self._listener.cancel()
             await asyncio.gather(self._listener, return_exceptions=True)

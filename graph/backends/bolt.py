@@ -71,6 +71,7 @@ from graph.write_plan import (
     plan_nodes,
     removal_results,
 )
+from infra.lifetime import Lifetime
 
 __all__ = [
     "BoltGraphStore",
@@ -116,11 +117,13 @@ class BoltGraphStore:
             connection_timeout=connect_timeout_s,
             max_transaction_retry_time=timeout_s,
         )
+        self._lifetime = Lifetime("the Bolt graph store")
 
     # -- units of work ---------------------------------------------------------------------
 
     async def _unit(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run one unit of work under a deadline, mapping driver errors to ours."""
+        self._lifetime.check()
         try:
             async with asyncio.timeout(self._timeout_s):
                 return await work()
@@ -200,6 +203,9 @@ class BoltGraphStore:
         await self._read("RETURN 1 AS ok")
 
     async def aclose(self) -> None:
+        """Close the driver for good: any later call raises :class:`errors.AdapterClosed`.
+        Idempotent."""
+        self._lifetime.close()
         with contextlib.suppress(DriverError, OSError):  # closing what already broke
             await self._driver.close()
 
@@ -224,6 +230,7 @@ class BoltGraphStore:
         return await self._upsert(edges, check_edge_write, self._edges_tx, now)
 
     async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return []
         wanted = sorted(set(ids))
@@ -246,6 +253,7 @@ class BoltGraphStore:
     async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
         for item in increments:
             check_edge_increment(self._schema, item)
+        self._lifetime.check()  # an empty call refuses too
         if not increments:
             return []
         plan = plan_increments(increments)
@@ -282,6 +290,7 @@ class BoltGraphStore:
         now: str,
     ) -> list[WriteResult]:
         """Check every item, then run ``body`` as one (retryable) write transaction."""
+        self._lifetime.check()  # before the checks: a closed store says so first
         for item in items:
             check(self._schema, item)
         if not items:
@@ -380,6 +389,7 @@ class BoltGraphStore:
     # -- reads -----------------------------------------------------------------------------
 
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return []
         rows = await self._read(
@@ -410,6 +420,7 @@ class BoltGraphStore:
         return [self._edge(row) for row in rows]
 
     async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return GraphSnapshot()
         # Two index-driven halves instead of one "a.id IN $ids OR b.id IN $ids" scan.

@@ -65,6 +65,7 @@ from graph.write_plan import (
     plan_nodes,
     removal_results,
 )
+from infra.lifetime import Lifetime
 
 __all__ = [
     "NODE_TABLE",
@@ -210,11 +211,14 @@ class LadybugGraphStore:
         self._writer: ladybug.Connection | None = None
         self._reader: ladybug.AsyncConnection | None = None
         self._write_lock = asyncio.Lock()
+        self._lifetime = Lifetime("the Ladybug graph store")
 
     # -- lifecycle -------------------------------------------------------------------------
 
     def _open(self) -> tuple[ladybug.Database, ladybug.Connection, ladybug.AsyncConnection]:
-        """The database and its connections, opening whatever is not open yet."""
+        """The database and its connections, opening whatever is not open yet (never after
+        :meth:`aclose`: :class:`errors.AdapterClosed`)."""
+        self._lifetime.check()
         try:
             if self._db is None:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
@@ -263,6 +267,9 @@ class LadybugGraphStore:
         await self._read("RETURN 1")
 
     async def aclose(self) -> None:
+        """Close the database for good: a write in progress ends first, any later call raises
+        :class:`errors.AdapterClosed`. Idempotent."""
+        self._lifetime.close()
         async with self._write_lock:
             for handle in (self._reader, self._writer, self._db):
                 if handle is not None:
@@ -279,6 +286,7 @@ class LadybugGraphStore:
         return await self._upsert(edges, check_edge_write, self._edges_tx, now)
 
     async def delete_nodes(self, ids: Sequence[str], now: str) -> list[WriteResult]:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return []
 
@@ -303,6 +311,7 @@ class LadybugGraphStore:
     async def increment_edges(self, increments: Sequence[EdgeIncrement]) -> list[WriteResult]:
         for item in increments:
             check_edge_increment(self._schema, item)
+        self._lifetime.check()  # an empty call refuses too
         if not increments:
             return []
         plan = plan_increments(increments)
@@ -338,6 +347,7 @@ class LadybugGraphStore:
         now: str,
     ) -> list[WriteResult]:
         """Check every item, then run ``body`` as one transaction on the writer."""
+        self._lifetime.check()  # before the checks: a closed store says so first
         for item in items:
             check(self._schema, item)
         if not items:
@@ -401,6 +411,7 @@ class LadybugGraphStore:
             raise translate_error(exc, "Ladybug read failed") from exc
 
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return []
         # One primary-key lookup per id: `WHERE n.id IN $ids` scanned every node (2.7 ms
@@ -432,6 +443,7 @@ class LadybugGraphStore:
         ]
 
     async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        self._lifetime.check()  # an empty call refuses too
         if not ids:
             return GraphSnapshot()
         edges = await self._edges("a.id IN $ids OR b.id IN $ids", {"ids": list(ids)}, limit)

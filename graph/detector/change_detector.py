@@ -10,6 +10,11 @@ patch, and the :class:`~graph.detector.patch_log.PatchLog` keeps and delivers it
 whose patch could not be built (the graph is down) is put back and tried again. The second
 timer runs the feed's catch-up every ``catch_up_interval``, or at once when the bus says it
 may have lost messages.
+
+After :meth:`ChangeDetector.aclose` the detector refuses use (:class:`errors.AdapterClosed`
+from ``start``, ``subscribe``, ``flush`` and ``catch_up``); changes it is still told of are
+dropped, since no stream is left to send them to (the write service, closed after it, drains
+its listeners into it).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from graph.patch_filter import PatchFilter
 from graph.patches import GraphPatch
 from graph.port import GraphReader
 from graph.write_service import ChangeListener
+from infra.lifetime import Lifetime
 
 __all__ = ["ChangeDetector"]
 
@@ -63,6 +69,7 @@ class ChangeDetector:
         self._poller: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self.patches_sent = 0
+        self._lifetime = Lifetime("the change detector")
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -72,11 +79,13 @@ class ChangeDetector:
 
     def start(self, watermark: str | None = None) -> None:
         """Start the timestamp catch-up (from ``watermark``, default now)."""
+        self._lifetime.check()
         self._feed.start(watermark)
         if self._poller is None:
             self._poller = asyncio.create_task(self._poll(), name="graph-catch-up")
 
     async def aclose(self) -> None:
+        self._lifetime.close()
         for task in (self._poller, self._flusher):
             if task is not None:
                 task.cancel()
@@ -106,18 +115,19 @@ class ChangeDetector:
     ) -> AsyncGenerator[StreamEvent, None]:
         """Events from now on (registered at once), after the replay of what followed
         ``last_event_id``, or a ``Resync`` first when the log does not reach back to it."""
+        self._lifetime.check()
         return self._log.subscribe(patch_filter, last_event_id)
 
     # -- feeds ------------------------------------------------------------------------------
 
     async def on_local(self, results: Sequence[WriteResult], timestamp: str) -> None:
         """The write service's listener (this process's writes)."""
-        if self._feed.take(results, timestamp, remote=False):
+        if not self._lifetime.closed and self._feed.take(results, timestamp, remote=False):
             self._schedule()
 
     async def on_remote(self, change: GraphChange) -> None:
         """The bus handler (another process's write)."""
-        if change.origin != self.origin:
+        if change.origin != self.origin and not self._lifetime.closed:
             if self._feed.take(change.results, change.timestamp, remote=True):
                 self._schedule()
 
@@ -127,6 +137,7 @@ class ChangeDetector:
 
     async def catch_up(self) -> int:
         """One timestamp catch-up; returns how many new versions it found."""
+        self._lifetime.check()
         found = await self._feed.catch_up()
         if found.truncated:
             log.warning("graph_catch_up_truncated", limit=self._catch_up_limit)
@@ -168,6 +179,7 @@ class ChangeDetector:
 
     async def flush(self) -> GraphPatch | None:
         """Turn what was collected into one patch now (tests; the batch timer calls it)."""
+        self._lifetime.check()
         batch = self._feed.take_batch()
         if not batch.pending:
             return None

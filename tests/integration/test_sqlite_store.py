@@ -4,7 +4,7 @@ import pytest
 
 from conversations.models import ConversationContext, NewMessage
 from conversations.sqlite import SqliteConversationStore
-from errors import ConversationStoreUnavailable, NotFound
+from errors import AdapterClosed, ConversationStoreUnavailable, NotFound
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -107,3 +107,32 @@ async def test_an_unreachable_file_is_a_store_error(tmp_path):
     store = SqliteConversationStore(tmp_path / "dir.db")
     with pytest.raises(ConversationStoreUnavailable):
         await store.init()
+
+
+async def test_a_closed_store_refuses_every_call_and_does_not_reopen(conversation_backend):
+    """After ``aclose`` nothing reopens the file or the pool (httpx's client state): every call
+    of the port, ``init`` too, raises ``AdapterClosed``; ``aclose`` stays idempotent."""
+    store = conversation_backend.open()
+    await store.init()
+    conversation = await store.create_conversation("acme", "alice")
+    await store.aclose()
+    cid, context = conversation.id, ConversationContext()
+    calls = [
+        lambda: store.init(),
+        lambda: store.ping(),
+        lambda: store.create_conversation("acme", "alice"),
+        lambda: store.get_conversation("acme", cid, user_id="alice"),
+        lambda: store.set_visibility("acme", cid, "tenant", user_id="alice"),
+        lambda: store.load_context("acme", cid, user_id="alice"),
+        lambda: store.list_conversations("acme", "alice", 10),
+        lambda: store.recent_messages("acme", cid, 10, user_id="alice"),
+        lambda: store.load_turn("acme", cid, 10, user_id="alice"),
+        lambda: store.save_turn("acme", cid, messages(), context, user_id="alice"),
+        lambda: store.checkpoint_answer("acme", cid, "m", "a", "a", user_id="alice"),
+        lambda: store.finish_answer("acme", cid, "m", messages()[1], context, user_id="alice"),
+        lambda: store.egress_adapters().policies.tenant_policy("acme"),
+    ]
+    for call in calls:
+        with pytest.raises(AdapterClosed, match="closed"):
+            await call()
+    await store.aclose()

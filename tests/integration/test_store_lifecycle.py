@@ -1,5 +1,6 @@
 """Lifetimes of the conversation stores: a failed ``init`` leaves nothing open, ``aclose`` is
-idempotent and safe at any moment, and a cancelled unit of work saves a whole turn or nothing."""
+idempotent and safe at any moment and closes for good (nothing reopens), and a cancelled unit
+of work saves a whole turn or nothing."""
 
 import asyncio
 import time
@@ -11,7 +12,7 @@ import pytest
 from conversations.models import ConversationContext, NewMessage
 from conversations.postgres import APP_ROLE, PostgresConversationStore
 from conversations.sqlite import SqliteConversationStore
-from errors import ConversationStoreUnavailable
+from errors import AdapterClosed, ConversationStoreUnavailable
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -66,19 +67,21 @@ async def test_a_postgres_init_refusing_the_role_closes_its_pool(postgres_dsn):
 
 
 async def test_postgres_aclose_is_idempotent_before_and_after_init(postgres_dsn):
+    never_opened = PostgresConversationStore(postgres_dsn, app_role=APP_ROLE)
+    await never_opened.aclose()
+    with pytest.raises(AdapterClosed):  # closed before it was opened is closed too (httpx)
+        await never_opened.init()
     store = PostgresConversationStore(postgres_dsn, app_role=APP_ROLE)
-    await store.aclose()  # never opened
     await store.init()
     conversation = await store.create_conversation("acme", "alice")
     await store.aclose()
     await store.aclose()
     assert await other_connections(postgres_dsn) == 0
-    with pytest.raises(ConversationStoreUnavailable):
+    with pytest.raises(AdapterClosed):
         await store.get_conversation("acme", conversation.id, user_id="alice")
-    await store.init()  # init opens it again, as before
-    assert (
-        await store.get_conversation("acme", conversation.id, user_id="alice")
-    ).id == conversation.id
+    with pytest.raises(AdapterClosed):  # closed for good: init does not reopen it
+        await store.init()
+    assert await other_connections(postgres_dsn) == 0
     await store.aclose()
 
 
@@ -94,13 +97,22 @@ async def test_a_sqlite_init_whose_migration_fails_closes_its_file(tmp_path):
 
 async def test_sqlite_aclose_is_idempotent_before_and_after_init(tmp_path):
     path = tmp_path / "c.db"
+    never_opened = SqliteConversationStore(path)
+    await never_opened.aclose()
+    with pytest.raises(AdapterClosed):  # closed before it was opened is closed too (httpx)
+        await never_opened.init()
+    assert not path.exists()
     store = SqliteConversationStore(path)
-    await store.aclose()  # never opened
     await store.init()
     await store.create_conversation("acme", "alice")
     assert wal_exists(path)
     await store.aclose()
     await store.aclose()
+    assert not wal_exists(path)
+    with pytest.raises(AdapterClosed):  # closed for good: nothing opens the file again
+        await store.create_conversation("acme", "alice")
+    with pytest.raises(AdapterClosed):
+        await store.init()
     assert not wal_exists(path)
 
 

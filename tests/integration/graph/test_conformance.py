@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from errors import GraphUnavailable, SchemaViolation
+from errors import AdapterClosed, GraphUnavailable, SchemaViolation
 from graph.models import (
     EdgeIncrement,
     EdgeKey,
@@ -766,3 +766,30 @@ async def test_a_store_that_cannot_be_reached_raises_graph_unavailable(
     fault.refuse()
     with pytest.raises(GraphUnavailable):
         await UNREACHABLE_CALLS[method](store, a, b)
+
+
+async def test_a_closed_store_refuses_every_call_and_closes_again_quietly(store: GraphStore):
+    """After ``aclose`` nothing reopens the database or the driver (httpx's client state):
+    every read, write and set-up call raises ``AdapterClosed``; ``aclose`` stays idempotent."""
+    node_id = uid("IE:RATE:CLOSED")
+    await store.upsert_nodes([NodeWrite(id=node_id, label="Rate", properties={})], ts(0))
+    await store.aclose()
+    calls: list[Callable[[], Awaitable[object]]] = [
+        lambda: store.get_nodes([node_id]),
+        lambda: store.find_concepts_by_label("vat"),
+        lambda: store.neighbourhood([node_id]),
+        lambda: store.snapshot(),
+        lambda: store.changes_since(ts(0)),
+        lambda: store.counts(),
+        lambda: store.upsert_nodes([NodeWrite(id=node_id, label="Rate", properties={})], ts(1)),
+        lambda: store.upsert_edges([alt_label(node_id, node_id)], ts(1)),
+        lambda: store.delete_nodes([node_id], ts(1)),
+        lambda: store.increment_edges([]),
+        lambda: store.get_nodes([]),
+        lambda: store.init_schema(),
+        lambda: store.ping(),
+    ]
+    for call in calls:
+        with pytest.raises(AdapterClosed, match="closed"):
+            await call()
+    await store.aclose()
