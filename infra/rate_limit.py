@@ -27,6 +27,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from errors import RateLimited, RateLimiterUnavailable
+from infra.lifetime import Lifetime
 
 __all__ = [
     "TOKEN_BUCKET_LUA",
@@ -60,7 +61,9 @@ class RateLimiter(Protocol):
         """Take a token for this request or raise :class:`errors.RateLimited`."""
         ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Idempotent; a later :meth:`check` raises :class:`errors.AdapterClosed`."""
+        ...
 
 
 def _refused(wait_s: float) -> RateLimited:
@@ -72,8 +75,12 @@ class InProcessRateLimiter:
     limits: BucketLimits = field(default_factory=BucketLimits)
     clock: Callable[[], float] = time.monotonic
     _levels: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _lifetime: Lifetime = field(
+        default_factory=lambda: Lifetime("the in-process rate limiter"), repr=False
+    )
 
     async def check(self, tenant_id: str, user_id: str) -> None:
+        self._lifetime.check()
         now = self.clock()
         keys = {"t": f"t:{tenant_id}", "u": f"u:{tenant_id}:{user_id}"}
         levels: list[tuple[str, float]] = []
@@ -90,7 +97,7 @@ class InProcessRateLimiter:
             raise _refused(wait)
 
     async def aclose(self) -> None:
-        return None
+        self._lifetime.close()
 
 
 TOKEN_BUCKET_LUA = """
@@ -138,8 +145,10 @@ class RedisRateLimiter:
         self._script = client.register_script(TOKEN_BUCKET_LUA)
         self._on_unavailable = on_unavailable
         self.unavailable = 0
+        self._lifetime = Lifetime("the Redis rate limiter")
 
     async def check(self, tenant_id: str, user_id: str) -> None:
+        self._lifetime.check()
         keys, args = [], []
         for scope, rate, capacity in self._limits.buckets():
             owner = tenant_id if scope == "t" else f"{tenant_id}:{user_id}"
@@ -161,4 +170,4 @@ class RedisRateLimiter:
             raise _refused(wait_ms / 1000.0)
 
     async def aclose(self) -> None:
-        return None
+        self._lifetime.close()  # the Redis client is the composition root's to close

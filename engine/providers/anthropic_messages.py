@@ -51,6 +51,7 @@ from egress.wire import (
 )
 from engine.providers.failures import HttpClient, ProviderFailures, SdkErrors
 from engine.providers.tool_schema import parse_arguments
+from infra.lifetime import Lifetime
 
 __all__ = ["ANTHROPIC_ERRORS", "DEFAULT_ANTHROPIC_URL", "AnthropicMessagesProvider"]
 
@@ -82,6 +83,7 @@ class AnthropicMessagesProvider:
         self.name = name
         self._tool_choice = tool_choice
         self._failures = ProviderFailures(name, api_key, ANTHROPIC_ERRORS)
+        self._lifetime = Lifetime("the Anthropic Messages provider")
         self._client = AsyncAnthropic(
             api_key=api_key,
             base_url=base_url or DEFAULT_ANTHROPIC_URL,
@@ -91,9 +93,12 @@ class AnthropicMessagesProvider:
         )
 
     async def aclose(self) -> None:
+        """Close the client for good; a later ``stream`` raises :class:`errors.AdapterClosed`."""
+        self._lifetime.close()
         await self._client.close()
 
     async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        self._lifetime.check()
         system, messages = _messages(request.messages)
         tools: Any = [_tool(tool) for tool in request.tools]
         choice = request.tool_choice or self._tool_choice

@@ -31,6 +31,7 @@ from engine.prompt import (
     refusal_line,
 )
 from engine.retrieval.tokenise import tokenise
+from infra.lifetime import Lifetime
 
 __all__ = [
     "MAX_QUOTES",
@@ -51,11 +52,14 @@ class ExtractiveProvider:
     def __init__(self, lexicon: ConceptLexicon, *, words_per_chunk: int = 3) -> None:
         self._lexicon = lexicon
         self._words_per_chunk = words_per_chunk
+        self._lifetime = Lifetime("the extractive provider")
 
     async def aclose(self) -> None:
-        return None
+        """Nothing to release; a later ``stream`` raises :class:`errors.AdapterClosed`."""
+        self._lifetime.close()
 
     async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        self._lifetime.check()
         system = next((m.content for m in request.messages if m.role == "system"), "")
         question = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
         jurisdictions = _jurisdictions(system)

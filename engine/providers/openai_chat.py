@@ -39,6 +39,7 @@ from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Tool, ToolSp
 from engine.providers.failures import HttpClient, ProviderFailures
 from engine.providers.openai_responses import DEFAULT_BASE_URL, OPENAI_ERRORS
 from engine.providers.tool_schema import parse_arguments
+from infra.lifetime import Lifetime
 
 __all__ = ["OpenAIChatProvider"]
 
@@ -68,6 +69,7 @@ class OpenAIChatProvider:
         self._tool_choice = tool_choice
         self._tools = tools
         self._failures = ProviderFailures(name, api_key, OPENAI_ERRORS)
+        self._lifetime = Lifetime("the OpenAI-compatible chat provider")
         self._client = AsyncOpenAI(
             api_key=api_key,
             base_url=base_url or DEFAULT_BASE_URL,
@@ -77,9 +79,12 @@ class OpenAIChatProvider:
         )
 
     async def aclose(self) -> None:
+        """Close the client for good; a later ``stream`` raises :class:`errors.AdapterClosed`."""
+        self._lifetime.close()
         await self._client.close()
 
     async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        self._lifetime.check()
         messages: Any = [{"role": m.role, "content": m.content} for m in request.messages]
         tools = [_function_tool(tool) for tool in request.tools] if self._tools else []
         answer_only = bool(request.tools) and not tools

@@ -63,6 +63,7 @@ from egress.wire import (
 )
 from engine.providers.failures import HttpClient, ProviderFailures, SdkErrors
 from engine.providers.tool_schema import drop_nulls, parse_arguments, strict_schema
+from infra.lifetime import Lifetime
 
 __all__ = ["DEFAULT_BASE_URL", "OPENAI_ERRORS", "OpenAIResponsesProvider"]
 
@@ -101,6 +102,7 @@ class OpenAIResponsesProvider:
         self._tool_choice = tool_choice
         self._strict = strict_tools
         self._failures = ProviderFailures(name, api_key, OPENAI_ERRORS)
+        self._lifetime = Lifetime("the OpenAI Responses provider")
         self._client = AsyncOpenAI(
             api_key=api_key,
             base_url=base_url or DEFAULT_BASE_URL,
@@ -110,9 +112,12 @@ class OpenAIResponsesProvider:
         )
 
     async def aclose(self) -> None:
+        """Close the client for good; a later ``stream`` raises :class:`errors.AdapterClosed`."""
+        self._lifetime.close()
         await self._client.close()
 
     async def stream(self, request: LlmRequest) -> AsyncGenerator[StreamChunk, None]:
+        self._lifetime.check()
         instructions, items = _input(request.messages)
         tools = [_function_tool(tool, self._strict) for tool in request.tools]
         body: dict[str, Any] = {"model": request.model, "input": items}

@@ -1,0 +1,116 @@
+"""Adapters refuse use after ``aclose`` (httpx's client state): each raises ``AdapterClosed``
+instead of reconnecting, and closing twice is quiet. The stores have their cases in their
+conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``); here are the
+buses, the change detector, the rate limiters and the model providers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from egress.wire import ChatMessage, LlmRequest
+from engine.lexicon import ConceptLexicon
+from engine.providers.anthropic_messages import AnthropicMessagesProvider
+from engine.providers.extractive import ExtractiveProvider
+from engine.providers.openai_chat import OpenAIChatProvider
+from engine.providers.openai_responses import OpenAIResponsesProvider
+from errors import AdapterClosed
+from graph.backends.ladybug import LadybugGraphStore
+from graph.bus import GraphChange, InProcessGraphBus
+from graph.bus_redis import RedisGraphBus
+from graph.detector import ChangeDetector
+from graph.schema import load_schema
+from infra.rate_limit import BucketLimits, InProcessRateLimiter, RedisRateLimiter
+from infra.redis_client import connect_redis
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+Call = Callable[[], Awaitable[object]]
+
+
+async def refuses(calls: list[Call]) -> None:
+    for call in calls:
+        with pytest.raises(AdapterClosed, match="closed"):
+            await call()
+
+
+async def test_the_in_process_bus_refuses_use_after_close():
+    bus = InProcessGraphBus()
+    await bus.aclose()
+
+    async def subscribe() -> None:
+        bus.subscribe(lambda change: bus.ping())
+
+    change = GraphChange(origin="x", timestamp="2026-01-01T00:00:00.000000Z")
+    await refuses([lambda: bus.publish(change), bus.start, bus.ping, subscribe])
+    await bus.aclose()
+
+
+async def test_the_redis_bus_refuses_use_after_close(redis_server, redis_prefix):
+    client = connect_redis(redis_server.url(), timeout_s=0.5)
+    try:
+        bus = RedisGraphBus(client, redis_prefix)
+        await bus.start()
+        await bus.aclose()
+        change = GraphChange(origin="x", timestamp="2026-01-01T00:00:00.000000Z")
+        await refuses([lambda: bus.publish(change), bus.start, bus.ping])
+        assert bus.published == 0  # nothing reached Redis
+        await bus.aclose()
+    finally:
+        await client.aclose()
+
+
+async def test_the_change_detector_refuses_use_and_drops_late_changes_after_close(tmp_path: Path):
+    store = LadybugGraphStore(tmp_path / "g.lbdb", load_schema())
+    await store.init_schema()
+    detector = ChangeDetector(store)
+    detector.start()
+    await detector.aclose()
+
+    async def subscribe() -> None:
+        detector.subscribe()
+
+    async def start() -> None:
+        detector.start()
+
+    await refuses([subscribe, start, detector.flush, detector.catch_up])
+    # The write service, closed after the detector, may still drain a change into it.
+    await detector.on_local([], "2026-01-01T00:00:00.000000Z")
+    await detector.aclose()
+    await store.aclose()
+
+
+async def test_the_rate_limiters_refuse_use_after_close(redis_server, redis_prefix):
+    local = InProcessRateLimiter()
+    await local.check("acme", "alice")
+    await local.aclose()
+    client = connect_redis(redis_server.url(), timeout_s=0.5)
+    try:
+        shared = RedisRateLimiter(client, redis_prefix, BucketLimits())
+        await shared.check("acme", "alice")
+        await shared.aclose()
+        await refuses([lambda: local.check("acme", "alice"), lambda: shared.check("acme", "a")])
+        await local.aclose()
+        await shared.aclose()
+    finally:
+        await client.aclose()
+
+
+async def test_the_model_providers_refuse_a_stream_after_close():
+    request = LlmRequest(
+        provider="p", model="m", messages=[ChatMessage(role="user", content="VAT?")]
+    )
+    providers = [
+        ExtractiveProvider(ConceptLexicon.from_eurovoc()),
+        OpenAIResponsesProvider(api_key="k", base_url="http://127.0.0.1:9/v1"),
+        OpenAIChatProvider(api_key="k", base_url="http://127.0.0.1:9/v1"),
+        AnthropicMessagesProvider(api_key="k", base_url="http://127.0.0.1:9"),
+    ]
+    for provider in providers:
+        await provider.aclose()
+        stream = provider.stream(request)
+        with pytest.raises(AdapterClosed, match="closed"):
+            await anext(stream)
+        await provider.aclose()
