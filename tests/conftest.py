@@ -1,12 +1,36 @@
-"""Shared fixtures. Async tests run on asyncio through anyio's pytest plugin."""
+"""Shared fixtures. Async tests run on asyncio through anyio's pytest plugin.
+
+Every test carries the marker of its layer, the folder it lives in (``unit``, ``integration``,
+``e2e``), and no other layer's: ``make unit`` and its siblings select by marker, so a test
+without one would run in none of them. Collection fails on such a test (it once happened).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
+
+LAYERS = ("unit", "integration", "e2e")
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse a test whose layer marker is missing or is not its folder's."""
+    wrong = []
+    for item in items:
+        folder = item.path.resolve().relative_to(TESTS).parts[0]
+        layers = {mark.name for mark in item.iter_markers() if mark.name in LAYERS}
+        if folder in LAYERS and layers != {folder}:
+            wrong.append(f"{item.nodeid} (marked {sorted(layers) or 'nothing'})")
+    if wrong:
+        raise pytest.UsageError(
+            "every test carries exactly its folder's layer marker (pytestmark = "
+            "pytest.mark.unit / integration / e2e):\n  " + "\n  ".join(wrong)
+        )
 
 
 @pytest.fixture(scope="session")

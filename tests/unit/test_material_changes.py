@@ -19,6 +19,8 @@ from engine.material_changes import (
 from engine.prompt import CHANGED_HEADER, PromptInputs, build_messages, quoted_section
 from graph.models import GraphNode, NodeWrite
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     ("value", "unit", "basis"),
