@@ -113,8 +113,7 @@ class ChangeDetector:
     def subscribe(
         self, patch_filter: PatchFilter | None = None, last_event_id: str | None = None
     ) -> AsyncGenerator[StreamEvent, None]:
-        """Events from now on (registered at once), after the replay of what followed
-        ``last_event_id``, or a ``Resync`` first when the log does not reach back to it."""
+        """:meth:`PatchLog.subscribe <graph.detector.patch_log.PatchLog.subscribe>`."""
         self._lifetime.check()
         return self._log.subscribe(patch_filter, last_event_id)
 
