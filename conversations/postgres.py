@@ -113,11 +113,17 @@ def _same(moment: datetime) -> datetime:
 POSTGRES = SqlDialect(
     name="postgres",
     statements=Statements().render(
-        schema=f"{SCHEMA}.", pyformat=True, row_lock=" FOR UPDATE",
+        schema=f"{SCHEMA}.",
+        pyformat=True,
+        row_lock=" FOR UPDATE",
         lock_pseudonyms=_LOCK_PSEUDONYMS,
     ),
-    timestamp=_same, encode_list=list, decode_list=list, encode_object=Jsonb, decode_object=dict,
-)  # fmt: skip
+    timestamp=_same,
+    encode_list=list,
+    decode_list=list,
+    encode_object=Jsonb,
+    decode_object=dict,
+)
 """The shared statements as PostgreSQL takes them, on schema ``regintel``; native values."""
 
 

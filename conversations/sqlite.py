@@ -59,10 +59,14 @@ def _timestamp(moment: datetime) -> str:
 
 # JSON text for lists and objects, ISO text for timestamps (the tables of 001 and 002)
 SQLITE = SqlDialect(
-    name="sqlite", statements=Statements().render(), timestamp=_timestamp,
-    encode_list=json.dumps, decode_list=json.loads, encode_object=json.dumps,
+    name="sqlite",
+    statements=Statements().render(),
+    timestamp=_timestamp,
+    encode_list=json.dumps,
+    decode_list=json.loads,
+    encode_object=json.dumps,
     decode_object=json.loads,
-)  # fmt: skip
+)
 """The shared statements as SQLite takes them, with unqualified table names."""
 
 

@@ -165,8 +165,12 @@ def find_as_at(
             if start is not None:
                 day = start - timedelta(days=1)
                 phrase = match.group(0)
-                found.append((match.start(), AsAt(day, day, "question", phrase,
-                                                  f"the day before {_long(start)}")))  # fmt: skip
+                found.append(
+                    (
+                        match.start(),
+                        AsAt(day, day, "question", phrase, f"the day before {_long(start)}"),
+                    )
+                )
                 break
     return min(found, key=lambda f: f[0])[1] if found else None
 

@@ -128,5 +128,5 @@ class GraphOutbox:
                 for i, deferred in self._pending.items()
             ),
             encoding="utf-8",
-        )  # fmt: skip
+        )
         compacted.replace(path)

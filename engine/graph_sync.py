@@ -68,8 +68,11 @@ class GraphSync:
         """Build the evidence index and teach the lexicon every confirmed concept."""
         await self._evidence.refresh()
         snapshot = await self._graph.snapshot(labels=["Concept", "Label"], limit=50_000)
-        texts = {n.id: str(n.properties.get("text", "")) for n in snapshot.nodes
-                 if n.label == "Label" and not is_quarantined(n)}  # fmt: skip
+        texts = {
+            n.id: str(n.properties.get("text", ""))
+            for n in snapshot.nodes
+            if n.label == "Label" and not is_quarantined(n)
+        }
         count = 0
         for node in snapshot.nodes:
             if _confirmed(node):
@@ -99,8 +102,11 @@ class GraphSync:
                 self._lexicon.remove(node_id)  # deleted, or merged into another (a redirect)
             if node is not None and _confirmed(node):
                 around = await self._graph.neighbourhood([node.id], limit=200)
-                texts = {n.id: str(n.properties.get("text", "")) for n in around.nodes
-                         if n.label == "Label" and not is_quarantined(n)}  # fmt: skip
+                texts = {
+                    n.id: str(n.properties.get("text", ""))
+                    for n in around.nodes
+                    if n.label == "Label" and not is_quarantined(n)
+                }
                 self._lexicon.add(concept_entry(node, _labels(node.id, around.edges, texts)))
 
 
@@ -112,7 +118,7 @@ def _provisional_capture(node: GraphNode | None) -> bool:
     if node is None:
         return False
     return node.label == "Label" or (
-        node.label == "Concept" and node.properties.get("status") == "provisional"
+        node.label == "Concept" and is_quarantined(node)
     )
 
 

@@ -71,10 +71,17 @@ class Citation:
     conflicts: tuple[dict[str, Any], ...] = ()
 
     def data(self) -> dict[str, Any]:
-        return {"id": self.id, "heading": self.heading, "instrument": self.instrument,
-                "url": self.url, "validFrom": self.valid_from, "validTo": self.valid_to,
-                "source": self.source, "sourceCheckedOn": self.source_checked_on,
-                "conflicts": list(self.conflicts)}  # fmt: skip
+        return {
+            "id": self.id,
+            "heading": self.heading,
+            "instrument": self.instrument,
+            "url": self.url,
+            "validFrom": self.valid_from,
+            "validTo": self.valid_to,
+            "source": self.source,
+            "sourceCheckedOn": self.source_checked_on,
+            "conflicts": list(self.conflicts),
+        }
 
 
 @dataclass(frozen=True)

@@ -189,8 +189,11 @@ def _tokens_problem(text: str, forbidden: frozenset[str], names: frozenset[str])
         return "tenant_or_user_id"
     # A word of the controlled vocabulary (EuroVoc, English and French: "sur", "valeur") is no
     # evidence of a person, whatever name lists say.
-    named = [word for word in raw if len(word) > 2 and word.lower() in names
-             and word.lower() not in vocabulary_words()]  # fmt: skip
+    named = [
+        word
+        for word in raw
+        if len(word) > 2 and word.lower() in names and word.lower() not in vocabulary_words()
+    ]
     # One name-like word in capitals is an acronym ("PAYE" is also a first name); two are a
     # person ("SIOBHAN MURPHY"), and so is one written as a word ("alice", "Murphy").
     if len(named) >= 2 or any(not (w.isupper() and len(w) > 1) for w in named):

@@ -313,9 +313,14 @@ async def screen_node_writes(
         event = _event(node, old_props, old, new, status, verdict.reason, origin)
         screened.events.append(event)
         screened.edges.append(
-            EdgeWrite(type=CHANGE_EDGE, source_id=event.id, source_label=CHANGE_LABEL,
-                      target_id=node.id, target_label=node.label)
-        )  # fmt: skip
+            EdgeWrite(
+                type=CHANGE_EDGE,
+                source_id=event.id,
+                source_label=CHANGE_LABEL,
+                target_id=node.id,
+                target_label=node.label,
+            )
+        )
     return screened
 
 

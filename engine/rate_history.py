@@ -152,9 +152,15 @@ def _runs(
             continue  # same value carried on: the run goes on
         end = next((s for s, v in periods[index + 1 :] if v != value), None)
         claims.append(
-            RateClaim(source, jurisdiction, kind, value, start,
-                      _day_before(end) if end is not None else None)
-        )  # fmt: skip
+            RateClaim(
+                source,
+                jurisdiction,
+                kind,
+                value,
+                start,
+                _day_before(end) if end is not None else None,
+            )
+        )
     return claims
 
 
@@ -168,10 +174,13 @@ def parse_ibericode(raw: Mapping[str, Any], source: RateSource = IBERICODE) -> l
         kinds = sorted({k for p in periods for k in (p.get("rates") or {})})
         for kind in kinds:
             dated = [
-                (None if p["effective_from"] == _PLACEHOLDER_START else str(p["effective_from"]),
-                 float(p["rates"][kind]))
-                for p in periods if kind in (p.get("rates") or {})
-            ]  # fmt: skip
+                (
+                    None if p["effective_from"] == _PLACEHOLDER_START else str(p["effective_from"]),
+                    float(p["rates"][kind]),
+                )
+                for p in periods
+                if kind in (p.get("rates") or {})
+            ]
             claims += _runs(source, jurisdiction, kind, dated)
     return claims
 
@@ -186,15 +195,20 @@ def parse_kdeldycke(
     for jurisdiction, (_, codes) in COUNTRIES.items():
         mine = [r for r in rows if set(r["territory_codes"].split()) & set(codes)]
         for kind in sorted({r["rate_type"] for r in mine}):
-            for row in sorted((r for r in mine if r["rate_type"] == kind),
-                              key=lambda r: r["start_date"]):  # fmt: skip
+            for row in sorted(
+                (r for r in mine if r["rate_type"] == kind), key=lambda r: r["start_date"]
+            ):
                 stop = row["stop_date"].strip()
                 claims.append(
                     RateClaim(
-                        source, jurisdiction, kind, round(float(row["rate"]) * 100, 4),
-                        row["start_date"].strip() or None, _day_before(stop) if stop else None,
+                        source,
+                        jurisdiction,
+                        kind,
+                        round(float(row["rate"]) * 100, 4),
+                        row["start_date"].strip() or None,
+                        _day_before(stop) if stop else None,
                     )
-                )  # fmt: skip
+                )
     return claims
 
 
@@ -216,13 +230,16 @@ def find_conflicts(claims: Sequence[RateClaim]) -> list[RateConflict]:
     for (jurisdiction, kind), group in sorted(groups.items()):
         if len({c.source.key for c in group}) < 2:
             continue
-        cuts = sorted({c.valid_from for c in group if c.valid_from}
-                      | {_day_after(c.valid_to) for c in group if c.valid_to})  # fmt: skip
+        cuts = sorted(
+            {c.valid_from for c in group if c.valid_from}
+            | {_day_after(c.valid_to) for c in group if c.valid_to}
+        )
         segments: list[tuple[str, str | None, tuple[RateClaim, ...]]] = []
         for index, start in enumerate(cuts):
             end = _day_before(cuts[index + 1]) if index + 1 < len(cuts) else None
-            covering = tuple(sorted((c for c in group if c.covers(start)),
-                                    key=lambda c: c.source.key))  # fmt: skip
+            covering = tuple(
+                sorted((c for c in group if c.covers(start)), key=lambda c: c.source.key)
+            )
             if len({c.value for c in covering}) < 2:
                 continue
             if segments and segments[-1][2] == covering and segments[-1][1] == _day_before(start):
@@ -231,19 +248,28 @@ def find_conflicts(claims: Sequence[RateClaim]) -> list[RateConflict]:
                 segments.append((start, end, covering))
         for start, end, covering in segments:
             omitting = tuple(
-                c.source for c in covering
-                if c.valid_from is not None and c.valid_from < start
+                c.source
+                for c in covering
+                if c.valid_from is not None
+                and c.valid_from < start
                 and (c.valid_to is None or (end is not None and c.valid_to > end))
-            )  # fmt: skip
+            )
             category = (
                 "omitted_change"
                 if omitting and len(omitting) < len(covering)
                 else ("different_value")
             )
             conflicts.append(
-                RateConflict(jurisdiction, kind, start, end, covering, category,
-                             omitting if category == "omitted_change" else ())
-            )  # fmt: skip
+                RateConflict(
+                    jurisdiction,
+                    kind,
+                    start,
+                    end,
+                    covering,
+                    category,
+                    omitting if category == "omitted_change" else (),
+                )
+            )
     return conflicts
 
 
@@ -311,8 +337,13 @@ def _conflict_node(conflict: RateConflict) -> NodeWrite:
 
 
 def _edge(kind: str, source: NodeWrite, target_id: str, target_label: str) -> EdgeWrite:
-    return EdgeWrite(type=kind, source_id=source.id, source_label=source.label,
-                     target_id=target_id, target_label=target_label)  # fmt: skip
+    return EdgeWrite(
+        type=kind,
+        source_id=source.id,
+        source_label=source.label,
+        target_id=target_id,
+        target_label=target_label,
+    )
 
 
 def history_writes(

@@ -111,10 +111,13 @@ async def seed_graph(
     report = SeedReport()
     dated = _dated_labels()
     nodes = [
-        NodeWrite(id=n["id"], label=n["label"],
-                  properties=_with_validity(n.get("properties") or {}, n["label"] in dated))
+        NodeWrite(
+            id=n["id"],
+            label=n["label"],
+            properties=_with_validity(n.get("properties") or {}, n["label"] in dated),
+        )
         for n in data["nodes"]
-    ]  # fmt: skip
+    ]
     labels = {node.id: node.label for node in nodes}
     for result in await _write_screened(reader, writer, nodes, report):
         report.nodes[result.outcome.value] += 1
@@ -144,11 +147,14 @@ async def seed_graph(
             raise SeedFileError(f"edge {source} -[{edge['type']}]-> {target}: unknown endpoint")
         edges.append(
             EdgeWrite(
-                type=edge["type"], source_id=source, source_label=labels[source],
-                target_id=target, target_label=labels[target],
+                type=edge["type"],
+                source_id=source,
+                source_label=labels[source],
+                target_id=target,
+                target_label=labels[target],
                 properties=edge.get("properties") or {},
             )
-        )  # fmt: skip
+        )
     for result in await writer.upsert_edges(edges):
         report.edges[result.outcome.value] += 1
     for result in await writer.upsert_edges(history_edges):
@@ -160,16 +166,22 @@ async def seed_graph(
         if missing := [a for a in aligns if a not in labels]:
             raise SeedFileError(f"concept {raw.get('kind')}: unknown aligns_with {missing}")
         concept = CapturedConcept(
-            domain=raw["domain"], kind=raw["kind"], jurisdiction=raw["jurisdiction"],
-            prefLabel=raw["pref_label"], altLabels=raw.get("alt_labels") or [],
-            definition=raw.get("definition"), sourceUrls=raw.get("source_urls") or [],
-        )  # fmt: skip
+            domain=raw["domain"],
+            kind=raw["kind"],
+            jurisdiction=raw["jurisdiction"],
+            prefLabel=raw["pref_label"],
+            altLabels=raw.get("alt_labels") or [],
+            definition=raw.get("definition"),
+            sourceUrls=raw.get("source_urls") or [],
+        )
         outcome: WriteOutcome = await concepts.write(
             ConceptWrite(
-                concept=concept, status="confirmed", scheme="seed",
+                concept=concept,
+                status="confirmed",
+                scheme="seed",
                 aligns_with=[(a, labels[a]) for a in aligns],
             )
-        )  # fmt: skip
+        )
         report.concepts[outcome.value] += 1
     return report
 
@@ -214,8 +226,11 @@ async def _write_validity(
         raise SeedFileError(f"{path.name}: unknown node ids {missing}")
     return await writer.upsert_nodes(
         [
-            NodeWrite(id=e["id"], label=stored[e["id"]],
-                      properties={k: v for k, v in e.items() if k != "id"})
+            NodeWrite(
+                id=e["id"],
+                label=stored[e["id"]],
+                properties={k: v for k, v in e.items() if k != "id"},
+            )
             for e in entries
         ]
-    )  # fmt: skip
+    )

@@ -237,8 +237,11 @@ def compute(rule: TimelineRule, at: date) -> ComputedDates:
         return ComputedDates(rule.id, text, start, end)
     if rule.kind in ("LOCK_IN", "CLAWBACK", "RETENTION"):
         end = lock_in_end(at, rule.value, rule.unit)
-        what = {"LOCK_IN": "the holding period ends", "CLAWBACK": "the clawback period ends",
-                "RETENTION": "records may be discarded from"}[rule.kind]  # fmt: skip
+        what = {
+            "LOCK_IN": "the holding period ends",
+            "CLAWBACK": "the clawback period ends",
+            "RETENTION": "records may be discarded from",
+        }[rule.kind]
         text = f"starting {at.isoformat()}, {what} {end.isoformat()} ({measure})"
         return ComputedDates(rule.id, text, at, end)
     if rule.kind == "DEADLINE":
@@ -262,8 +265,14 @@ def compute(rule: TimelineRule, at: date) -> ComputedDates:
 
 
 def _due(rule: TimelineRule, anchor: date) -> date:
-    return deadline(anchor, rule.value, rule.unit, fixed=rule.fixed,
-                    day_of_month=rule.day_of_month, business_days=rule.business_days)  # fmt: skip
+    return deadline(
+        anchor,
+        rule.value,
+        rule.unit,
+        fixed=rule.fixed,
+        day_of_month=rule.day_of_month,
+        business_days=rule.business_days,
+    )
 
 
 def _anchor(rule: TimelineRule, at: date) -> tuple[date, str]:

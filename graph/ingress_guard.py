@@ -218,9 +218,12 @@ class IngressGuard:
     def _check_increment(self, item: EdgeIncrement) -> EdgeIncrement:
         # The relationship's own checks (ids scanned, type and endpoints allowed), no properties.
         edge = EdgeWrite(
-            type=item.type, source_id=item.source_id, source_label=item.source_label,
-            target_id=item.target_id, target_label=item.target_label,
-        )  # fmt: skip
+            type=item.type,
+            source_id=item.source_id,
+            source_label=item.source_label,
+            target_id=item.target_id,
+            target_label=item.target_label,
+        )
         self._check_edge(edge)
         target = f"{item.source_id}-[{item.type}]->{item.target_id}"
         counters = self._schema.relationship_counters

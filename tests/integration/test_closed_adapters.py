@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from egress.wire import ChatMessage, LlmRequest
+from egress.wire import ChatMessage, LlmProvider, LlmRequest
 from engine.lexicon import ConceptLexicon
 from engine.providers.anthropic_messages import AnthropicMessagesProvider
 from engine.providers.extractive import ExtractiveProvider
@@ -102,7 +102,7 @@ async def test_the_model_providers_refuse_a_stream_after_close():
     request = LlmRequest(
         provider="p", model="m", messages=[ChatMessage(role="user", content="VAT?")]
     )
-    providers = [
+    providers: list[LlmProvider] = [
         ExtractiveProvider(ConceptLexicon.from_eurovoc()),
         OpenAIResponsesProvider(api_key="k", base_url="http://127.0.0.1:9/v1"),
         OpenAIChatProvider(api_key="k", base_url="http://127.0.0.1:9/v1"),
