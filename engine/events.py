@@ -1,7 +1,7 @@
 """Events of a chat turn, as the engine yields them; ``api/`` frames them as SSE.
 
 Each event's ``data()`` is the JSON payload of its SSE event and carries a ``type`` field
-equal to the SSE event name (DESIGN.md contracts).
+equal to the SSE event name (docs/architecture.md, "Contracts").
 """
 
 from __future__ import annotations

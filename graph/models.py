@@ -1,4 +1,4 @@
-"""Graph DTOs: what crosses the boundary of ``graph/`` (the public contract of DESIGN.md).
+"""Graph DTOs: what crosses the boundary of ``graph/`` (a public contract, docs/architecture.md).
 
 Node ``{id, label, properties}``, edge ``{source, target, type, properties}``. Writes carry the
 labels of both edge endpoints so the ingress guard can check them against ``schema/graph.yaml``

@@ -3,7 +3,7 @@
 The bus, the rate limiter and the job queue share it (a connection pool). Short socket and
 connect timeouts: a Redis that does not answer must cost a request milliseconds, not the
 driver's default of never. Keys are ``<prefix>:<what>:…``; whatever is per tenant carries the
-tenant in the key (DESIGN.md invariant).
+tenant in the key (docs/architecture.md, "Invariants").
 """
 
 from __future__ import annotations

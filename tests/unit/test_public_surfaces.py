@@ -1,4 +1,4 @@
-"""Public surfaces are derived, not restated (STYLE.md 13).
+"""Public surfaces are derived, not restated (docs/architecture.md, "Conventions").
 
 For every module of the first-party packages, ``__all__`` must equal the public names the
 module itself defines (top-level functions, classes and assignments, read from its source;
