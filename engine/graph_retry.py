@@ -24,6 +24,7 @@ from engine.graph_outbox import Deferred, GraphOutbox
 from engine.self_population import ResolvedConcept, SelfPopulation
 from errors import GraphWriteRejected, StoreUnavailable
 from graph.ingress_guard import id_digest
+from infra.lifetime import Lifetime
 
 __all__ = ["GraphWriteRetry"]
 
@@ -49,7 +50,7 @@ class GraphWriteRetry:
         self._retrying: set[str] = set()  # outbox entries with a retry under way
         self._persisting: set[asyncio.Future[str]] = set()
         self._schedule_task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._lifetime = Lifetime("the graph write retry")
         self.completed = 0
         self.abandoned = 0
 
@@ -95,6 +96,7 @@ class GraphWriteRetry:
     def resume(self) -> int:
         """Retry every capture the outbox holds that is not being retried (at start-up, and
         on every round of the schedule); how many were started."""
+        self._lifetime.check()
         started = 0
         for entry_id, deferred in self._outbox.pending():
             if entry_id not in self._retrying:
@@ -104,7 +106,8 @@ class GraphWriteRetry:
 
     def start_schedule(self, interval: float) -> None:
         """Every ``interval`` seconds, retry the captures whose attempts ran out."""
-        if self._schedule_task is None and not self._closing:
+        self._lifetime.check()
+        if self._schedule_task is None:
             loop = asyncio.get_running_loop()
             self._schedule_task = loop.create_task(self._every(interval))
 
@@ -115,7 +118,7 @@ class GraphWriteRetry:
                 log.info("graph_writes_rescheduled", captures=started)
 
     def _schedule(self, entry_id: str, deferred: Deferred) -> None:
-        if self._closing:
+        if self._lifetime.closed:
             return  # it is in the outbox: the next start-up retries it
         self._retrying.add(entry_id)
         retry = asyncio.get_running_loop().create_task(self._retry(entry_id, deferred))
@@ -146,8 +149,10 @@ class GraphWriteRetry:
 
     async def aclose(self) -> None:
         """Finish writing deferred captures to the outbox, then stop retrying (they stay
-        there for the next start-up)."""
-        self._closing = True
+        there for the next start-up). Afterwards :meth:`resume` and :meth:`start_schedule`
+        raise :class:`errors.AdapterClosed`; a capture that still ends badly is kept in the
+        outbox (:meth:`on_population_done`), never lost."""
+        self._lifetime.close()
         if self._schedule_task is not None:
             self._schedule_task.cancel()
             await asyncio.gather(self._schedule_task, return_exceptions=True)

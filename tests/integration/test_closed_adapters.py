@@ -1,7 +1,7 @@
 """Adapters refuse use after ``aclose`` (httpx's client state): each raises ``AdapterClosed``
 instead of reconnecting, and closing twice is quiet. The stores have their cases in their
 conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``); here are the
-buses, the change detector, the rate limiters and the model providers."""
+buses, the change detector, the capture retry, the rate limiters and the model providers."""
 
 from __future__ import annotations
 
@@ -11,19 +11,26 @@ from pathlib import Path
 import pytest
 
 from egress.wire import ChatMessage, LlmProvider, LlmRequest
+from engine.evidence import EvidenceIndex
+from engine.graph_retry import GraphWriteRetry
+from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.providers.anthropic_messages import AnthropicMessagesProvider
 from engine.providers.extractive import ExtractiveProvider
 from engine.providers.openai_chat import OpenAIChatProvider
 from engine.providers.openai_responses import OpenAIResponsesProvider
+from engine.self_population import SelfPopulation
 from errors import AdapterClosed
 from graph.backends.ladybug import LadybugGraphStore
 from graph.bus import GraphChange, InProcessGraphBus
 from graph.bus_redis import RedisGraphBus
 from graph.detector import ChangeDetector
+from graph.ingress_guard import IngressGuard
 from graph.schema import load_schema
+from graph.write_service import GraphWriteService
 from infra.rate_limit import BucketLimits, InProcessRateLimiter, RedisRateLimiter
 from infra.redis_client import connect_redis
+from tests.support.fakes import EmailOnlyScanner
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -79,6 +86,27 @@ async def test_the_change_detector_refuses_use_and_drops_late_changes_after_clos
     # The write service, closed after the detector, may still drain a change into it.
     await detector.on_local([], "2026-01-01T00:00:00.000000Z")
     await detector.aclose()
+    await store.aclose()
+
+
+async def test_the_graph_write_retry_refuses_to_restart_after_close(tmp_path: Path):
+    store = LadybugGraphStore(tmp_path / "g.lbdb", load_schema())
+    await store.init_schema()
+    writer = GraphWriteService(store, IngressGuard(load_schema(), EmailOnlyScanner()))
+    population = SelfPopulation(store, writer, EvidenceIndex(store), InMemoryIngestionQueue())
+    retry = GraphWriteRetry(population)
+    retry.start_schedule(60.0)
+    await retry.aclose()
+
+    async def resume() -> None:
+        retry.resume()
+
+    async def schedule() -> None:
+        retry.start_schedule(60.0)
+
+    await refuses([resume, schedule])
+    await retry.aclose()
+    await writer.aclose()
     await store.aclose()
 
 
