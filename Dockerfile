@@ -10,7 +10,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     UV_LINK_MODE=copy \
     UV_PYTHON_DOWNLOADS=never \
     UV_PROJECT_ENVIRONMENT=/app/.venv \
-    PATH="/app/.venv/bin:${PATH}"
+    PATH="/app/.venv/bin:${PATH}" \
+    REGINTEL_ENVIRONMENT=prod
+# prod by default: Supabase tokens only, no development keys (they are published and work
+# from loopback only even in dev); the image does not start without a Supabase signing key.
 
 COPY --from=uv /uv /usr/local/bin/uv
 WORKDIR /app

@@ -19,25 +19,43 @@ runs later than ``max_lag`` a new turn is refused at once — every admitted tur
 waiting that long behind the others. Below ``lag_floor`` turns in flight the lag is not
 consulted (a lone turn is never refused because an index rebuild made the loop late).
 
-:class:`ChatAdmission` is where a turn takes its slot: a pure ASGI middleware, outermost, so
-a refusal costs the worker almost nothing — no routing, body, authentication or rate limit
-read first — when refusing is all it has the time for (ADR 0030, second addendum).
+:class:`ChatAdmission` is where a turn takes its slot: a pure ASGI middleware, outermost. A
+slot is held only by an authenticated caller whose body has been read (ADR 0030, third
+addendum): the middleware first checks cheaply that the gate has room (an overloaded worker
+still refuses at once, holding nothing), then authenticates from the request head (no
+credentials: 401 before a byte of the body is read), then reads the body under a budget of its
+own — :class:`BodyReads`, a few reads per client address and a bounded number in all, each
+with a short deadline — and only then takes the slot. A slow or anonymous client holds no
+slot, and so cannot keep any tenant's turns out.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import Callable
-from typing import Protocol
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.errors import error_body
-from errors import Overloaded
+from api.body_limit import JsonNesting, first_header, parsed_as_json
+from api.errors import CodedHTTPException, error_body
+from errors import Overloaded, PayloadTooLarge, RateLimited, RegintelError
 
-__all__ = ["Admitted", "ChatAdmission", "Lag", "LoopLag", "TurnAdmission"]
+__all__ = [
+    "PRINCIPAL_SCOPE_KEY",
+    "Admitted",
+    "BodyReads",
+    "ChatAdmission",
+    "Lag",
+    "LoopLag",
+    "TurnAdmission",
+]
+
+PRINCIPAL_SCOPE_KEY = "regintel.principal"
+"""Where :class:`ChatAdmission` leaves the principal it authenticated, for the route's
+``authenticate`` dependency (no second verification of the same token)."""
 
 
 class Lag(Protocol):
@@ -109,6 +127,7 @@ class TurnAdmission:
         self.refused = 0  # turns refused since start (a counter for metrics)
         self._in_flight = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
+        self._room: list[asyncio.Future[None]] = []  # waiting for room, holding nothing
 
     @property
     def in_flight(self) -> int:
@@ -147,6 +166,30 @@ class TurnAdmission:
                 waiter.cancel()
         return Admitted(self)
 
+    async def wait_for_room(self) -> None:
+        """Return once a slot is free — at once, or within ``queue_timeout`` — without taking
+        it; else raise :class:`errors.Overloaded` (at once while the loop lags).
+
+        The cheap first check of :class:`ChatAdmission`: an overloaded worker refuses a request
+        before authenticating or reading it, and the check holds nothing, so a caller that
+        never gets further (anonymous, slow) keeps no slot from anybody."""
+        if self._lagging():
+            raise self._overloaded(busy=True)
+        if self._in_flight < self.limit and not self.queued:
+            return
+        if self.queue_timeout <= 0:
+            raise self._overloaded()
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._room.append(waiter)
+        try:
+            async with asyncio.timeout(self.queue_timeout):
+                await waiter
+        except TimeoutError:
+            raise self._overloaded() from None
+        finally:
+            if waiter in self._room:
+                self._room.remove(waiter)
+
     def _release(self) -> None:
         """A turn ended: hand its slot to the longest-waiting turn, or free it."""
         while self._waiters:
@@ -155,6 +198,10 @@ class TurnAdmission:
                 waiter.set_result(None)  # the slot moves on; in_flight is unchanged
                 return
         self._in_flight -= 1
+        room, self._room = self._room, []
+        for waiter in room:  # everybody may try; admit() decides who gets the slot
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _lagging(self) -> bool:
         if self.lag is None or self.max_lag <= 0 or self._in_flight < self.lag_floor:
@@ -171,15 +218,55 @@ class TurnAdmission:
         return Overloaded(f"{why}; retry shortly", retry_after=self.retry_after)
 
 
+class BodyReads:
+    """The budget for reading chat bodies before admission: at most ``per_client`` at once
+    from one client address and ``total`` in all. A read beyond it is refused at once (429)."""
+
+    def __init__(self, *, per_client: int, total: int) -> None:
+        self.per_client, self.total = per_client, total
+        self.refused = 0
+        self._by_client: Counter[str] = Counter()
+        self._reading = 0
+
+    @property
+    def reading(self) -> int:
+        return self._reading
+
+    def enter(self, client: str) -> bool:
+        """Take one read for ``client``; False (and counted) when the budget is spent."""
+        if self._reading >= self.total or self._by_client[client] >= self.per_client:
+            self.refused += 1
+            return False
+        self._reading += 1
+        self._by_client[client] += 1
+        return True
+
+    def leave(self, client: str) -> None:
+        self._reading -= 1
+        self._by_client[client] -= 1
+        if self._by_client[client] <= 0:
+            del self._by_client[client]
+
+
 class ChatAdmission:
     """Pure ASGI middleware: ``POST {path}`` runs only with a slot of the app's
-    :class:`TurnAdmission`, held until the response has ended, however it ends.
+    :class:`TurnAdmission`, taken once the caller is authenticated and its body read, and held
+    until the response has ended, however it ends.
 
-    The slot is taken before anything reads the request, and released when the app's call
-    returns — for the turn's SSE response that is when its stream has closed (completed, failed
-    or the client gone); for a request refused further in (401, 422, 404...) at once. A refused
-    turn gets 503 ``overloaded`` with ``Retry-After`` and the JSON error body; nothing else of
-    the app has run. Other paths and methods pass through untouched.
+    In order, each step cheap and holding nothing of the next:
+
+    1. **room**: :meth:`TurnAdmission.wait_for_room` — an overloaded worker answers 503
+       ``overloaded`` (``Retry-After``) before anything else runs;
+    2. **who**: ``authenticate(scope)`` from the head alone — no or bad credentials end the
+       request (401/403) with the body unread;
+    3. **body**: read under :class:`BodyReads` (429 ``rate_limited`` past the per-address or
+       total budget) within ``read_timeout`` of the request's start (408 ``request_timeout``),
+       at most ``max_bytes`` (413);
+    4. **slot**: :meth:`TurnAdmission.admit` (its short FIFO queue, then 503), and the app runs
+       with the body replayed; the slot is released when the app's call returns — for the SSE
+       response when its stream has closed, for a request refused further in (422, 404) at once.
+
+    Other paths and methods pass through untouched.
     """
 
     def __init__(
@@ -187,10 +274,20 @@ class ChatAdmission:
         app: ASGIApp,
         *,
         admission: Callable[[Scope], TurnAdmission | None],
+        authenticate: Callable[[Scope], Awaitable[Any]] | None = None,
+        body_reads: BodyReads | None = None,
+        read_timeout: float = 5.0,
+        max_bytes: int = 64 * 1024,
+        max_json_depth: int = 32,
         path: str = "/api/chat",
     ) -> None:
         self.app = app
         self._admission = admission  # the running app's gate, read per request (lifespan)
+        self._authenticate = authenticate
+        self.body_reads = body_reads or BodyReads(per_client=8, total=64)
+        self._read_timeout = read_timeout
+        self._max_bytes = max_bytes
+        self._max_json_depth = max_json_depth
         self._path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -201,20 +298,87 @@ class ChatAdmission:
         if gate is None:
             await self.app(scope, receive, send)
             return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._read_timeout
         try:
+            await gate.wait_for_room()
+            if self._authenticate is not None:
+                scope[PRINCIPAL_SCOPE_KEY] = await self._authenticate(scope)
+            body = await self._read_body(scope, receive, deadline)
+            if body is None:
+                return  # the client left while sending its body: nothing to answer
             admitted = await gate.admit()
-        except Overloaded as exc:
-            refusal = JSONResponse(
-                error_body(exc.code, exc.public_message),
-                status_code=exc.status_code,
-                headers={"Retry-After": str(exc.retry_after)},
-            )
-            await refusal(scope, receive, send)
+        except (RegintelError, CodedHTTPException) as exc:
+            await _refusal(exc)(scope, receive, send)
             return
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, _replay(body, receive), send)
         finally:
             admitted.release()
+
+    async def _read_body(self, scope: Scope, receive: Receive, deadline: float) -> bytes | None:
+        too_large = PayloadTooLarge(f"request body over {self._max_bytes} bytes")
+        declared = first_header(scope, b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self._max_bytes):
+            raise too_large
+        client = (scope.get("client") or ("?", 0))[0]
+        if not self.body_reads.enter(client):
+            raise RateLimited("too many chat requests being sent from this address", retry_after=1)
+        nesting = JsonNesting() if parsed_as_json(scope) else None
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async with asyncio.timeout_at(deadline):
+                while True:
+                    event = await receive()
+                    if event["type"] != "http.request":
+                        return None  # http.disconnect
+                    chunk = event.get("body", b"")
+                    size += len(chunk)
+                    if size > self._max_bytes:
+                        raise too_large
+                    if nesting is not None and nesting.feed(chunk) > self._max_json_depth:
+                        raise CodedHTTPException(
+                            400,
+                            "json_too_deep",
+                            f"JSON nested deeper than {self._max_json_depth} levels",
+                        )
+                    chunks.append(chunk)
+                    if not event.get("more_body", False):
+                        return b"".join(chunks)
+        except TimeoutError:
+            raise CodedHTTPException(
+                408, "request_timeout", f"request body not received within {self._read_timeout:g} s"
+            ) from None
+        finally:
+            self.body_reads.leave(client)
+
+
+def _refusal(exc: RegintelError | CodedHTTPException) -> JSONResponse:
+    """The JSON error response of a refusal (outside the app's exception handlers here)."""
+    if isinstance(exc, CodedHTTPException):
+        return JSONResponse(error_body(exc.code, str(exc.detail)), status_code=exc.status_code)
+    headers = (
+        {"Retry-After": str(exc.retry_after)} if isinstance(exc, Overloaded | RateLimited) else None
+    )
+    return JSONResponse(
+        error_body(exc.code, exc.public_message), status_code=exc.status_code, headers=headers
+    )
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` that hands the app the body already read, then the client's own events (a
+    streaming response listens there for the disconnect)."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 def _handed_over(waiter: asyncio.Future[None]) -> bool:

@@ -9,16 +9,19 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 
-from api.admission import ChatAdmission
+from api.admission import BodyReads, ChatAdmission
+from api.auth import authenticate_head
 from api.body_limit import BodySizeLimit
 from api.bootstrap import bootstrap
 from api.deps import container_of
 from api.errors import ERROR_RESPONSES, install_error_handlers
+from api.headers import ApiResponseHeaders
 from api.logging import configure_logging
 from api.rate_limits import enforce_rate_limit
 from api.routes import admin, chat, conversations, graph, health, metrics, review
 from api.routes.web import mount_web_app
 from api.settings import Settings
+from api.stream_quota import StreamQuota
 
 __all__ = [
     "DESCRIPTION",
@@ -51,14 +54,20 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
             gc.unfreeze()  # this app's objects become collectable again once it is gone
             await container.aclose()
 
+    # /docs and /redoc load their scripts from a CDN, outside the app's CSP: dev only
+    # (prod serves the schema itself at /openapi.json; issue 30).
+    interactive_docs = settings.environment == "dev"
     app = FastAPI(
         title="Regintel",
         version="0.1.0",
         description=DESCRIPTION,
         lifespan=lifespan,
         responses=ERROR_RESPONSES,
+        docs_url="/docs" if interactive_docs else None,
+        redoc_url="/redoc" if interactive_docs else None,
     )
     install_error_handlers(app)
+    app.state.graph_stream_quota = StreamQuota(settings.graph_streams_per_user)  # issue 30
 
     app.add_middleware(
         BodySizeLimit,
@@ -66,9 +75,23 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
         max_json_depth=settings.max_json_depth,
         read_timeout=settings.body_read_timeout_seconds,
     )
-    # Added last, so outermost: a chat turn takes its slot before anything reads the request,
-    # and a refusal costs next to nothing (ADR 0030).
-    app.add_middleware(ChatAdmission, admission=lambda scope: container_of(scope["app"]).admission)
+    app.add_middleware(ApiResponseHeaders)  # no-store on /api/* (issue 30)
+    # Added last, so outermost: an overloaded worker refuses a chat turn before anything
+    # reads the request; a turn's slot is taken only once its caller is authenticated (from
+    # the head) and its body read under a budget of its own (ADR 0030, third addendum).
+    app.add_middleware(
+        ChatAdmission,
+        admission=lambda scope: container_of(scope["app"]).admission,
+        authenticate=authenticate_head,
+        body_reads=BodyReads(
+            per_client=settings.chat_body_reads_per_client, total=settings.chat_body_reads_max
+        ),
+        read_timeout=min(
+            settings.chat_body_read_timeout_seconds, settings.body_read_timeout_seconds
+        ),
+        max_bytes=settings.max_body_bytes,
+        max_json_depth=settings.max_json_depth,
+    )
 
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
     for module in (chat, conversations, graph):

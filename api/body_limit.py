@@ -32,6 +32,8 @@ from errors import PayloadTooLarge
 __all__ = [
     "BodySizeLimit",
     "JsonNesting",
+    "first_header",
+    "parsed_as_json",
 ]
 
 _OPEN, _CLOSE, _QUOTE, _BACKSLASH = frozenset(b"[{"), frozenset(b"]}"), ord('"'), ord("\\")
@@ -94,15 +96,13 @@ class BodySizeLimit:
             await self.app(scope, receive, send)
             return
         too_large = f"request body over {self.max_bytes} bytes"
-        headers = dict(scope.get("headers", []))
-        declared = headers.get(b"content-length")
+        declared = first_header(scope, b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
             # Outside the app's exception handlers here, so answer directly.
             response = JSONResponse(error_body(PayloadTooLarge.code, too_large), status_code=413)
             await response(scope, receive, send)
             return
-        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
-        nesting = JsonNesting() if _json(content_type) else None
+        nesting = JsonNesting() if parsed_as_json(scope) else None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.read_timeout
         received = 0
@@ -138,8 +138,19 @@ class BodySizeLimit:
         await self.app(scope, limited, send)
 
 
-def _json(content_type: bytes) -> bool:
+def first_header(scope: Scope, name: bytes) -> bytes | None:
+    """The first value of header ``name`` (lower case), as Starlette's ``Request.headers``
+    reads it — so the guards here see the header the app will act on. (``dict(headers)``
+    keeps the last: two ``Content-Type`` headers once slipped JSON past the depth guard.)"""
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+def parsed_as_json(scope: Scope) -> bool:
     """What FastAPI parses as JSON: no content type, ``application/json`` or ``…+json``."""
+    content_type = (first_header(scope, b"content-type") or b"").split(b";")[0].strip().lower()
     return (
         not content_type
         or content_type in (b"application/json",)

@@ -244,8 +244,10 @@ def graph_counts() -> None:
 def concept_list(
     status: Annotated[str | None, typer.Option(help="provisional or confirmed")] = None,
 ) -> None:
-    """List concepts (id, status, preferred label); a provisional one also with its
-    phrasings (label text -> captures that used it) and mentions (captures in all)."""
+    """List concepts (id, status, preferred label); a provisional one also with every label,
+    its definition and source URLs, the flags on text that needs a careful look (markup,
+    newline, instruction, citation, figure), its version (pass it to confirm), its phrasings
+    (label text -> captures that used it) and mentions (captures in all)."""
 
     async def run() -> list[dict[str, object]]:
         async with open_graph(Settings(), read_only=True) as handle:
@@ -264,7 +266,17 @@ def concept_list(
                 "prefLabel": n.properties.get("pref_label"),
             }
             if (item := queue.get(n.id)) is not None:
-                entry |= {"phrasings": item.phrasings, "mentions": item.mentions}
+                # everything confirming it makes shared, with what needs a careful look
+                # (issue 30, ADR 0044); confirm with --version to approve exactly this
+                entry |= {
+                    "labels": list(item.labels),
+                    "definition": item.definition,
+                    "sourceUrls": list(item.source_urls),
+                    "flags": {key: list(kinds) for key, kinds in item.flags.items()},
+                    "version": item.version,
+                    "phrasings": item.phrasings,
+                    "mentions": item.mentions,
+                }
             listed.append(entry)
         return listed
 
@@ -272,15 +284,26 @@ def concept_list(
 
 
 @concept_app.command("confirm")
-def concept_confirm(concept_id: str) -> None:
+def concept_confirm(
+    concept_id: str,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            help="The version `concept list` showed: a concept changed since is not confirmed."
+        ),
+    ] = None,
+) -> None:
     """Confirm a provisional concept: from now on it is evidence for every tenant."""
 
     async def run() -> str:
         async with open_graph(Settings()) as handle:
             try:
-                return (await confirm_concept(handle.graph, handle.writer, concept_id)).value
-            except NotFound as exc:
+                outcome = await confirm_concept(
+                    handle.graph, handle.writer, concept_id, version=version
+                )
+            except (NotFound, ReviewConflict) as exc:
                 raise typer.BadParameter(exc.message) from exc
+            return outcome.value
 
     hint = (
         f"or confirm it through the running server: POST /api/review/concepts/{concept_id}/confirm"

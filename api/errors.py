@@ -17,6 +17,7 @@ log = structlog.get_logger(__name__)
 
 __all__ = [
     "ERROR_RESPONSES",
+    "MAX_MESSAGE_CHARS",
     "CodedHTTPException",
     "ErrorBody",
     "ErrorDetail",
@@ -74,15 +75,19 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     ),
     408: _described(
         "`request_timeout`: the request body did not arrive within "
-        "REGINTEL_BODY_READ_TIMEOUT_SECONDS. (A request head that is late closes the "
+        "REGINTEL_BODY_READ_TIMEOUT_SECONDS (a chat turn's: "
+        "REGINTEL_CHAT_BODY_READ_TIMEOUT_SECONDS). (A request head that is late closes the "
         "connection without a response.)"
     ),
     413: _described("`payload_too_large`: the request body is over the limit."),
     422: _described("`invalid_input`: the request is malformed or out of bounds."),
     429: _described(
-        "`rate_limited`: the tenant's or the user's request budget is spent; `Retry-After` "
-        "says how many seconds to wait."
+        "`rate_limited`: the tenant's or the user's request budget is spent, or (chat) too "
+        "many bodies are being sent from one address; `Retry-After` says how many seconds to "
+        "wait. `too_many_connections`: more than REGINTEL_MAX_CONNECTIONS_PER_CLIENT open "
+        "connections from one address (the connection is closed)."
     ),
+    431: _described("`header_too_large`: the request head is over REGINTEL_MAX_HEAD_BYTES."),
     503: _described(
         "`graph_unavailable` / `conversation_store_unavailable` / `rate_limiter_unavailable`: "
         "a store is down; `identity_provider_unavailable`: the token's signing keys (JWKS) "
@@ -105,7 +110,14 @@ class CodedHTTPException(StarletteHTTPException):
         self.code = code
 
 
+MAX_MESSAGE_CHARS = 300
+"""An error message longer than this is cut (with an ellipsis): a message may quote the
+caller's input (an id), and a 10 KB id once came back whole in a 404 (issue 30)."""
+
+
 def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 1] + "…"
     return {"error": {"code": code, "message": message}}
 
 

@@ -58,9 +58,9 @@ def build_providers(
 ) -> dict[str, LlmProvider]:
     providers: dict[str, LlmProvider] = {"extractive": ExtractiveProvider(lexicon)}
     keys = {
-        "openai": settings.openai_api_key,
-        "openai_chat": settings.openai_chat_api_key,
-        "anthropic": settings.anthropic_api_key,
+        "openai": settings.openai_api_key.get_secret_value(),
+        "openai_chat": settings.openai_chat_api_key.get_secret_value(),
+        "anthropic": settings.anthropic_api_key.get_secret_value(),
     }
     wanted = routed_providers(router)
     if unknown := sorted(wanted - {"extractive", *keys}):

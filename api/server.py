@@ -16,12 +16,25 @@ event loop is ``uvloop`` when installed. ``regintel serve`` builds the server wi
 :func:`server_config`; the Docker image runs ``uvicorn ... --loop uvloop --http
 api.server:TimedHttpToolsProtocol``, where the deadline comes from the same setting
 (``REGINTEL_HEADER_READ_TIMEOUT_SECONDS``), read once.
+
+Two more guards live here, where they cost least (ADR 0030, third addendum):
+
+- **head size**: a request head over ``max_head_bytes`` (``REGINTEL_MAX_HEAD_BYTES``) is
+  answered 431 ``header_too_large`` and the connection closed (httptools sets no limit of its
+  own; an 8 MB ``Authorization`` header was accepted);
+- **connections per client address**: past ``max_connections_per_client``
+  (``REGINTEL_MAX_CONNECTIONS_PER_CLIENT``) open connections from one peer address, a new one
+  is answered 429 ``too_many_connections`` and closed before anything is parsed. The peer is
+  the socket's: behind a reverse proxy every client shares the proxy's address — raise the cap
+  or set 0 (off) there and let the proxy cap per client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
+from collections import Counter
 from typing import Any, ClassVar, Literal
 
 import h11
@@ -44,7 +57,95 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 
-class TimedH11Protocol(H11Protocol):
+def _raw_error(status: str, code: str, message: str) -> bytes:
+    """A whole HTTP/1.1 error response with our JSON body, written before/without the app."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    head = (
+        f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+class _ConnectionGuards:
+    """The head size cap and the per-address connection cap, shared by both protocols. Each
+    protocol class counts its own open connections (a server uses one class)."""
+
+    max_head_bytes: ClassVar[int | None] = None  # None: the setting, read once
+    max_connections_per_client: ClassVar[int | None] = None
+    _open: ClassVar[Counter[str]]
+
+    _peer: str | None = None
+    _head_bytes = 0
+    _refused = False  # refused at connection_made: the base protocol never saw it
+    transport: asyncio.Transport
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._open = Counter()
+
+    @classmethod
+    def _limits(cls) -> tuple[int, int]:
+        if cls.max_head_bytes is None or cls.max_connections_per_client is None:
+            settings = Settings()
+            if cls.max_head_bytes is None:
+                cls.max_head_bytes = settings.max_head_bytes
+            if cls.max_connections_per_client is None:
+                cls.max_connections_per_client = settings.max_connections_per_client
+        return cls.max_head_bytes, cls.max_connections_per_client
+
+    def _admit_connection(self, transport: asyncio.Transport) -> bool:
+        """Count the connection against its peer's cap; False: refused and closed."""
+        peer = transport.get_extra_info("peername")
+        address = peer[0] if isinstance(peer, tuple) and peer else None
+        cap = self._limits()[1]
+        if address is None or cap <= 0:
+            return True
+        if self._open[address] >= cap:
+            log.info("connection_cap_reached", client=address, open=self._open[address])
+            transport.write(
+                _raw_error(
+                    "429 Too Many Requests",
+                    "too_many_connections",
+                    f"more than {cap} open connections from this address",
+                )
+            )
+            transport.close()
+            self._refused = True
+            return False
+        self._open[address] += 1
+        self._peer = address
+        return True
+
+    def _forget_connection(self) -> None:
+        if self._peer is not None:
+            self._open[self._peer] -= 1
+            if self._open[self._peer] <= 0:
+                del self._open[self._peer]
+            self._peer = None
+
+    def _head_too_large(self, data: bytes) -> bool:
+        """Count what of ``data`` belongs to the pending head (up to its blank line); True
+        (answered 431, closed) past the cap — checked before the parser sees ``data``."""
+        end = data.find(b"\r\n\r\n")
+        self._head_bytes += end + 4 if end >= 0 else len(data)
+        cap = self._limits()[0]
+        if self._head_bytes <= cap:
+            return False
+        if not self.transport.is_closing():
+            log.info("request_head_too_large", bytes=self._head_bytes)
+            self.transport.write(
+                _raw_error(
+                    "431 Request Header Fields Too Large",
+                    "header_too_large",
+                    f"request head over {cap} bytes",
+                )
+            )
+            self.transport.close()
+        return True
+
+
+class TimedH11Protocol(_ConnectionGuards, H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose request head is late."""
 
     header_timeout: ClassVar[float | None] = None  # None: the setting, read once
@@ -58,12 +159,20 @@ class TimedH11Protocol(H11Protocol):
         return cls.header_timeout
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if not self._admit_connection(transport):
+            return
         super().connection_made(transport)
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self.conn.their_state is h11.IDLE and self._head_too_large(data):
+            self._disarm()
+            return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
+            self._head_bytes = 0
             self._disarm()  # the head is in; the body's deadline is the app's
 
     def on_response_complete(self) -> None:
@@ -72,7 +181,9 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        super().connection_lost(exc)
+        self._forget_connection()
+        if not self._refused:
+            super().connection_lost(exc)
 
     def _arm(self) -> None:
         self._disarm()
@@ -90,7 +201,7 @@ class TimedH11Protocol(H11Protocol):
             self.transport.close()
 
 
-class TimedHttpToolsProtocol(HttpToolsProtocol):
+class TimedHttpToolsProtocol(_ConnectionGuards, HttpToolsProtocol):
     """uvicorn's httptools protocol, closing a connection whose request head is late.
 
     httptools calls ``on_message_begin`` at a request's first byte and
@@ -102,6 +213,7 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
     _head_deadline: asyncio.TimerHandle | None = None
     _head_pending = True
+    _parsing_head = True  # the parser is between messages or inside a head (for the size cap)
 
     @classmethod
     def _timeout(cls) -> float:
@@ -110,10 +222,26 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
         return cls.header_timeout
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if not self._admit_connection(transport):
+            return
         super().connection_made(transport)
         self._arm()
 
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._parsing_head and self._head_too_large(data):
+            self._disarm()
+            return
+        super().data_received(data)
+
+    def on_message_complete(self) -> None:
+        self._parsing_head = True
+        super().on_message_complete()
+
     def on_headers_complete(self) -> None:
+        self._head_bytes = 0
+        self._parsing_head = False
         self._head_pending = False
         self._disarm()  # the head is in; the body's deadline is the app's
         super().on_headers_complete()
@@ -124,7 +252,9 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        super().connection_lost(exc)
+        self._forget_connection()
+        if not self._refused:
+            super().connection_lost(exc)
 
     def _arm(self) -> None:
         self._disarm()
@@ -144,11 +274,23 @@ class TimedHttpToolsProtocol(HttpToolsProtocol):
 
 
 def timed_protocol(
-    header_timeout: float, *, parser: Literal["httptools", "h11"] = "httptools"
+    header_timeout: float,
+    *,
+    parser: Literal["httptools", "h11"] = "httptools",
+    max_head_bytes: int = 32 * 1024,
+    max_connections_per_client: int = 64,
 ) -> type[asyncio.Protocol]:
-    """The timed protocol of ``parser`` with its deadline fixed (no settings read)."""
+    """The timed protocol of ``parser`` with its deadline and caps fixed (no settings read)."""
     base: type[Any] = TimedHttpToolsProtocol if parser == "httptools" else TimedH11Protocol
-    return type(base.__name__, (base,), {"header_timeout": header_timeout})
+    return type(
+        base.__name__,
+        (base,),
+        {
+            "header_timeout": header_timeout,
+            "max_head_bytes": max_head_bytes,
+            "max_connections_per_client": max_connections_per_client,
+        },
+    )
 
 
 def event_loop() -> str:
@@ -168,7 +310,12 @@ def server_config(
     :class:`uvicorn.Config` as they are (``host``, ``port``, ``log_level``, ...)."""
     return uvicorn.Config(
         app,
-        http=timed_protocol(settings.header_read_timeout_seconds, parser=parser),
+        http=timed_protocol(
+            settings.header_read_timeout_seconds,
+            parser=parser,
+            max_head_bytes=settings.max_head_bytes,
+            max_connections_per_client=settings.max_connections_per_client,
+        ),
         loop=options.pop("loop", event_loop()),
         timeout_keep_alive=settings.keep_alive_timeout_seconds,
         **options,

@@ -17,29 +17,58 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["DEV_API_KEYS", "ENV_PREFIX", "ROLES", "ProviderKind", "Settings", "unknown_variables"]
+__all__ = [
+    "DEV_API_KEYS",
+    "ENV_PREFIX",
+    "ROLES",
+    "InvalidSettings",
+    "ProviderKind",
+    "Settings",
+    "settings_problems",
+    "unknown_variables",
+]
 
 ENV_PREFIX = "REGINTEL_"
 ProviderKind = Literal["extractive", "openai", "openai_chat", "anthropic"]
-ROLES = ("member", "admin")  # admin: an operator (the review queue); member by default
+# admin: a tenant's administrator (its egress policies); operator: the platform's, who reviews
+# the shared graph across tenants (ADR 0041); member by default
+ROLES = ("member", "admin", "operator")
 DEV_API_KEYS = {
     "dev-acme-alice": "acme:alice",
     "dev-acme-bob": "acme:bob",
     "dev-globex-carol": "globex:carol",
-    "dev-ops-admin": "regintel:operator:admin",  # the review queue (ADR 0020)
+    "dev-acme-admin": "acme:acme-admin:admin",  # acme's administrator
+    "dev-globex-admin": "globex:globex-admin:admin",  # globex's administrator
+    "dev-ops-admin": "regintel:operator:operator",  # the platform operator: the review queue
 }
+
+
+class InvalidSettings(ValueError):
+    """Settings that do not load: each variable that is wrong and why, never its value.
+
+    A start-up error, never an HTTP one, so it stands outside :mod:`errors`' hierarchy."""
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX, env_file=".env", extra="ignore", env_parse_none_str=""
     )
+
+    def __init__(self, **values: Any) -> None:
+        """Settings from ``values`` and the environment; :class:`InvalidSettings` names
+        what is wrong (the variable and why) and never echoes a value: pydantic's own message
+        quotes the input, which once printed the tail of the OpenAI key and of the JWT secret
+        when a ``prod`` start failed (issue 30)."""
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise InvalidSettings(settings_problems(exc)) from None
 
     environment: Literal["dev", "prod"] = Field(
         default="dev",
@@ -53,7 +82,7 @@ class Settings(BaseSettings):
     ladybug_path: Path | None = Field(default=None, description="Defaults to DATA_DIR/graph.lbug.")
     bolt_uri: str = "bolt://127.0.0.1:7687"
     bolt_user: str = ""
-    bolt_password: str = ""
+    bolt_password: str = Field(default="", repr=False)
     bolt_database: str | None = None
     bolt_dialect: Literal["memgraph", "neo4j"] = "memgraph"
     bolt_max_pool_size: int = 20
@@ -64,7 +93,9 @@ class Settings(BaseSettings):
         default=None, description="Defaults to DATA_DIR/conversations.db."
     )
     postgres_dsn: str = Field(
-        default="", description="libpq DSN or URL of the conversation store (sslmode=require)."
+        default="",
+        repr=False,  # it may hold the password
+        description="libpq DSN or URL of the conversation store (sslmode=require).",
     )
     postgres_app_role: str | None = Field(
         default="regintel_app",
@@ -157,17 +188,18 @@ class Settings(BaseSettings):
         description="The HTTP stack under the model SDKs: aiohttp (their DefaultAioHttpClient, "
         "about half the CPU per streamed event) or httpx (the SDKs' default). ADR 0038.",
     )
-    openai_api_key: str = ""
+    openai_api_key: SecretStr = SecretStr("")
     openai_base_url: str | None = None
     openai_strict_tools: bool = False
-    openai_chat_api_key: str = Field(
-        default="", description="Key of the chat-completions server (any text for a local one)."
+    openai_chat_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="Key of the chat-completions server (any text for a local one).",
     )
     openai_chat_base_url: str | None = None
     openai_chat_tools: bool = Field(
         default=True, description="false: the model has no tool support; capture by lexicon."
     )
-    anthropic_api_key: str = ""
+    anthropic_api_key: SecretStr = SecretStr("")
     anthropic_base_url: str | None = None
 
     egress_default_mode: Literal["enforce", "report-only", "off"] = "enforce"
@@ -181,6 +213,18 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64 * 1024
     max_json_depth: int = Field(
         default=32, ge=2, description="Deeper JSON bodies get 400 json_too_deep before parsing."
+    )
+    max_head_bytes: int = Field(
+        default=32 * 1024,
+        ge=1024,
+        description="A request head (request line and headers) over this many bytes gets 431.",
+    )
+    max_connections_per_client: int = Field(
+        default=64,
+        ge=0,
+        description="Open connections from one peer address; more are refused (429) and "
+        "closed. Behind a reverse proxy every client has the proxy's address: raise it or "
+        "set 0 (off) and cap per client at the proxy.",
     )
     header_read_timeout_seconds: float = Field(
         default=10.0, gt=0, description="A request head not complete by then closes the connection."
@@ -208,6 +252,21 @@ class Settings(BaseSettings):
         description="With 32 or more turns in flight, a new turn is refused (503 overloaded) "
         "while the worker's event loop runs this many ms late or more: its streams are "
         "saturating the worker. 0 turns it off (ADR 0030).",
+    )
+    chat_body_read_timeout_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="A chat request's body must arrive within this many seconds of its start, "
+        "or 408 (read before the turn takes a slot; ADR 0030).",
+    )
+    chat_body_reads_per_client: int = Field(
+        default=8,
+        ge=1,
+        description="Chat bodies read at once from one client address before admission; more "
+        "get 429 at once. Behind a proxy, the address uvicorn reports (--proxy-headers).",
+    )
+    chat_body_reads_max: int = Field(
+        default=64, ge=1, description="Chat bodies read at once before admission, all clients."
     )
     overloaded_retry_after_seconds: int = Field(
         default=1, ge=1, description="Retry-After of a 503 overloaded."
@@ -237,6 +296,7 @@ class Settings(BaseSettings):
 
     redis_url: str | None = Field(
         default=None,
+        repr=False,  # it may hold the password
         description="Redis for the graph event bus, shared rate limits and the job queue "
         "(redis://host:port/db). Unset: in-process defaults (one worker).",
     )
@@ -261,6 +321,16 @@ class Settings(BaseSettings):
     )
     graph_patch_log_size: int = Field(
         default=1000, ge=1, description="Patches kept for Last-Event-ID replay."
+    )
+    graph_streams_per_user: int = Field(
+        default=8, ge=1, description="Live graph streams one user holds open at once per worker."
+    )
+    graph_catch_up_max_items: int = Field(
+        default=200,
+        ge=1,
+        le=5000,
+        description="Nodes (and as many edges) the catch-up patch of a stream with `since` "
+        "carries at most; more set meta.truncated (load a snapshot).",
     )
     graph_catch_up_seconds: float = Field(
         default=2.0,
@@ -296,8 +366,23 @@ class Settings(BaseSettings):
             user, _, role = rest.partition(":")
             if not key or not sep or not tenant or not user or role not in ("", *ROLES):
                 raise ValueError(
-                    f'api key owner must be "tenant:user" or "tenant:user:admin", got {owner!r}'
+                    'api key owner must be "tenant:user" or "tenant:user:<role>" (role: '
+                    f"{', '.join(ROLES)}), got {owner!r}"
                 )
+        return value
+
+    @field_validator("supabase_jwks_url")
+    @classmethod
+    def _check_jwks_url(cls, value: str) -> str:
+        # the keys that decide who anybody is: fetched over TLS, a loopback test server aside
+        value = value.strip()
+        if value:
+            parts = urlsplit(value)
+            loopback = parts.hostname in ("localhost", "127.0.0.1", "::1")
+            if not parts.netloc or not (
+                parts.scheme == "https" or (parts.scheme == "http" and loopback)
+            ):
+                raise ValueError("REGINTEL_SUPABASE_JWKS_URL must be https (http: loopback only)")
         return value
 
     @field_validator("supabase_url")
@@ -361,6 +446,16 @@ class Settings(BaseSettings):
     @property
     def resolved_sqlite_path(self) -> Path:
         return self.sqlite_path or self.data_dir / "conversations.db"
+
+
+def settings_problems(exc: ValidationError) -> str:
+    """Where the settings are wrong and why — the variable and the rule, never the value."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+        where = ".".join(str(part) for part in error["loc"])
+        variable = f"{ENV_PREFIX}{where.split('.')[0].upper()}" if where else "settings"
+        lines.append(f"  {variable}: {error['msg']}")
+    return "invalid settings:\n" + "\n".join(lines)
 
 
 def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:

@@ -200,6 +200,8 @@ class SupabaseTokens:
         except jwt.InvalidTokenError as exc:
             raise InvalidToken("the bearer token is malformed") from exc
         algorithm = header.get("alg")
+        if not isinstance(algorithm, str):  # a list or an object once gave a 500 (issue 30)
+            raise InvalidToken("the bearer token names no signing algorithm")
         key: Any
         if algorithm == "HS256":
             if self._secret is None:

@@ -7,6 +7,9 @@ this screen stops everything that is not vocabulary, and says how much it droppe
 * a concept whose ``prefLabel`` or key (``domain``, ``kind``, ``jurisdiction``) is not a term
   is dropped whole; an ``altLabel`` that is not a term is dropped alone;
 * a ``definition`` that reads like chat is dropped (the concept stays);
+* a label or a definition with markup, a line break, an instruction to a model or a bracketed
+  node id (:data:`engine.text_flags.REFUSED`) is refused like one that is not a term (issue 30,
+  ADR 0044); a figure in a definition is kept, and flagged for the operator in the review queue;
 * each ``sourceUrl`` keeps scheme, host and the leading path segments that carry nothing
   personal (:func:`clean_source_url`), or is dropped.
 
@@ -25,6 +28,7 @@ from egress.pii.lexicon import load_lexicon
 from engine.concepts import CapturedConcept
 from engine.label_policy import definition_problem, term_problem
 from engine.normalise import normalise_label, tokenise
+from engine.text_flags import REFUSED, text_flags
 
 __all__ = [
     "clean_source_url",
@@ -107,7 +111,9 @@ def screen_concepts(
         ):
             if field == "jurisdiction" and _CODE.fullmatch(value):
                 continue  # a country code ("US", "FR"), not words: out of coverage is decided later
-            reason = term_problem(value.replace("_", " "), forbidden=forbidden, names=names)
+            reason = _refused(value) or term_problem(
+                value.replace("_", " "), forbidden=forbidden, names=names
+            )
             if reason is not None:
                 problem = f"{field}:{reason}"
                 break
@@ -116,14 +122,16 @@ def screen_concepts(
             continue
         alt_labels = []
         for label in concept.altLabels:
-            reason = term_problem(label, forbidden=forbidden, names=names)
+            reason = _refused(label) or term_problem(label, forbidden=forbidden, names=names)
             if reason is None:
                 alt_labels.append(label)
             else:
                 counted[f"alt_label:{reason}"] += 1
         definition = concept.definition
         if definition:
-            reason = definition_problem(definition, forbidden=forbidden, names=names)
+            reason = _refused(definition) or definition_problem(
+                definition, forbidden=forbidden, names=names
+            )
             if reason is not None:
                 counted[f"definition:{reason}"] += 1
                 definition = None
@@ -140,3 +148,8 @@ def screen_concepts(
             )
         )
     return kept
+
+
+def _refused(text: str) -> str | None:
+    """The first refused flag of ``text`` (markup, newline, instruction, citation), if any."""
+    return next((flag for flag in text_flags(text) if flag in REFUSED), None)

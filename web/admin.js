@@ -1,7 +1,8 @@
-// The operators' view (admin role): concepts awaiting review (confirm, merge into another,
-// reject; GET/POST /api/review/concepts...), guard rejections by type (never by value;
-// GET /api/admin/guard-rejections) and the egress policies of the operator's own tenant and
-// its users (GET/PUT /api/admin/egress/...). Everything shown is built as text nodes.
+// The admin view. A tenant's admin: the egress policies of its own tenant and its users
+// (GET/PUT /api/admin/egress/...). The platform operator also: concepts awaiting review
+// (confirm, merge into another, reject; GET/POST /api/review/concepts...) and guard
+// rejections by type (never by value; GET /api/admin/guard-rejections). Everything shown is
+// built as text nodes.
 import { ApiError } from "./api.js";
 
 const MODES = ["enforce", "report-only", "off"];
@@ -62,13 +63,17 @@ function modeOptions(select, { inherit } = {}) {
 }
 
 export class AdminView {
-  constructor({ api, tenantId, root, onUnauthorized }) {
+  constructor({ api, tenantId, root, onUnauthorized, operator = false }) {
     this.api = api;
     this.tenantId = tenantId;
+    this.operator = operator;
     this.root = root;
     this.onUnauthorized = onUnauthorized;
     this.el = (id) => root.querySelector(`#${id}`);
     this.queue = [];
+    for (const panel of root.querySelectorAll(".panel.review, .panel.guard")) {
+      panel.hidden = !operator; // the shared graph's review: the platform operator's only
+    }
     this.el("egress-tenant").textContent = tenantId;
     modeOptions(this.el("user-policy-mode"), { inherit: "(the tenant's)" });
     this.listening = new AbortController(); // the elements outlive this view: see close()
@@ -96,6 +101,7 @@ export class AdminView {
   }
 
   refresh() {
+    if (!this.operator) return this.loadPolicies();
     return Promise.all([
       this.loadQueue(), this.loadConcepts(), this.loadRejections(), this.loadPolicies(),
     ]);
@@ -130,7 +136,7 @@ export class AdminView {
     if (!this.queue.length) {
       const row = make("tr");
       const empty = make("td", "Nothing awaits review.", "hint");
-      empty.colSpan = 5;
+      empty.colSpan = 6;
       row.append(empty);
       body.append(row);
     }
@@ -173,6 +179,28 @@ export class AdminView {
     }
     const aligned = make("ul", undefined, "aligned");
     for (const id of item.alignedWith || []) aligned.append(make("li", id));
+    // Everything confirming makes shared, as text, with what needs a careful look (issue 30):
+    // the definition and sources a model wrote reach every tenant once confirmed.
+    const flagsOf = (field, text) => (item.flags || [])
+      .filter((f) => f.field === field && (field === "definition" || f.text === text))
+      .flatMap((f) => f.flags);
+    const flagged = (el, flags) => {
+      if (!flags.length) return el;
+      el.classList.add("flagged");
+      el.append(make("span", ` ⚑ ${flags.join(", ")}`, "flags"));
+      return el;
+    };
+    for (const li of phrasings.children) {
+      const text = li.firstChild ? li.firstChild.textContent : "";
+      flagged(li, flagsOf("label", text));
+    }
+    const definition = make("div", undefined, "definition");
+    if (item.definition) {
+      definition.append(flagged(make("p", item.definition, "definition-text"), flagsOf("definition")));
+    } else definition.append(make("p", "No definition.", "hint"));
+    const sources = make("ul", undefined, "sources");
+    for (const url of item.sourceUrls || []) sources.append(flagged(make("li", url), flagsOf("source_url", url)));
+    definition.append(sources);
     const label = item.prefLabel || item.id;
     const target = make("input");
     target.type = "text";
@@ -182,7 +210,8 @@ export class AdminView {
     target.className = "merge-target";
     const actions = make("div", undefined, "actions");
     actions.append(
-      button("Confirm", `Confirm ${label}`, () => this.act(item, "confirm")),
+      // the version listed: a concept changed since is not confirmed (409), list it again
+      button("Confirm", `Confirm ${label}`, () => this.act(item, "confirm", { version: item.version })),
       target,
       button("Merge", `Merge ${label}`, () => {
         const into = target.value.trim();
@@ -194,7 +223,8 @@ export class AdminView {
       button("Reject", `Reject ${label}`, () => this.act(item, "reject")),
     );
     row.append(
-      cell(name), cell(phrasings), cell(aligned), cell(make("span", when(item.createdAt))), cell(actions),
+      cell(name), cell(phrasings), cell(definition), cell(aligned),
+      cell(make("span", when(item.createdAt))), cell(actions),
     );
     return row;
   }
@@ -206,6 +236,8 @@ export class AdminView {
     try {
       await this.api.json("POST", path, body === undefined ? {} : { body });
     } catch (error) {
+      // 409 on confirm: the concept changed since it was listed; show what it holds now
+      if (error instanceof ApiError && error.status === 409) await this.loadQueue();
       return this.failed(error, "review-status");
     }
     const done = {

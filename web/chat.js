@@ -135,7 +135,10 @@ export class ChatView {
 
   render(view) {
     if (view.item.classList.contains("user")) view.body.textContent = view.text;
-    else renderMarkdown(view.text, view.body, (id) => this.graph.focus([id]));
+    else {
+      const urls = view.citationUrls || [];
+      renderMarkdown(view.text, view.body, (id) => this.graph.focus([id]), urls);
+    }
     view.item.scrollIntoView({ block: "end" });
   }
 
@@ -161,6 +164,9 @@ export class ChatView {
   }
 
   showCitations(view, citations) {
+    // links in the answer to a cited node's URL become clickable (web/markdown.js)
+    view.citationUrls = citations.map((c) => c.url).filter((url) => typeof url === "string");
+    if (view.citationUrls.length) this.render(view);
     view.citations.replaceChildren();
     view.citations.hidden = !citations.length;
     for (const citation of citations) {

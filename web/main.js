@@ -72,7 +72,8 @@ async function signIn(token) {
   $("workspace").hidden = false;
   $("whoami").hidden = false;
   $("views").hidden = false;
-  $("whoami-name").textContent = `${me.userId} · ${me.tenantId}${me.role === "admin" ? " · operator" : ""}`;
+  const roleShown = { admin: " · admin", operator: " · operator" }[me.role] || "";
+  $("whoami-name").textContent = `${me.userId} · ${me.tenantId}${roleShown}`;
   const expired = () => {
     if (auth) auth.forget();
     showSignIn("Your session is no longer valid: sign in again.");
@@ -95,8 +96,13 @@ async function signIn(token) {
       newConversation: $("new-conversation"),
     },
   });
-  const admin = me.role === "admin"
-    ? new AdminView({ api, tenantId: me.tenantId, onUnauthorized: expired, root: $("admin") })
+  // a tenant's admin manages its tenant's egress policies; the platform operator also reviews
+  // the shared graph (the review queue, guard rejections)
+  const admin = me.role === "admin" || me.role === "operator"
+    ? new AdminView({
+      api, tenantId: me.tenantId, operator: me.role === "operator", onUnauthorized: expired,
+      root: $("admin"),
+    })
     : null;
   $("view-admin").hidden = !admin;
   session = { api, graph, chat, admin, auth, me };

@@ -3,11 +3,35 @@
 // Blocks: paragraphs, #-headings, "-"/"*" and "1." lists, "> " quotes, ``` code fences.
 // Inline: `code`, **bold**, *italic*, [text](https://…) links and [NODE:ID] citations, which
 // become buttons that show the node in the graph.
+// Links are model output: only a citation's URL (the turn's own evidence) or a page on an
+// official host (OFFICIAL_HOSTS, and their subdomains) becomes clickable; any other link is shown
+// as its text followed by the address, as text (issue 30).
+
+/** Hosts whose pages an answer may link to, besides the turn's citation URLs. */
+export const OFFICIAL_HOSTS = [
+  "europa.eu", // EUR-Lex, the Commission, the Official Journal
+  "gov.ie", "irishstatutebook.ie", "revenue.ie", "citizensinformation.ie", "pensionsauthority.ie",
+  "gov.uk", "legislation.gov.uk", "nidirect.gov.uk",
+];
+
+/** Whether `href` may be a clickable link: https on an official host, or a citation's URL. */
+export function linkAllowed(href, citationUrls = []) {
+  if (citationUrls.includes(href)) return true;
+  let url;
+  try {
+    url = new URL(href);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "https:" || url.username || url.password) return false;
+  const host = url.hostname.toLowerCase();
+  return OFFICIAL_HOSTS.some((official) => host === official || host.endsWith(`.${official}`));
+}
 
 const INLINE =
   /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*)|(\[[^\]\n]+\]\((https?:\/\/[^\s)]+)\))|(\[([A-Z][A-Z0-9_]*(?::[A-Za-z0-9_.-]+)+)\])/g;
 
-function inline(text, parent, onCite) {
+function inline(text, parent, onCite, citationUrls) {
   let last = 0;
   for (const match of text.matchAll(INLINE)) {
     if (match.index > last) parent.append(document.createTextNode(text.slice(last, match.index)));
@@ -17,12 +41,17 @@ function inline(text, parent, onCite) {
       parent.append(element("code", code.slice(1, -1)));
     } else if (bold) {
       const strong = document.createElement("strong");
-      inline(bold.slice(2, -2), strong, onCite);
+      inline(bold.slice(2, -2), strong, onCite, citationUrls);
       parent.append(strong);
     } else if (italic) {
       const em = document.createElement("em");
-      inline(italic.slice(1, -1), em, onCite);
+      inline(italic.slice(1, -1), em, onCite, citationUrls);
       parent.append(em);
+    } else if (link && !linkAllowed(href, citationUrls)) {
+      const shown = element("span", `${link.slice(1, link.indexOf("]("))} (${href})`);
+      shown.className = "link-refused";
+      shown.title = "Not linked: not a citation or an official source";
+      parent.append(shown);
     } else if (link) {
       const a = element("a", link.slice(1, link.indexOf("](")));
       a.href = href;
@@ -50,8 +79,9 @@ function element(tag, text) {
   return node;
 }
 
-/** Replace the children of `container` with `source` rendered. */
-export function renderMarkdown(source, container, onCite) {
+/** Replace the children of `container` with `source` rendered; `citationUrls`: the turn's
+ * citation URLs, which may be links whatever their host. */
+export function renderMarkdown(source, container, onCite, citationUrls = []) {
   const fragment = document.createDocumentFragment();
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   let paragraph = [];
@@ -60,7 +90,7 @@ export function renderMarkdown(source, container, onCite) {
   const flush = () => {
     if (paragraph.length) {
       const p = document.createElement("p");
-      inline(paragraph.join(" "), p, onCite);
+      inline(paragraph.join(" "), p, onCite, citationUrls);
       fragment.append(p);
       paragraph = [];
     }
@@ -87,7 +117,7 @@ export function renderMarkdown(source, container, onCite) {
     } else if (heading) {
       flush();
       const h = document.createElement(`h${Math.min(heading[1].length + 2, 6)}`);
-      inline(heading[2], h, onCite);
+      inline(heading[2], h, onCite, citationUrls);
       fragment.append(h);
     } else if (bullet || numbered) {
       const tag = bullet ? "ul" : "ol";
@@ -97,12 +127,12 @@ export function renderMarkdown(source, container, onCite) {
         fragment.append(list);
       }
       const li = document.createElement("li");
-      inline((bullet || numbered)[1], li, onCite);
+      inline((bullet || numbered)[1], li, onCite, citationUrls);
       list.append(li);
     } else if (quote) {
       flush();
       const blockquote = document.createElement("blockquote");
-      inline(quote[1], blockquote, onCite);
+      inline(quote[1], blockquote, onCite, citationUrls);
       fragment.append(blockquote);
     } else {
       list = null;

@@ -1,5 +1,6 @@
-"""The operators' admin page over HTTP (admin role only): the ingress guard's recent rejections
-by type, and the egress policies of the operator's own tenant and its users.
+"""The admin page over HTTP: the egress policies of the caller's own tenant and its users (a
+tenant ``admin``, or the platform ``operator`` for its own tenant), and the ingress guard's
+recent rejections by type (the shared graph's: ``operator`` only; ADR 0041).
 
 Tenant-scoped by construction: the tenant is always the caller's (``principal.tenant_id``),
 never a path or body field, so an operator of one tenant can neither read nor change another
@@ -18,7 +19,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.auth import Principal, require_admin
+from api.auth import Principal, require_admin, require_operator
 from api.bootstrap import Container
 from api.deps import ContainerDep
 from egress.policy import EgressMode, TenantPolicy, UserPolicy, resolve_mode
@@ -63,14 +64,14 @@ class GuardRejectionsOut(BaseModel):
 
 @router.get(
     "/api/admin/guard-rejections",
-    summary="Recent ingress guard rejections, by type (operators)",
+    summary="Recent ingress guard rejections, by type (platform operators)",
     description="Counts per code since this process started and the latest rejections' code, "
     "property name, PII entity types and time. Never the rejected value, its target or the "
     "reason (they can be built from the value).",
 )
 async def guard_rejections(
     container: ContainerDep,
-    _: _Admin,
+    _: Annotated[Principal, Depends(require_operator)],
     limit: Annotated[int, Query(ge=0, le=500)] = 50,
 ) -> GuardRejectionsOut:
     summary = container.guard.rejections.summary(recent=limit)

@@ -17,8 +17,8 @@ from api.deps import ContainerDep
 from api.errors import ErrorBody
 from api.sse import heartbeat, to_sse
 from egress.policy import EgressMode
-from engine.chat import TurnRequest
 from engine.events import TurnEvent
+from engine.chat import TurnRequest
 
 __all__ = [
     "OVERLOADED_DESCRIPTION",
@@ -30,6 +30,7 @@ __all__ = [
 
 router = APIRouter(tags=["chat"])
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 SSE_DESCRIPTION = """A stream of Server-Sent Events. Each event's `data` is JSON whose `type`
 equals the event name:
@@ -69,9 +70,10 @@ OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams REGINTEL_M
 turns and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs more than
 REGINTEL_ADMISSION_MAX_LOOP_LAG_MS late (admission control, ADR 0030). Checked first, before
 the request is authenticated or its body read: an overloaded worker answers this to any chat
-request. Sent before any stream starts, with a `Retry-After` header (seconds); nothing was
-stored or sent upstream. `graph_unavailable` / `conversation_store_unavailable`: a store is
-down."""
+request. A slot itself is held only once the caller is authenticated and its body read (ADR
+0030, third addendum). Sent before any stream starts, with a `Retry-After` header (seconds);
+nothing was stored or sent upstream. `graph_unavailable` / `conversation_store_unavailable`: a
+store is down."""
 
 
 class ChatRequest(BaseModel):
@@ -100,6 +102,19 @@ class ChatRequest(BaseModel):
         ),
         examples=["2020-12-01"],
     )
+
+    @field_validator("message")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # NUL and the other C0 controls (tab and line breaks aside) are never part of a
+        # question; PostgreSQL refuses NUL in text, which once answered 503 and left an empty
+        # conversation behind each time (issue 30). Refused here, before anything is stored.
+        if found := _CONTROL.search(value):
+            raise ValueError(
+                f"message contains a control character (U+{ord(found.group()):04X}) at "
+                f"position {found.start()}"
+            )
+        return value
 
     @field_validator("asAt", mode="before")
     @classmethod

@@ -8,6 +8,7 @@ another tenant's or an unknown id.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
@@ -18,12 +19,14 @@ from api.deps import ContainerDep
 from conversations.models import Conversation, Visibility
 
 __all__ = [
+    "MAX_TITLE_CHARS",
     "ContextOut",
     "ConversationListItem",
     "ConversationOut",
     "ConversationSharing",
     "MessageOut",
     "VisibilityIn",
+    "display_title",
     "get_conversation",
     "list_conversations",
     "router",
@@ -31,6 +34,19 @@ __all__ = [
 ]
 
 router = APIRouter(tags=["conversations"])
+
+# What a title shows of the first question: no C0/C1 controls (terminal escapes) and no bidi
+# embeddings, overrides or isolates, which would reorder the text around them (issue 30).
+_UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+MAX_TITLE_CHARS = 200
+
+
+def display_title(text: str) -> str:
+    """``text`` fit for a one-line title: controls and bidi formatting removed (a line break
+    or tab becomes a space), runs of spaces folded, at most :data:`MAX_TITLE_CHARS`."""
+    cleaned = " ".join(_UNSHOWN.sub(lambda m: " " if m.group() in "\t\n\r" else "", text).split())
+    return cleaned if len(cleaned) <= MAX_TITLE_CHARS else cleaned[: MAX_TITLE_CHARS - 1] + "…"
+
 
 _VISIBILITY = (
     "`private`: only its owner sees it (the default). `tenant`: every user of the tenant may "
@@ -122,7 +138,7 @@ async def list_conversations(
     return [
         ConversationListItem(
             id=c.id,
-            title=c.title,
+            title=display_title(c.title),
             ownerId=c.user_id,
             owned=c.user_id == principal.user_id,
             visibility=c.visibility,

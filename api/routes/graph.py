@@ -12,14 +12,16 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Query
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
 
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from api.sse import heartbeat
+from api.stream_quota import StreamQuota
 from graph.detector import PatchEvent, Resync, StreamEvent
 from graph.models import GraphSnapshot
 from graph.patch_filter import (
@@ -39,6 +41,7 @@ __all__ = [
     "router",
     "snapshot",
     "stream",
+    "stream_quota",
     "subscriber_filter",
     "tenant_snapshot",
 ]
@@ -129,7 +132,10 @@ _STREAM_DOC = {
         "removed}, edges: {added, updated, removed}, meta}`, each with an SSE `id`: reconnect "
         "with `Last-Event-ID` to replay what was missed. A `resync` event `{type, reason}` "
         "says the log no longer reaches back (or the subscriber fell behind, and the stream "
-        "ends): reload a snapshot. With `since`, the first patch catches up (`meta.catchUp`).",
+        "ends): reload a snapshot. With `since`, the first patch catches up (`meta.catchUp`), "
+        "with at most REGINTEL_GRAPH_CATCH_UP_MAX_ITEMS nodes (`meta.truncated`: more changed, "
+        "load a snapshot). At most REGINTEL_GRAPH_STREAMS_PER_USER streams per user at once: "
+        "another is 429 `rate_limited`.",
         "content": {"text/event-stream": {}},
     }
 }
@@ -161,16 +167,27 @@ def _frame(event: StreamEvent) -> ServerSentEvent:
     responses=_STREAM_DOC,  # type: ignore[arg-type]
 )
 async def stream(
+    request: Request,
     container: ContainerDep,
-    _: Annotated[Principal, Depends(authenticate)],
+    principal: Annotated[Principal, Depends(authenticate)],
     flt: FilterDep,
     since: Since | None = None,
     last_event_id: Annotated[str | None, Header(alias="Last-Event-ID", max_length=80)] = None,
 ) -> EventSourceResponse:
-    detector = container.patches
-    # Subscribed before catching up, so nothing written in between is missed.
-    live = detector.subscribe(flt, last_event_id)
-    first = await catch_up_patch(container.graph, since, flt=flt) if since else None
+    # At most REGINTEL_GRAPH_STREAMS_PER_USER open per user in this worker (issue 30).
+    slot = stream_quota(request).open(principal.tenant_id, principal.user_id)
+    try:
+        detector = container.patches
+        # Subscribed before catching up, so nothing written in between is missed.
+        live = detector.subscribe(flt, last_event_id)
+        limit = container.settings.graph_catch_up_max_items
+        first = await catch_up_patch(container.graph, since, limit, flt=flt) if since else None
+    except BaseException:
+        slot.release()
+        raise
+    if first is not None and len(first.nodes.added) + len(first.nodes.updated) >= limit:
+        # more changed than one catch-up carries: the client should load a snapshot
+        first.meta["truncated"] = True
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         try:
@@ -180,8 +197,19 @@ async def stream(
             async for event in live:
                 yield _frame(event)
         finally:
+            slot.release()
             await live.aclose()  # unsubscribes at once when the client goes away
 
     return EventSourceResponse(
-        frames(), ping=container.settings.heartbeat_seconds, ping_message_factory=heartbeat
+        frames(),
+        ping=container.settings.heartbeat_seconds,
+        ping_message_factory=heartbeat,
+        background=BackgroundTask(slot.arelease),  # also when the stream never started
     )
+
+
+def stream_quota(request: Request) -> StreamQuota:
+    """The app's graph stream quota (built by :func:`api.app.create_app`)."""
+    quota = request.app.state.graph_stream_quota
+    assert isinstance(quota, StreamQuota)
+    return quota

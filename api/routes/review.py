@@ -1,5 +1,6 @@
-"""The operators' review queue over HTTP (admin keys only): list quarantined captures, confirm,
-merge, reject, and the audit trail of merges and rejections (ADR 0020, 0034)."""
+"""The operators' review queue over HTTP (the platform ``operator`` role only, ADR 0041): list
+quarantined captures, confirm, merge, reject, and the audit trail of merges and rejections (ADR
+0020, 0034)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from api.auth import Principal, require_admin
+from api.auth import Principal, require_operator
 from api.bootstrap import Container
 from api.deps import ContainerDep
 from api.errors import ErrorBody
@@ -25,10 +26,12 @@ from engine.review import (
 )
 
 __all__ = [
+    "ConfirmRequest",
     "ConfirmResult",
     "MergeRequest",
     "ReviewActionResult",
     "ReviewConcept",
+    "ReviewFlag",
     "audit_trail",
     "confirm",
     "merge",
@@ -38,8 +41,26 @@ __all__ = [
 ]
 
 router = APIRouter(tags=["review"])
-_Admin = Annotated[Principal, Depends(require_admin)]
+# The shared graph's review is the platform operator's, never a tenant admin's (issue 30):
+# the queue holds every tenant's captures and phrasings, the audit the operators' ids.
+_Admin = Annotated[Principal, Depends(require_operator)]
 _ConceptId = Annotated[str, Path(min_length=1, max_length=300)]
+
+
+class ReviewFlag(BaseModel):
+    field: str = Field(description="`label`, `definition` or `source_url`")
+    text: str = Field(description="The text flagged")
+    flags: list[str] = Field(description="What was found (engine.text_flags)")
+
+
+class ConfirmRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(
+        min_length=1,
+        max_length=64,
+        description="The `version` of the concept as listed (GET /api/review/concepts)",
+    )
 
 
 class ReviewConcept(BaseModel):
@@ -55,6 +76,20 @@ class ReviewConcept(BaseModel):
         "first (ADR 0036); 0 for a label counted by no capture"
     )
     mentions: int = Field(description="How many captures resolved to or created the concept")
+    definition: str | None = Field(
+        description="The definition a capture gave (model-written text: read it before "
+        "confirming; it reaches every tenant's prompts once confirmed)"
+    )
+    source_urls: list[str] = Field(description="The sources the capture named")
+    flags: list[ReviewFlag] = Field(
+        description="Texts of this concept that need a careful look: `markup`, `newline`, "
+        "`instruction` (addressed to a model), `citation` (a bracketed node id), `figure` (a "
+        "number, rate or amount: check it against a source)"
+    )
+    version: str = Field(
+        description="The version of exactly this content: pass it to confirm; a concept "
+        "changed since (another label, definition or source) is not confirmed (409)"
+    )
 
 
 class ConfirmResult(BaseModel):
@@ -66,9 +101,11 @@ class ConfirmResult(BaseModel):
     "/api/review/concepts",
     summary="Captured concepts awaiting review (operators)",
     description="Concepts a conversation captured that no tenant sees until an operator "
-    "confirms them (ADR 0020), oldest first, each with the phrasings conversations used and "
-    "how often (`phrasings`: label text -> captures that used it; `mentions`: captures in "
-    "all; ADR 0036), to judge what is worth confirming. No tenant, user or conversation "
+    "confirms them (ADR 0020), oldest first, each with everything confirming it makes shared "
+    "(every label, the definition and source URLs, with `flags` on text that needs a careful "
+    "look, and its `version`; ADR 0044), the phrasings conversations used and how often "
+    "(`phrasings`: label text -> captures that used it; `mentions`: captures in all; ADR "
+    "0036), to judge what is worth confirming. No tenant, user or conversation "
     "ids: the graph holds none, only label texts the ingress guard accepted and counts.",
     response_model_by_alias=True,
 )
@@ -87,23 +124,42 @@ async def queue(
             created_at=item.created_at,
             phrasings=dict(item.phrasings),
             mentions=item.mentions,
+            definition=item.definition,
+            source_urls=list(item.source_urls),
+            flags=[_flag(key, kinds) for key, kinds in item.flags.items()],
+            version=item.version,
         )
         for item in items
     ]
 
 
+def _flag(key: str, kinds: tuple[str, ...]) -> ReviewFlag:
+    field, _, text = key.partition(":")
+    if field == "definition":
+        text = ""  # the definition is in its own field
+    return ReviewFlag(field=field, text=text, flags=list(kinds))
+
+
 @router.post(
     "/api/review/concepts/{concept_id}/confirm",
-    summary="Confirm a captured concept and its labels (operators)",
+    summary="Confirm a captured concept, its labels and definition as listed (operators)",
     description="From then on every tenant sees the concept (snapshots, patches, prompts) and "
-    "it is evidence. 404 for an unknown id.",
+    "it is evidence. The body names the `version` listed: 409 `review_conflict` when the "
+    "concept changed since (list it again and read what it holds now); 404 for an unknown "
+    "id.",
+    responses={
+        409: {"model": ErrorBody, "description": "`review_conflict`: changed since listed."}
+    },
 )
 async def confirm(
     container: ContainerDep,
     _: _Admin,
     concept_id: Annotated[str, Path(min_length=1, max_length=300)],
+    body: ConfirmRequest,
 ) -> ConfirmResult:
-    outcome = await confirm_concept(container.graph, container.writer, concept_id)
+    outcome = await confirm_concept(
+        container.graph, container.writer, concept_id, version=body.version
+    )
     return ConfirmResult(id=concept_id, outcome=outcome.value)
 
 

@@ -98,7 +98,10 @@ def web_config(settings: Settings) -> WebConfig:
 class SessionOut(BaseModel):
     tenantId: str
     userId: str
-    role: str = Field(description="`member` or `admin` (an operator)")
+    role: str = Field(
+        description="`member`; `admin`: the tenant's administrator (its egress policies); "
+        "`operator`: the platform's, who reviews the shared graph (ADR 0041)"
+    )
     environment: str = Field(description="`dev` or `prod`")
 
 

@@ -21,12 +21,16 @@ service's listeners, which never announce what tenants did not see (ADR 0020).
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import structlog
 
 from engine.review.audit import ReviewAudit, ReviewRecord
 from engine.self_population import PREF_USES, USES
+from engine.text_flags import text_flags
 from errors import InvalidInput, NotFound, ReviewConflict
 from graph.models import (
     EdgeIncrement,
@@ -41,7 +45,14 @@ from graph.port import GraphReader
 from graph.quarantine import MERGED_STATUS, REVIEWED_STATUS, is_hidden, is_quarantined
 from graph.write_service import GraphWriteService
 
-__all__ = ["ReviewItem", "merge_concepts", "reject_concept", "review_queue"]
+__all__ = [
+    "ReviewItem",
+    "content_version",
+    "merge_concepts",
+    "reject_concept",
+    "review_item",
+    "review_queue",
+]
 
 
 _MOVED_OUT = frozenset({"HAS_ALT_LABEL", "ALIGNS_WITH", "BROADER", "RELATED"})
@@ -51,7 +62,9 @@ _AROUND_LIMIT = 5000
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One quarantined concept as an operator reviews it."""
+    """One quarantined concept as an operator reviews it: everything confirming it would make
+    shared (its labels, definition and source URLs), what in that text needs a careful look
+    (``flags``) and the ``version`` of exactly that content (issue 30, ADR 0044)."""
 
     id: str
     pref_label: str
@@ -61,6 +74,32 @@ class ReviewItem:
     # label text -> captures that used it for this concept, most used first (ADR 0036)
     phrasings: dict[str, int] = field(default_factory=dict)
     mentions: int = 0  # captures that resolved to or created it (one preferred label each)
+    definition: str | None = None
+    source_urls: tuple[str, ...] = ()
+    # "definition" / "label:<text>" / "source_url:<url>" -> its flags (engine.text_flags)
+    flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    version: str = ""  # content_version() of what is listed; confirm checks it
+
+
+def content_version(
+    pref_label: str,
+    labels: Iterable[str],
+    definition: str | None,
+    source_urls: Iterable[str],
+    aligned_with: Iterable[str],
+) -> str:
+    """A digest of everything confirming a concept makes shared: an operator's confirmation
+    names the version it saw, and a concept changed since (a new label, another definition)
+    is not confirmed (issue 30)."""
+    content = {
+        "pref_label": pref_label,
+        "labels": sorted(labels),
+        "definition": definition or "",
+        "source_urls": sorted(source_urls),
+        "aligned_with": sorted(aligned_with),
+    }
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True, ensure_ascii=False).encode())
+    return digest.hexdigest()[:24]
 
 
 async def review_queue(reader: GraphReader, limit: int = 500) -> list[ReviewItem]:
@@ -70,25 +109,49 @@ async def review_queue(reader: GraphReader, limit: int = 500) -> list[ReviewItem
         (node for node in concepts if is_quarantined(node)),
         key=lambda node: (str(node.properties.get("created_at", "")), node.id),
     )[:limit]
-    items = []
-    for node in waiting:
-        around = await reader.neighbourhood([node.id], limit=200)
-        by_id = {n.id: n for n in around.nodes}
-        out = [e for e in around.edges if e.source == node.id and e.target in by_id]
-        named = [e for e in out if e.type == "HAS_ALT_LABEL"]
-        counts = {str(by_id[e.target].properties.get("text", "")): _count(e, USES) for e in named}
-        items.append(
-            ReviewItem(
-                id=node.id,
-                pref_label=str(node.properties.get("pref_label", "")),
-                labels=tuple(sorted(counts)),
-                aligned_with=tuple(sorted(e.target for e in out if e.type == "ALIGNS_WITH")),
-                created_at=str(node.properties.get("created_at", "")),
-                phrasings=dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-                mentions=sum(_count(e, PREF_USES) for e in named),
-            )
-        )
-    return items
+    return [await _review_item(reader, node) for node in waiting]
+
+
+async def review_item(reader: GraphReader, concept_id: str) -> ReviewItem:
+    """One concept as the queue shows it (whatever its status); :class:`errors.NotFound`
+    when no concept has that id."""
+    return await _review_item(reader, await _concept(reader, concept_id))
+
+
+async def _review_item(reader: GraphReader, node: GraphNode) -> ReviewItem:
+    around = await reader.neighbourhood([node.id], limit=200)
+    by_id = {n.id: n for n in around.nodes}
+    out = [e for e in around.edges if e.source == node.id and e.target in by_id]
+    named = [e for e in out if e.type == "HAS_ALT_LABEL"]
+    counts = {str(by_id[e.target].properties.get("text", "")): _count(e, USES) for e in named}
+    pref_label = str(node.properties.get("pref_label", ""))
+    stored = node.properties.get("definition")
+    definition = str(stored) if stored else None
+    raw_urls = node.properties.get("source_urls")
+    urls = tuple(str(u) for u in raw_urls) if isinstance(raw_urls, list) else ()
+    aligned = tuple(sorted(e.target for e in out if e.type == "ALIGNS_WITH"))
+    flags: dict[str, tuple[str, ...]] = {}
+    shown = [
+        *((f"label:{label}", label) for label in sorted({pref_label, *counts})),
+        ("definition", definition or ""),
+        *((f"source_url:{url}", url) for url in urls),
+    ]
+    for key, text in shown:
+        if found := text_flags(text):
+            flags[key] = found
+    return ReviewItem(
+        id=node.id,
+        pref_label=pref_label,
+        labels=tuple(sorted(counts)),
+        aligned_with=aligned,
+        created_at=str(node.properties.get("created_at", "")),
+        phrasings=dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        mentions=sum(_count(e, PREF_USES) for e in named),
+        definition=definition,
+        source_urls=urls,
+        flags=flags,
+        version=content_version(pref_label, counts, definition, urls, aligned),
+    )
 
 
 def _count(edge: GraphEdge, counter: str) -> int:

@@ -8,7 +8,8 @@ who never saw them, receive them now.
 
 from __future__ import annotations
 
-from errors import NotFound
+from engine.review.actions import review_item
+from errors import NotFound, ReviewConflict
 from graph.models import EdgeWrite, NodeWrite, PropertyValue, WriteOutcome, utc_timestamp
 from graph.port import GraphReader
 from graph.quarantine import is_quarantined
@@ -18,16 +19,30 @@ __all__ = ["confirm_concept"]
 
 
 async def confirm_concept(
-    reader: GraphReader, writer: GraphWriteService, concept_id: str
+    reader: GraphReader,
+    writer: GraphWriteService,
+    concept_id: str,
+    *,
+    version: str | None = None,
 ) -> WriteOutcome:
     """Mark a captured concept and its labels as reviewed: from then on every tenant sees
     them (snapshots, patches, prompts) and the concept is evidence. Its edges are written
     again so that live patch subscribers, who never saw them, receive them now.
 
+    ``version``: the :attr:`~engine.review.ReviewItem.version` the operator was shown. When
+    the concept's labels, definition, source URLs or alignments changed since, it is not
+    confirmed (:class:`errors.ReviewConflict`): an operator approves exactly what they read
+    (issue 30, ADR 0044).
+
     Raises :class:`errors.NotFound` when no concept has that id.
     """
     if not [n for n in await reader.get_nodes([concept_id]) if n.label == "Concept"]:
         raise NotFound(f"no concept {concept_id!r}")
+    if version is not None and (await review_item(reader, concept_id)).version != version:
+        raise ReviewConflict(
+            f"concept {concept_id!r} changed since it was listed: list it again and review "
+            "what it holds now"
+        )
     around = await reader.neighbourhood([concept_id], limit=500)
     kinds = {node.id: node for node in around.nodes}
     labels = [

@@ -17,6 +17,7 @@ from conversations.sqlite import SqliteConversationStore
 from egress.wire import LlmRequest, StreamChunk
 from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
+from tests.support.review import confirm_listed
 from tests.support.server import SseEvent, running_server, sse_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -279,9 +280,7 @@ async def test_graph_uis_get_a_patch_when_a_captured_concept_is_confirmed(app_pa
         async with client.stream("GET", "/api/graph/patches", headers=CAROL) as patches:
             assert patches.status_code == 200
             await chat(client, {"message": "Is there a wealth tax in Ireland?"})
-            confirmed = await client.post(
-                "/api/review/concepts/TAX:IE:WEALTH_TAX/confirm", headers=OPERATOR
-            )
+            confirmed = await confirm_listed(client, "TAX:IE:WEALTH_TAX", OPERATOR)
             assert confirmed.json() == {"id": "TAX:IE:WEALTH_TAX", "outcome": "updated"}
             seen: list[str] = []
             with anyio.fail_after(10):

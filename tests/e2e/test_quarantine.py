@@ -17,6 +17,7 @@ from api.settings import Settings
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
+from tests.support.review import confirm_listed
 from tests.support.server import running_server, sse_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -152,7 +153,7 @@ async def test_another_tenants_capture_is_invisible_until_an_operator_confirms_i
         assert item["mentions"] == phrasings["Falcon acquisition relief"] >= 2
         documented = (await client.get("/openapi.json")).json()["components"]["schemas"]
         assert {"phrasings", "mentions"} <= set(documented["ReviewConcept"]["required"])
-        member = await client.post(f"/api/review/concepts/{CONCEPT}/confirm", headers=CAROL)
+        member = await confirm_listed(client, CONCEPT, CAROL)
         assert (member.status_code, member.json()["error"]["code"]) == (403, "forbidden")
 
         async with anyio.create_task_group() as group:
@@ -163,7 +164,7 @@ async def test_another_tenants_capture_is_invisible_until_an_operator_confirms_i
 
             group.start_soon(watch_again)
             await anyio.sleep(0.5)
-            done = await client.post(f"/api/review/concepts/{CONCEPT}/confirm", headers=OPERATOR)
+            done = await confirm_listed(client, CONCEPT, OPERATOR)
             assert done.json() == {"id": CONCEPT, "outcome": "updated"}
         assert mentions(after, CONCEPT)
         around = (
@@ -178,7 +179,7 @@ async def test_the_review_queue_is_for_operators_only(served):
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         member = await client.get("/api/review/concepts", headers=ALICE)
         anonymous = await client.get("/api/review/concepts")
-        unknown = await client.post("/api/review/concepts/TAX:IE:NO_SUCH/confirm", headers=OPERATOR)
+        unknown = await confirm_listed(client, "TAX:IE:NO_SUCH", OPERATOR)
     assert (member.status_code, member.json()["error"]["code"]) == (403, "forbidden")
     assert anonymous.status_code == 401
     assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "not_found")

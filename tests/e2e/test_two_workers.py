@@ -39,6 +39,7 @@ from engine.seeding import DEFAULT_SEEDS, seed_graph
 from tests.support.arcadedb import running_arcadedb
 from tests.support.postgres import running_postgres
 from tests.support.redis import RedisServer, running_redis
+from tests.support.review import confirm_listed
 from tests.support.server import sse_events
 from tests.support.server_process import ROOT, ServerProcess, server_process
 
@@ -52,7 +53,7 @@ KEYS = {
     "key-acme-alice": "acme:alice",
     "key-globex-carol": "globex:carol",
     "key-initech-dave": "initech:dave",
-    "key-ops-admin": "regintel:operator:admin",
+    "key-ops-admin": "regintel:operator:operator",
 }
 USER_BURST = 20  # tokens in a user's bucket: 30 a minute, 40 seconds' worth
 BATCH_WINDOW_MS = 100
@@ -175,7 +176,7 @@ async def capture(cluster: Cluster, base: str, question: str) -> tuple[str, str]
 
 async def confirm(base: str, concept_id: str) -> None:
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-        done = await client.post(f"/api/review/concepts/{concept_id}/confirm", headers=OPERATOR)
+        done = await confirm_listed(client, concept_id, OPERATOR)
     assert done.status_code == 200, done.text
 
 

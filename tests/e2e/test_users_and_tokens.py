@@ -2,6 +2,8 @@
 codes of bad tokens, and users inside a tenant — another user's private conversation is a 404
 for reads and for posting; a shared one is read-only — on SQLite and on PostgreSQL (RLS)."""
 
+import base64
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +30,12 @@ ALICE = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("alice", "acme")))
 # bob's token is signed with the project's asymmetric key, checked through the JWKS
 BOB = bearer(ISSUER_KEYS.signed(ISSUER_KEYS.published[0], ISSUER_KEYS.claims("bob", "acme")))
 CAROL = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("carol", "globex")))
-OPERATOR = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("op", "regintel", "admin")))
+OPERATOR = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("op", "regintel", "operator")))
+# tenant admins (ADR 0041): acme's through the JWKS (ES256), globex's with the HS256 secret
+ACME_ADMIN = bearer(
+    ISSUER_KEYS.signed(ISSUER_KEYS.published[0], ISSUER_KEYS.claims("ann", "acme", "admin"))
+)
+GLOBEX_ADMIN = bearer(ISSUER_KEYS.hs256(ISSUER_KEYS.claims("gus", "globex", "admin")))
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -51,6 +58,14 @@ def base(request: pytest.FixtureRequest, seeded_data_dir: Path) -> Iterator[str]
         )
         with running_server(create_app(settings)) as url:
             yield url
+
+
+def forged_alg(alg: object) -> str:
+    """A token whose header's ``alg`` is not a string (a list, an object): a 500 before any
+    check once (issue 30)."""
+    segment = ISSUER_KEYS.hs256(ISSUER_KEYS.claims("alice", "acme")).split(".")
+    header = base64.urlsafe_b64encode(json.dumps({"alg": alg, "typ": "JWT"}).encode())
+    return ".".join([header.rstrip(b"=").decode(), segment[1], segment[2]])
 
 
 def error_code(response: httpx.Response) -> str:
@@ -82,6 +97,9 @@ async def test_bad_tokens_get_stable_codes(base: str) -> None:
         (bearer(wrong_audience), 401, "invalid_token"),
         (bearer(wrong_key), 401, "invalid_token"),
         (bearer(no_tenant), 403, "no_tenant"),
+        (bearer(forged_alg(["HS256"])), 401, "invalid_token"),
+        (bearer(forged_alg({"HS256": 1})), 401, "invalid_token"),
+        (bearer(forged_alg(None)), 401, "invalid_token"),
     ]
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         for headers, status, code in cases:
@@ -158,3 +176,54 @@ async def test_another_users_conversation_private_then_shared(base: str) -> None
         await client.patch(path, json={"visibility": "private"}, headers=ALICE)
         assert (await client.get(path, headers=BOB)).status_code == 404
         assert (await client.get("/api/conversations", headers=BOB)).json() == []
+
+
+REVIEW = [
+    ("GET", "/api/review/concepts", None),
+    ("GET", "/api/review/audit", None),
+    ("POST", "/api/review/concepts/TAX:IE:ANYTHING/confirm", {"version": "v"}),
+    ("POST", "/api/review/concepts/TAX:IE:ANYTHING/reject", {}),
+    ("POST", "/api/review/concepts/TAX:IE:ANYTHING/merge", {"into": "TAX:IE:VAT"}),
+    ("GET", "/api/admin/guard-rejections", None),
+]
+
+
+async def test_a_tenant_admin_is_not_the_graph_operator(base: str) -> None:
+    """issue 30: a token with ``tenant_id: acme`` and ``role: admin`` listed the concepts
+    captured from globex's chats with their phrasings, rejected them for every tenant, and
+    globex's admin then read acme's admin's user id in the review audit. Now the shared
+    graph's review is the platform ``operator``'s; a tenant ``admin`` manages its own
+    tenant's egress policies only."""
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        # globex's chat captures a concept (quarantined: awaiting the operator)
+        captured = await chat(client, CAROL, message="What is the Heron levy in Ireland?")
+        assert captured.status_code == 200
+        for admin in (ACME_ADMIN, GLOBEX_ADMIN):
+            for method, path, body in REVIEW:
+                refused = await client.request(method, path, json=body, headers=admin)
+                assert (refused.status_code, error_code(refused)) == (403, "forbidden"), path
+        queue = await client.get("/api/review/concepts", headers=OPERATOR)
+        assert queue.status_code == 200
+        audit = await client.get("/api/review/audit", headers=OPERATOR)
+        assert audit.status_code == 200
+
+        # each admin manages its own tenant, never the other's (PostgreSQL: RLS as well)
+        acme_policy = {"defaultMode": "report-only", "allowedProviders": ["extractive"]}
+        saved = await client.put("/api/admin/egress/tenant", json=acme_policy, headers=ACME_ADMIN)
+        assert saved.status_code == 200 and saved.json()["tenantId"] == "acme"
+        theirs = (await client.get("/api/admin/egress/tenant", headers=GLOBEX_ADMIN)).json()
+        assert (theirs["tenantId"], theirs["defaultMode"]) == ("globex", None)
+        mine = (await client.get("/api/admin/egress/tenant", headers=ACME_ADMIN)).json()
+        assert (mine["tenantId"], mine["defaultMode"]) == ("acme", "report-only")
+        # the operator administers its own (platform) tenant only
+        ops = (await client.get("/api/admin/egress/tenant", headers=OPERATOR)).json()
+        assert (ops["tenantId"], ops["defaultMode"]) == ("regintel", None)
+        # a member is neither
+        for method, path, body in [*REVIEW, ("GET", "/api/admin/egress/tenant", None)]:
+            refused = await client.request(method, path, json=body, headers=ALICE)
+            assert (refused.status_code, error_code(refused)) == (403, "forbidden"), path
+        sessions = {
+            who: (await client.get("/api/session", headers=headers)).json()["role"]
+            for who, headers in (("ann", ACME_ADMIN), ("op", OPERATOR), ("alice", ALICE))
+        }
+        assert sessions == {"ann": "admin", "op": "operator", "alice": "member"}

@@ -26,6 +26,7 @@ from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
 from engine.providers.extractive import ExtractiveProvider
+from tests.support.review import confirm_listed_sync
 from tests.support.server import running_server
 
 pytestmark = pytest.mark.e2e
@@ -294,9 +295,7 @@ def test_a_captured_concept_appears_provisional_and_live_patches_add_it_without_
 
     placed = positions(bob)
     carol.evaluate("() => window.regintel.graph.dropStream()")
-    confirmed = httpx.post(
-        f"{served.base}/api/review/concepts/{concept}/confirm", headers=OPERATOR
-    ).json()
+    confirmed = confirm_listed_sync(served.base, concept, OPERATOR).json()
     assert confirmed["outcome"] == "updated"
 
     bob.wait_for_function("(id) => window.regintel.graph.describe(id) !== null", arg=concept)
@@ -416,3 +415,96 @@ def test_the_admin_page_counts_guard_rejections_without_their_values_and_edits_p
     operator.get_by_role("button", name="Set user policy").click()
     expect(operator.locator('#user-policies tr[data-user-id="auditor"]')).to_contain_text("enforce")
     operator.context.close()
+
+
+def test_an_answer_links_only_to_citations_and_official_hosts(served: Served):
+    """issue 30: model output rendered links to any site as clickable. Now only a citation's
+    URL or a page on an official host is an ``<a>``; any other link shows as text."""
+    served.provider.script = [
+        Text(
+            "Read [the official text](https://eur-lex.europa.eu/eli/reg/2024/1689/oj), "
+            "[Revenue](https://www.revenue.ie/en/vat/index.aspx), "
+            "[claim your refund](https://evil.example/phish), "
+            "[plain http](http://eur-lex.europa.eu/x) and "
+            "[a look-alike](https://europa.eu.evil.example/x)."
+        ),
+        Done(),
+    ]
+    alice = served.page("dev-acme-alice")
+    try:
+        ask(alice, "Where is the AI Act published?")
+        answered(alice)
+    finally:
+        served.provider.script = None
+    body = alice.locator(".message.assistant .body").last
+    hrefs = body.locator("a").evaluate_all("(links) => links.map((a) => a.href)")
+    assert hrefs == [
+        "https://eur-lex.europa.eu/eli/reg/2024/1689/oj",
+        "https://www.revenue.ie/en/vat/index.aspx",
+    ]
+    text = body.inner_text()
+    for shown in (
+        "claim your refund (https://evil.example/phish)",
+        "plain http (http://eur-lex.europa.eu/x)",
+        "a look-alike (https://europa.eu.evil.example/x)",
+    ):
+        assert shown in text
+    # a citation's own URL is a link whatever its host (checked on the module itself)
+    allowed = alice.evaluate(
+        """async () => {
+            const { linkAllowed } = await import("/app/markdown.js");
+            return [linkAllowed("https://example.org/cited", ["https://example.org/cited"]),
+                    linkAllowed("https://example.org/cited"),
+                    linkAllowed("javascript:alert(1)"),
+                    linkAllowed("https://user:pw@gov.ie/")];
+        }"""
+    )
+    assert allowed == [True, False, False, False]
+    alice.context.close()
+
+
+def test_the_review_page_shows_the_definition_sources_and_flags_and_a_tenant_admin_no_queue(
+    served: Served,
+):
+    """issue 30: the admin page never showed definitions or source URLs, so an operator
+    approved blind; and a tenant's admin was the shared graph's operator."""
+    concept = {
+        "domain": "TAX", "kind": "EGRET_LEVY", "jurisdiction": "IE",
+        "prefLabel": "Egret levy", "altLabels": ["<img src=x onerror=alert(1)>", "egret duty"],
+        "definition": "A levy on egrets at 0 percent.",
+        "sourceUrls": ["https://www.revenue.ie/en/egret-levy"],
+    }  # fmt: skip
+    served.provider.script = [
+        Text("Noted."),
+        Tool(name=CAPTURE_TOOL_NAME, args={"concepts": [concept]}),
+        Done(),
+    ]
+    alice = served.page("dev-acme-alice")
+    try:
+        ask(alice, "Is there an egret levy in Ireland?")
+        answered(alice)
+    finally:
+        served.provider.script = None
+    alice.context.close()
+
+    operator = served.page("dev-ops-admin")
+    open_admin(operator)
+    row = operator.locator('#review-table tr[data-concept-id="TAX:IE:EGRET_LEVY"]')
+    deadline = time.monotonic() + 10
+    while row.count() == 0 and time.monotonic() < deadline:
+        operator.get_by_role("button", name="Refresh").first.click()
+        operator.wait_for_timeout(200)
+    expect(row.locator(".definition-text")).to_contain_text("A levy on egrets at 0 percent.")
+    expect(row.locator(".definition-text")).to_contain_text("figure")  # flagged to check
+    expect(row.locator(".sources li")).to_have_text(["https://www.revenue.ie/en/egret-levy"])
+    expect(row.locator(".phrasings")).to_contain_text("egret duty")
+    assert "onerror" not in row.inner_text()  # refused by the capture screen
+    screenshot(operator, "admin-review-definition")
+    operator.context.close()
+
+    admin = served.page("dev-acme-admin")
+    admin.get_by_role("button", name="Admin").click()
+    expect(admin.get_by_role("heading", name="Egress policies")).to_be_visible()
+    expect(admin.get_by_role("heading", name="Concepts awaiting review")).to_be_hidden()
+    expect(admin.get_by_role("heading", name="Guard rejections")).to_be_hidden()
+    admin.context.close()

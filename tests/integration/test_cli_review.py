@@ -12,6 +12,7 @@ from api.bootstrap import bootstrap, open_graph
 from api.cli import app
 from api.settings import Settings
 from engine.concepts import CapturedConcept
+from engine.review import content_version
 from engine.self_population import ConceptWrite, ConceptWriter
 
 pytestmark = pytest.mark.integration
@@ -67,8 +68,11 @@ def test_concept_list_shows_the_phrasings_of_quarantined_concepts_and_their_ment
 
     asyncio.run(capture())
     listed = {c["id"]: c for c in json.loads(run("concept", "list"))}
+    labels = ["Small benefit scheme", "staff voucher"]
     assert listed[MERGED.id] == {
         "id": MERGED.id, "status": "provisional", "prefLabel": "Small benefit scheme",
+        "labels": labels, "definition": None, "sourceUrls": [], "flags": {},
+        "version": content_version("Small benefit scheme", labels, None, [], []),
         "phrasings": {"Small benefit scheme": 2, "staff voucher": 2}, "mentions": 2,
     }  # fmt: skip
     assert (listed[REJECTED.id]["phrasings"], listed[REJECTED.id]["mentions"]) == (
@@ -148,3 +152,33 @@ def test_merge_and_reject_say_so_in_one_line_when_a_server_holds_the_graph(data_
         if holder.stdout is not None:
             holder.stdout.close()
     assert statuses()[MERGED.id] == "provisional"
+
+
+def test_concept_list_shows_the_definition_and_sources_and_confirm_checks_the_version(data_dir):
+    """issue 30: `concept list` never showed definitions or source URLs, so an operator
+    confirmed blind; `concept confirm --version` confirms exactly what was listed."""
+    shown = CapturedConcept(
+        domain="TAX", kind="HERON_LEVY", jurisdiction="IE", prefLabel="Heron levy",
+        definition="A levy of 0 percent on herons.",
+        sourceUrls=["https://www.revenue.ie/en/heron-levy"],
+    )  # fmt: skip
+
+    async def write(concept: CapturedConcept) -> None:
+        async with open_graph(Settings()) as handle:
+            await ConceptWriter(handle.graph, handle.writer).write(
+                ConceptWrite(concept=concept, status="provisional")
+            )
+
+    asyncio.run(write(shown))
+    item = {c["id"]: c for c in json.loads(run("concept", "list"))}[shown.id]
+    assert item["definition"] == "A levy of 0 percent on herons."
+    assert item["sourceUrls"] == ["https://www.revenue.ie/en/heron-levy"]
+    assert item["flags"] == {"definition": ["figure"]}
+    version = item["version"]
+    asyncio.run(write(shown.model_copy(update={"altLabels": ["heron duty"]})))  # changed since
+    stale = CliRunner().invoke(app, ["concept", "confirm", shown.id, "--version", version])
+    assert stale.exit_code != 0 and "changed since it was listed" in stale.output
+    assert statuses()[shown.id] == "provisional"
+    fresh = {c["id"]: c for c in json.loads(run("concept", "list"))}[shown.id]["version"]
+    assert "updated" in run("concept", "confirm", shown.id, "--version", fresh)
+    assert statuses()[shown.id] == "confirmed"

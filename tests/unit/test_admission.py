@@ -107,3 +107,35 @@ async def test_loop_lag_sees_a_loop_that_is_blocked() -> None:
         assert lag.current >= 0.1
     finally:
         monitor.cancel()
+
+
+async def test_waiting_for_room_holds_no_slot_and_is_refused_after_the_queue_time() -> None:
+    """ChatAdmission's first, cheap check (issue 30): it takes nothing, so a caller that never
+    gets further (anonymous, slow body) keeps no slot from anybody."""
+    gate = TurnAdmission(1, 0.05)
+    await gate.wait_for_room()
+    await gate.wait_for_room()
+    assert gate.in_flight == 0  # room checked twice, nothing taken
+    held = await gate.admit()
+    start = time.monotonic()
+    with pytest.raises(Overloaded):
+        await gate.wait_for_room()
+    assert time.monotonic() - start >= 0.04
+    waiting = asyncio.create_task(gate.wait_for_room())
+    await asyncio.sleep(0)
+    held.release()
+    await waiting  # woken by the release
+    assert gate.in_flight == 0
+
+
+async def test_body_reads_are_budgeted_per_client_address_and_in_all() -> None:
+    from api.admission import BodyReads
+
+    reads = BodyReads(per_client=2, total=3)
+    assert reads.enter("10.0.0.1") and reads.enter("10.0.0.1")
+    assert not reads.enter("10.0.0.1")  # that address has its share
+    assert reads.enter("10.0.0.2")
+    assert not reads.enter("10.0.0.3")  # the total is spent
+    reads.leave("10.0.0.1")
+    assert reads.enter("10.0.0.3")
+    assert reads.refused == 2 and reads.reading == 3

@@ -7,6 +7,7 @@ waits for the stores to be healthy and gets the environment it reads.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,20 @@ def test_dockerfile_installs_from_the_lock_and_serves_the_factory() -> None:
     assert "FROM python:3.11-slim" in dockerfile
     assert "uv sync --frozen --no-dev" in dockerfile
     assert '"uvicorn", "api.app:create_app", "--factory"' in dockerfile
+
+
+def test_no_service_falls_back_to_a_default_password() -> None:
+    """issue 30: compose fell back to `regintel-dev-password` for Memgraph and PostgreSQL.
+    Every password (and the DSN that carries one) must be set (`${VAR:?...}`), never
+    defaulted (`${VAR:-...}`)."""
+    text = COMPOSE.read_text(encoding="utf-8")
+    defaulted = re.findall(r"\$\{([A-Z_]*PASSWORD[A-Z_]*):?-", text)
+    assert defaulted == []
+    assert "${POSTGRES_PASSWORD:?" in text and "${REGINTEL_BOLT_PASSWORD:?" in text
+
+
+def test_the_image_defaults_to_prod() -> None:
+    """issue 30: the image ran `dev` on 0.0.0.0, where the published development keys (the
+    operator's too) opened it to any network it listens on."""
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^\s*REGINTEL_ENVIRONMENT=prod\b", dockerfile, re.MULTILINE)
