@@ -25,6 +25,7 @@ import structlog
 from redis.asyncio import Redis
 
 from api.admission import LoopLag, TurnAdmission
+from api.metering import CountingRejectionLog, MeteredTurns
 from api.providers import build_providers, build_router
 from api.settings import Settings, unknown_variables
 from api.tokens import SupabaseTokens
@@ -37,7 +38,6 @@ from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
 from egress.policy import EgressMode
 from egress.sanitiser import Sanitiser
 from egress.wire import LlmProvider
-from engine.chat import ChatEngine, ChatLimits, EgressGateway
 from engine.evidence import EvidenceIndex
 from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
@@ -48,6 +48,7 @@ from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS, Aspect
 from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
+from engine.turn import ChatEngine, ChatLimits, EgressGateway, TurnEngine
 from errors import InvalidInput
 from graph.bus import GraphBus, announcer
 from graph.detector import ChangeDetector
@@ -56,7 +57,7 @@ from graph.port import GraphStore
 from graph.quarantine import ReviewedGraph
 from graph.schema import GraphSchema, load_schema
 from graph.write_service import GraphWriteService
-from infra.metrics import CountingRejectionLog, MeteredChatEngine, Metrics
+from infra.metrics import Metrics
 from infra.rate_limit import RateLimiter
 from infra.tracing import Tracing
 
@@ -113,7 +114,7 @@ class Container:
     retry: GraphWriteRetry
     egress: EgressGateway
     providers: dict[str, LlmProvider]
-    engine: ChatEngine
+    engine: TurnEngine
     patches: ChangeDetector  # graph patches: batching, log, filters (ADR 0027)
     bus: GraphBus
     rate_limiter: RateLimiter
@@ -354,10 +355,9 @@ def _chat_engine(
     population: SelfPopulation,
     retry: GraphWriteRetry,
     lexicon: ConceptLexicon,
-) -> ChatEngine:
-    """The chat engine, metered, with the limits of the settings."""
-    return MeteredChatEngine(
-        metrics=metrics,
+) -> TurnEngine:
+    """The chat engine, with the limits of the settings, metered."""
+    engine = ChatEngine(
         tracer=tracing.tracer,
         store=store,
         egress=egress,
@@ -378,6 +378,7 @@ def _chat_engine(
         ),
         aspects=overrides.get("aspects", ASPECTS),
     )
+    return MeteredTurns(engine, metrics=metrics, tracer=tracing.tracer)
 
 
 async def _loop_lag(stack: AsyncExitStack) -> LoopLag:

@@ -40,11 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.bootstrap import bootstrap
 from api.settings import Settings
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
-from engine.chat import TurnRequest
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.events import ConceptsEvent
 from engine.router import LlmRouter, Route
 from engine.seeding import read_seed_files, seed_graph
+from engine.turn import TurnRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "bench" / "data" / "resolution_dev.jsonl"

@@ -18,7 +18,7 @@ from api.errors import ErrorBody
 from api.sse import heartbeat, to_sse
 from egress.policy import EgressMode
 from engine.events import TurnEvent
-from engine.chat import TurnRequest
+from engine.turn import TurnRequest
 
 __all__ = [
     "OVERLOADED_DESCRIPTION",

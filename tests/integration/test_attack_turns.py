@@ -26,10 +26,10 @@ from api.bootstrap import bootstrap
 from api.settings import Settings
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
-from engine.chat import TurnRequest
 from engine.concepts import CAPTURE_TOOL_NAME
 from engine.lexicon import ConceptLexicon
 from engine.router import LlmRouter, Route
+from engine.turn import TurnRequest
 from tests.support.attacks import graph_values, load_cases, passed_values
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]

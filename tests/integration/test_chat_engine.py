@@ -13,13 +13,13 @@ from api.bootstrap import bootstrap
 from api.settings import Settings
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, Text, Usage
-from engine.chat import TurnRequest
 from engine.graph_outbox import GraphOutbox
 from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS
 from engine.review import confirm_concept
 from engine.router import LlmRouter, Route
+from engine.turn import TurnRequest
 from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
 from graph.backends.ladybug import LadybugGraphStore
 from graph.models import EdgeWrite, NodeWrite

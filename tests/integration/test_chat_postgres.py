@@ -6,8 +6,8 @@ from api.bootstrap import bootstrap
 from api.settings import Settings
 from conversations.sql_egress import SqlAuditSink
 from egress.client import EgressClient
-from engine.chat import TurnRequest
 from engine.events import DoneEvent
+from engine.turn import TurnRequest
 from errors import NotFound
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]

@@ -18,10 +18,10 @@ from api.settings import Settings
 from conversations.models import ConversationContext, NewMessage
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, Text, Tool
-from engine.chat import TurnRequest
 from engine.ingestion import InMemoryIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.router import LlmRouter, Route
+from engine.turn import TurnRequest
 from errors import NotFound
 from tests.support.fakes import EmailOnlyScanner, PassThroughEgress, ScriptedProvider
 

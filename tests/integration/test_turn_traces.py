@@ -3,9 +3,9 @@ under the turn's span even across tasks, and never a payload or an id in what th
 
 The stores, graph, self-population, router and real egress (with its sanitiser, policies and
 audit) come from the app's composition root (``Harness``); the engine over them is the app's
-``MeteredChatEngine`` with the tracer of an ``infra.tracing.Tracing`` that exports to the SDK's
-``InMemorySpanExporter``. (``bootstrap`` builds its ``Tracing`` from settings only, an OTLP
-endpoint, so the exporter cannot be handed to it.)
+``MeteredTurns`` over a ``ChatEngine``, both with the tracer of an ``infra.tracing.Tracing``
+that exports to the SDK's ``InMemorySpanExporter``. (``bootstrap`` builds its ``Tracing`` from
+settings only, an OTLP endpoint, so the exporter cannot be handed to it.)
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
+from api.metering import MeteredTurns
 from egress.policy import TenantPolicy
 from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Usage
-from engine.chat import ChatLimits, TurnRequest
 from engine.events import TurnEvent
 from engine.router import CallTimeouts, LlmRouter, Route
+from engine.turn import ChatEngine, ChatLimits, TurnRequest
 from errors import InvalidInput
-from infra.metrics import MeteredChatEngine, Metrics
+from infra.metrics import Metrics
 from infra.spans import turn_tracer
 from infra.tracing import Tracing
 from tests.integration.test_chat_engine import VAT, Harness
@@ -54,7 +55,7 @@ STAGES = {
 @dataclass
 class Traced:
     harness: Harness
-    engine: MeteredChatEngine
+    engine: MeteredTurns
     tracing: Tracing
     exporter: InMemorySpanExporter
     events: list[TurnEvent] = field(default_factory=list)
@@ -101,8 +102,7 @@ async def traced(tmp_path: Path) -> AsyncIterator[Traced]:
     exporter = InMemorySpanExporter()
     tracing = Tracing(None, exporter=exporter)
     c = harness.container
-    engine = MeteredChatEngine(
-        metrics=Metrics(),
+    chat = ChatEngine(
         tracer=tracing.tracer,
         store=c.conversations,
         egress=c.egress,
@@ -116,6 +116,7 @@ async def traced(tmp_path: Path) -> AsyncIterator[Traced]:
         lexicon=c.lexicon,
         limits=ChatLimits(graph_write_timeout=0.2),
     )  # fmt: skip
+    engine = MeteredTurns(chat, metrics=Metrics(), tracer=tracing.tracer)
     try:
         yield Traced(harness, engine, tracing, exporter)
     finally:

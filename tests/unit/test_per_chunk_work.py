@@ -14,7 +14,7 @@ import pytest
 from api.sse import to_sse
 from egress.restorer import PlaceholderRestorer
 from engine.events import TextEvent
-from engine.turn_record import TurnRecord
+from engine.turn.record import TurnRecord
 
 pytestmark = [pytest.mark.unit, pytest.mark.anyio]
 

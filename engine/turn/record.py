@@ -71,6 +71,7 @@ class TurnRecord:
     failed: bool = False
     completed: bool = False
     capture_pending: bool = False  # the capture outlived the answer (finished in background)
+    answer_only: bool = False  # the provider ran without tools (``Done.answer_only``)
     save_error: BaseException | None = None
     grounding: Grounding | None = None
     checkpoints: int = 0

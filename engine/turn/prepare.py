@@ -1,0 +1,420 @@
+"""Preparing a turn: everything that may refuse the request, the prompt, and the question stored.
+
+:meth:`TurnPreparer.prepare` runs its steps in this order, and the order carries meaning:
+
+1. :meth:`~TurnPreparer.checked_message` — the cheapest refusal first (empty, too long):
+   nothing is read for a request that cannot be answered.
+2. :meth:`~TurnPreparer.bind_egress` — the main-chat route and the egress policies, read once
+   and carried by the turn's context to every egress call of the turn (ADR 0029, second
+   pass). It comes before the conversation: a refused ``off`` is a 403 that must not leave an
+   empty conversation behind (egress audits the refusal).
+3. :meth:`~TurnPreparer.load_conversation` — the conversation, its history and its context in
+   one unit of work (ADR 0029); another user's private conversation is a 404, one they shared
+   is read-only (a 403). A new conversation is created here, and only here.
+4. :meth:`~TurnPreparer.sanitise` — the question, and every ``interrupted`` answer of the
+   history, through egress, now that the context names the conversation (ADR 0038).
+5. :meth:`~TurnPreparer.find_evidence` — the turn's jurisdictions, the date the question is
+   about, the evidence in force then (kept per tenant until the index changes) and the
+   relevance gate's refusal; then the dates the timeline engine computes (ADR 0033) and the
+   material changes since the conversation's last turn (ADR 0035). All from the in-memory
+   :class:`EvidenceIndex`.
+6. :meth:`~TurnPreparer.know_active_concepts` — the only graph read before the first token: by
+   id, and only when the conversation's active concepts are unknown to this worker's index
+   (written by another worker since its last rebuild), so that the prompt can describe them.
+   A conversation whose concepts this worker knows reads nothing (ADR 0042).
+7. :func:`engine.prompt.build_messages` — the prompt from the aspects.
+8. :meth:`~TurnPreparer.store_question` — last, so a refused turn stores nothing: the question
+   and an empty answer marked ``streaming``, in one transaction, before the model is called
+   (a crash keeps the question; the answer is written as it streams, ADR 0018).
+
+Every step before 8 raises :class:`errors.RegintelError` for a refusal; nothing has been sent or
+saved when it does, so the API answers a plain 4xx.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date
+from typing import Protocol
+
+from opentelemetry.context import Context
+from opentelemetry.trace import Tracer
+
+from conversations.models import ConversationContext, NewMessage, StoredMessage
+from conversations.port import TurnStore
+from egress.client import EgressContext
+from egress.policy import EgressMode
+from egress.sanitiser import SanitisedText
+from egress.wire import ChatMessage, LlmRequest, StreamChunk
+from engine.as_at import AsAt, resolve_as_at
+from engine.concepts import CAPTURE_TOOL
+from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
+from engine.evidence_cache import EvidenceCache
+from engine.grounding import refusal_sentence
+from engine.lexicon import ConceptLexicon
+from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdictions
+from engine.router import LlmRouter, Route
+from engine.timeline import TimelineRule, compute, concerns_timeline
+from errors import ConversationReadOnly, InvalidInput
+from graph.models import utc_timestamp
+from infra.spans import stage
+
+__all__ = [
+    "ChatLimits",
+    "EgressGateway",
+    "FoundEvidence",
+    "LoadedConversation",
+    "PreparedTurn",
+    "TurnPreparer",
+    "TurnRequest",
+    "conversation_jurisdictions",
+]
+
+
+class EgressGateway(Protocol):
+    """What the turn needs of :class:`egress.client.EgressClient`."""
+
+    def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]: ...
+
+    async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText: ...
+
+    async def effective_mode(
+        self, ctx: EgressContext, *, task: str = ..., provider: str = ..., model: str = ...
+    ) -> EgressMode: ...
+
+    async def bind_policy(
+        self, ctx: EgressContext, *, task: str = ..., provider: str = ..., model: str = ...
+    ) -> EgressContext: ...
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    tenant_id: str
+    user_id: str
+    message: str
+    conversation_id: str | None = None
+    egress_mode: EgressMode | None = None  # the per-call override the client asked for
+    as_at: date | None = None  # the request's ``asAt``; a date in the question wins (ADR 0032)
+
+
+@dataclass(frozen=True)
+class ChatLimits:
+    max_message_chars: int = 8000
+    history_messages: int = 8
+    evidence_k: int = 6
+    max_active_nodes: int = 40
+    graph_write_timeout: float = 2.0
+    answer_write_interval: float = 0.25  # at most one checkpoint of a streaming answer per …
+    answer_write_min_chars: int = 64  # … and only once this much new text arrived, or
+    answer_keepalive: float = 10.0  # … this often regardless (a third of the store's lease)
+
+
+@dataclass(frozen=True)
+class PreparedTurn:
+    """A turn that was accepted: everything the stream needs, nothing sent yet."""
+
+    request: TurnRequest
+    conversation_id: str
+    message: str  # as the user typed it (stored as ``content``)
+    question: str  # sanitised (stored as ``content_sanitised``)
+    ctx: EgressContext
+    jurisdictions: list[str]
+    evidence: Evidence
+    llm_request: LlmRequest
+    answer_id: str  # the assistant message, saved ``streaming`` before the model is called
+    as_at: AsAt | None = None  # the window the evidence was in force in
+    # Material changes of the conversation's active nodes since its last turn (ADR 0035).
+    changed: list[dict[str, str]] = field(default_factory=list)
+    # The turn's trace (its ``turn`` span), carried from prepare to stream; None untraced.
+    trace: Context | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class LoadedConversation:
+    """Step 3's output: the conversation as the turn reads it."""
+
+    conversation_id: str
+    history: list[StoredMessage]  # oldest first; another turn's answer still streaming left out
+    active: list[str]  # the context's active node ids
+
+
+@dataclass(frozen=True)
+class FoundEvidence:
+    """Step 5's output: what the prompt may cite, and why it may not."""
+
+    jurisdictions: list[str]
+    as_at: AsAt
+    evidence: Evidence  # empty when the gate refused
+    refusal: str | None  # the gate's sentence for the model; None: answerable
+    computed: list[tuple[str, str]]  # (timeline rule id, date computed at the turn's date)
+    changed: list[dict[str, str]]  # material changes of the active nodes since the last turn
+
+
+class TurnPreparer:
+    """The steps of :meth:`prepare`, each with its inputs and outputs in its signature."""
+
+    def __init__(
+        self,
+        *,
+        store: TurnStore,
+        egress: EgressGateway,
+        router: LlmRouter,
+        evidence: EvidenceIndex,
+        lexicon: ConceptLexicon | None,
+        limits: ChatLimits,
+        aspects: Sequence[Aspect],
+        today: Callable[[], date],
+        tracer: Tracer,
+        evidence_cache_entries: int = 256,
+    ) -> None:
+        self._store = store
+        self._egress = egress
+        self._router = router
+        self._evidence = evidence
+        self._lexicon = lexicon
+        self._limits = limits
+        self._aspects = tuple(aspects)
+        self._today = today
+        self._tracer = tracer
+        self._evidence_cache = EvidenceCache(evidence_cache_entries)
+
+    async def prepare(self, request: TurnRequest) -> PreparedTurn:
+        """Steps 1–8 of the module docstring, in that order.
+
+        Raises :class:`errors.InvalidInput`, :class:`errors.EgressBlocked` (a refused ``off``),
+        :class:`errors.NotFound` (unknown or another tenant's conversation) or a store error;
+        nothing has been sent or saved when it does.
+        """
+        message = self.checked_message(request.message)
+        route = self._router.route("main_chat", request.tenant_id)
+        ctx, mode = await self.bind_egress(request, route)
+        loaded = await self.load_conversation(request)
+        ctx = replace(ctx, conversation_id=loaded.conversation_id)
+        question, history = await self.sanitise(ctx, message, loaded.history)
+        found = self.find_evidence(request, message, question.text, history, loaded.active)
+        await self.know_active_concepts(loaded.active)
+        unsanitised = mode is EgressMode.OFF  # "off" (where the tenant allows it) sends originals
+        prompt = build_messages(
+            PromptInputs(
+                question=ChatMessage(role="user", content=message)
+                if unsanitised
+                else question.as_message("user"),
+                jurisdictions=found.jurisdictions,
+                active=self._evidence.descriptions(loaded.active),
+                evidence=found.evidence.hits,
+                refusal=found.refusal,
+                history=[_history_message(m, unsanitised) for m in history],
+                as_at=found.as_at.label(),
+                as_at_named=found.as_at.origin != "today",
+                computed=found.computed,
+                changed=[(c["nodeId"], c["description"]) for c in found.changed],
+            ),
+            self._aspects,
+        )
+        answer_id = await self.store_question(request, loaded.conversation_id, message, question)
+        return PreparedTurn(
+            request=request,
+            conversation_id=loaded.conversation_id,
+            message=message,
+            question=question.text,
+            ctx=ctx,
+            jurisdictions=found.jurisdictions,
+            evidence=found.evidence,
+            llm_request=LlmRequest(
+                provider=route.provider, model=route.model, messages=prompt, tools=[CAPTURE_TOOL]
+            ),
+            answer_id=answer_id,
+            as_at=found.as_at,
+            changed=found.changed,
+        )
+
+    def checked_message(self, text: str) -> str:
+        """Step 1: the message, stripped; :class:`errors.InvalidInput` if empty or too long."""
+        message = text.strip()
+        if not message:
+            raise InvalidInput("message must not be empty")
+        if len(message) > self._limits.max_message_chars:
+            raise InvalidInput(f"message is longer than {self._limits.max_message_chars} chars")
+        return message
+
+    async def bind_egress(
+        self, request: TurnRequest, route: Route
+    ) -> tuple[EgressContext, EgressMode]:
+        """Step 2: the turn's egress context with its policies bound, and the effective mode."""
+        bound = await self._egress.bind_policy(
+            EgressContext(
+                request.tenant_id, request.user_id, request.conversation_id or "",
+                request.egress_mode,
+            ),
+            task="main_chat",
+            provider=route.provider,
+            model=route.model,
+        )  # fmt: skip
+        return bound, await self._egress.effective_mode(bound)  # from the bound policies
+
+    async def load_conversation(self, request: TurnRequest) -> LoadedConversation:
+        """Step 3: the request's conversation (read-only unless the user owns it), or a new one."""
+        tenant, user = request.tenant_id, request.user_id
+        if not request.conversation_id:  # a conversation created now: no history, no context
+            created = await self._store.create_conversation(tenant, user)
+            return LoadedConversation(created.id, [], [])
+        state = await self._store.load_turn(
+            tenant, request.conversation_id, self._limits.history_messages, user_id=user
+        )
+        if state.conversation.user_id != user:
+            raise ConversationReadOnly("only its owner may post into a shared conversation")
+        return LoadedConversation(
+            state.conversation.id,
+            [m for m in state.history if m.status != "streaming"],  # not history yet
+            list(state.context.active_node_ids),
+        )
+
+    async def sanitise(
+        self, ctx: EgressContext, message: str, history: list[StoredMessage]
+    ) -> tuple[SanitisedText, list[StoredMessage]]:
+        """Step 4: the sanitised question, and the history with each ``interrupted`` answer
+        sanitised now. Its process died before the final save, and checkpoints store no
+        sanitised form (ADR 0038); every other message was sanitised once, when stored."""
+        question = await self._egress.sanitise_message(ctx, message)
+        for n, stored in enumerate(history):
+            if stored.status == "interrupted" and stored.content:
+                text = (await self._egress.sanitise_message(ctx, stored.content)).text
+                history[n] = stored.model_copy(update={"content_sanitised": text})
+        return question, history
+
+    def find_evidence(
+        self,
+        request: TurnRequest,
+        message: str,
+        question: str,
+        history: Sequence[StoredMessage],
+        active: Sequence[str],
+    ) -> FoundEvidence:
+        """Step 5: jurisdictions, the date asked about, the evidence, the gate's refusal, the
+        computed dates and the material changes; nothing here waits on the graph."""
+        jurisdictions = conversation_jurisdictions(message, history)
+        index, tenant = self._evidence, request.tenant_id
+        with stage("turn.retrieval", tracer=self._tracer) as span:
+            # The date the question is about (or the request's asAt, or today): evidence is
+            # what was in force then; the words that named it are not searched for (ADR 0032).
+            as_at = resolve_as_at(
+                question, request.as_at, self._today(), jurisdictions, index.act_start
+            )
+            query = as_at.without_date(question)
+            focus = self._named_concepts(query, jurisdictions)
+            window = as_at.window()
+            k = self._limits.evidence_k
+            # The same question against the same index finds the same evidence: kept per
+            # tenant until the index changes (engine.evidence_cache, ADR 0029 third pass).
+            evidence = self._evidence_cache.search(
+                index.generation, tenant, query, k, jurisdictions, focus, window,
+                lambda: index.search(query, k, jurisdictions, focus, as_at=window),
+            )  # fmt: skip
+            span.set_attributes({
+                "regintel.evidence.hits": len(evidence.hits),
+                "regintel.evidence.answerable": evidence.answerable,
+                "regintel.evidence.jurisdictions": len(jurisdictions),
+                "regintel.as_at.origin": as_at.origin,
+            })  # fmt: skip
+        refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
+        if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
+            evidence = Evidence(hits=[], verdict=evidence.verdict)
+        return FoundEvidence(
+            jurisdictions=jurisdictions,
+            as_at=as_at,
+            evidence=evidence,
+            refusal=refusal,
+            computed=self._computed_dates(message, evidence, as_at),
+            changed=self._changed_since_last_turn(active, history),
+        )
+
+    async def know_active_concepts(self, active: Sequence[str]) -> None:
+        """Step 6: the active concepts this worker's index does not know yet (written by another
+        worker since its last rebuild) read by id, so the prompt describes them; a read only
+        when some are missing."""
+        await self._evidence.ensure_known(active)
+
+    async def store_question(
+        self, request: TurnRequest, conversation_id: str, message: str, question: SanitisedText
+    ) -> str:
+        """Step 8: the question and an empty ``streaming`` answer, both or neither; the
+        answer's id."""
+        _, answer = await self._store.save_turn(
+            request.tenant_id,
+            conversation_id,
+            [
+                NewMessage(role="user", content=message, content_sanitised=question.text),
+                NewMessage(role="assistant", content="", content_sanitised="", status="streaming"),
+            ],
+            ConversationContext(),
+            user_id=request.user_id,
+            max_active_nodes=self._limits.max_active_nodes,
+        )
+        return answer.id
+
+    def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
+        """Graph concepts the question names (they focus the evidence search)."""
+        if self._lexicon is None:
+            return []
+        primary = jurisdictions[0] if jurisdictions else None
+        hits = self._lexicon.match(question, jurisdiction=primary)
+        return [hit.entry.key for hit in hits if hit.entry.scheme == "graph"]
+
+    def _changed_since_last_turn(
+        self, active: Sequence[str], history: Sequence[StoredMessage]
+    ) -> list[dict[str, str]]:
+        """Material changes (ADR 0035) of the nodes the conversation relied on, recorded after
+        its last stored message; from the in-memory index (nothing here waits on the graph)."""
+        if not active or not history:
+            return []
+        last = max(m.created_at for m in history)
+        since = utc_timestamp(last if last.tzinfo else last.replace(tzinfo=UTC))
+        return [
+            {"nodeId": str(event.properties.get("change_of") or ""), "changeId": event.id,
+             "description": str(event.properties.get("description") or ""),
+             "at": str(event.properties.get("created_at") or "")}
+            for event in self._evidence.changes_since(active, since)
+        ]  # fmt: skip
+
+    def _computed_dates(
+        self, question: str, evidence: Evidence, as_at: AsAt
+    ) -> list[tuple[str, str]]:
+        """Dates the timeline engine computes from the evidence's ``Timeline`` rules (and the
+        rules its nodes ``HAS_TIMELINE``), at the turn's date, for a question about a timeline
+        (ADR 0033). The rules join the evidence, so the answer may cite them."""
+        if not evidence.hits or not concerns_timeline(question):
+            return []
+        computed: list[tuple[str, str]] = []
+        known = set(evidence.ids())
+        for node in self._evidence.timelines_of(evidence.ids())[:3]:
+            rule = TimelineRule.from_node(node.id, dict(node.properties))
+            if rule is None:
+                continue
+            computed.append((node.id, compute(rule, as_at.start).text))
+            if node.id not in known:
+                evidence.hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
+                known.add(node.id)
+        return computed
+
+
+def conversation_jurisdictions(message: str, history: Sequence[StoredMessage]) -> list[str]:
+    """The jurisdictions this turn is about: those the message names, else those the latest
+    earlier question of the conversation named ("And the reduced rate?" after "VAT in Ireland"
+    stays Irish). None named anywhere: none, never a default (ADR 0023)."""
+    if found := detect_jurisdictions(message):
+        return found
+    for stored in reversed(history):
+        if stored.role == "user" and (found := detect_jurisdictions(stored.content_sanitised)):
+            return found
+    return []
+
+
+def _history_message(stored: StoredMessage, unsanitised: bool) -> ChatMessage:
+    """A stored message as prompt history: its sanitised text was sanitised when it was stored,
+    so it carries that mark; in ``off`` the original goes, unmarked (egress sends it as is)."""
+    if unsanitised:
+        return ChatMessage(role=stored.role, content=stored.content)
+    return SanitisedText(text=stored.content_sanitised).as_message(stored.role)
