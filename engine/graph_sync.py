@@ -117,9 +117,7 @@ CAPTURE_EDGES = frozenset({"HAS_ALT_LABEL", "ALIGNS_WITH"})
 def _provisional_capture(node: GraphNode | None) -> bool:
     if node is None:
         return False
-    return node.label == "Label" or (
-        node.label == "Concept" and is_quarantined(node)
-    )
+    return node.label == "Label" or (node.label == "Concept" and is_quarantined(node))
 
 
 def _changes_evidence(

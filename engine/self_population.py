@@ -3,8 +3,9 @@
 For each concept of a ``capture_concepts`` payload (DESIGN.md step 7):
 
 1. validate (``engine.concepts``) and normalise its labels;
-2. resolve the canonical concept: the exact ``(domain, jurisdiction, kind)`` key first, then
-   aliases (``Label`` nodes) within the same jurisdiction;
+2. resolve the canonical concept (:class:`engine.matching.ConceptMatcher`, ADR 0023): the exact
+   ``(domain, jurisdiction, kind)`` key first, then the reviewed concepts' labels, then aliases
+   (``Label`` nodes) within the same jurisdiction;
 3. upsert through ``GraphWriteService`` (so through the ingress guard): a missing concept is
    created ``provisional`` with a ``Label`` per label, ``HAS_ALT_LABEL`` edges and
    ``ALIGNS_WITH`` edges to the rule nodes it names; an existing one gains any new labels;
@@ -33,17 +34,8 @@ from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import ConceptLexicon
+from engine.matching import COVERED_JURISDICTIONS, EU, ConceptMatcher, MatchedBy
 from engine.normalise import normalise_label
-from engine.resolution import (
-    COVERED_JURISDICTIONS,
-    EU,
-    Candidate,
-    Evidence,
-    ReviewedConcepts,
-    decide,
-    label_variants,
-    singular,
-)
 from errors import GraphWriteRejected
 from graph.models import (
     EdgeIncrement,
@@ -55,7 +47,7 @@ from graph.models import (
     WriteOutcome,
 )
 from graph.port import GraphReader
-from graph.quarantine import MERGED_STATUS
+from graph.quarantine import is_quarantined
 from graph.write_service import GraphWriteService
 
 __all__ = [
@@ -64,7 +56,6 @@ __all__ = [
     "ConceptStatus",
     "ConceptWrite",
     "ConceptWriter",
-    "MatchedBy",
     "ResolvedConcept",
     "SelfPopulation",
 ]
@@ -76,7 +67,6 @@ USES: Final = "uses"
 PREF_USES: Final = "pref_uses"
 
 ConceptStatus = Literal["provisional", "confirmed"]
-MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -208,10 +198,9 @@ class SelfPopulation:
     ) -> None:
         self._reader = reader
         self._concepts = ConceptWriter(reader, writer)
+        self._matcher = ConceptMatcher(reader, lexicon)
         self._evidence = evidence
         self._ingestion = ingestion
-        self._lexicon = lexicon  # its graph entries are the reviewed concepts (GraphSync)
-        self._reviewed: tuple[int, ReviewedConcepts] | None = None
         self._inflight: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def screen(self, concepts: Sequence[CapturedConcept]) -> None:
@@ -269,7 +258,7 @@ class SelfPopulation:
     async def _resolve(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
     ) -> ResolvedConcept:
-        existing, matched_by = await self._find(concept, jurisdictions)
+        existing, matched_by = await self._matcher.find(concept, jurisdictions)
         if existing is None and (reason := _not_creatable(concept, jurisdictions)):
             return _skipped(concept, reason)
         if existing is not None:
@@ -323,115 +312,6 @@ class SelfPopulation:
             matched_by="created", aligned_with=tuple(node.id for node in targets),
         )  # fmt: skip
 
-    async def _find(
-        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
-    ) -> tuple[GraphNode | None, MatchedBy]:
-        """The canonical concept of a capture and how it was matched. A concept an operator
-        merged into another is a redirect (ADR 0034): a match on it, by key or otherwise,
-        resolves to the concept it was merged into, matched the same way."""
-        found, matched_by = await self._match(concept, jurisdictions)
-        if found is not None:
-            found = await self._follow(found)
-        return found, matched_by
-
-    async def _follow(self, node: GraphNode) -> GraphNode:
-        """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
-        for _ in range(_MAX_REDIRECTS):
-            into = node.properties.get("merged_into")
-            if node.properties.get("status") != MERGED_STATUS or not into:
-                break
-            targets = await self._reader.get_nodes([str(into)])
-            if not targets:
-                break
-            node = targets[0]
-        return node
-
-    async def _match(
-        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
-    ) -> tuple[GraphNode | None, MatchedBy]:
-        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
-        found = await self._reader.get_nodes([concept.id])
-        if found and stated:
-            return found[0], "key"
-        reviewed = self._reviewed_concepts()
-        if reviewed is not None:
-            texts = [concept.prefLabel, *concept.altLabels]
-            candidates = reviewed.candidates(
-                concept.domain, concept.kind, texts, concept.jurisdiction if stated else None
-            )
-            if found and _status(found[0]) == "confirmed":  # its key, in a guessed jurisdiction
-                key = Candidate(concept.id, concept.domain, concept.jurisdiction, concept.kind,
-                                Evidence.KEY)  # fmt: skip
-                candidates = [key, *(c for c in candidates if c.id != concept.id)]
-            if (best := decide(concept.jurisdiction, candidates, stated=stated)) is not None:
-                nodes = await self._reader.get_nodes([best.id])
-                if nodes and _status(nodes[0]) == "confirmed":
-                    return nodes[0], _MATCHED_BY[best.evidence]
-        # The store's labels: reviewed concepts the lexicon has not learnt yet, and quarantined
-        # ones. A quarantined concept is matched only when its id is spelled entirely by this
-        # mention's own words: its id then tells this conversation nothing it did not say.
-        if not stated:
-            return None, "created"  # a guessed jurisdiction: only reviewed, unambiguous matches
-        own = _words(concept)
-        for variant in _variants(concept):
-            for candidate in await self._reader.find_concepts_by_label(variant):
-                where = str(candidate.properties.get("jurisdiction", ""))
-                if _status(candidate) == "confirmed" and where in (concept.jurisdiction, EU):
-                    return candidate, "alias"
-                if where == concept.jurisdiction and _kind_of(candidate.id) <= own:
-                    return candidate, "alias"
-        return None, "created"
-
-    def _reviewed_concepts(self) -> ReviewedConcepts | None:
-        """The reviewed concepts' variant index, rebuilt when the lexicon changed."""
-        if self._lexicon is None:
-            return None
-        version = self._lexicon.version
-        if self._reviewed is None or self._reviewed[0] != version:
-            self._reviewed = (version, ReviewedConcepts(self._lexicon))
-        return self._reviewed[1]
-
-
-_MAX_REDIRECTS = 8
-
-_MATCHED_BY: dict[Evidence, MatchedBy] = {
-    Evidence.KEY: "key",
-    Evidence.LABEL: "alias",
-    Evidence.ACRONYM: "acronym",
-    Evidence.KIND_VARIANT: "kind_variant",
-    Evidence.FUZZY: "fuzzy",
-}
-
-
-def _variants(concept: CapturedConcept) -> list[str]:
-    """The normalised label variants of a capture (its labels first), for store look-ups."""
-    found: dict[str, None] = {label: None for label in concept.normalised_labels()}
-    for text in (concept.prefLabel, *concept.altLabels):
-        variants = sorted(label_variants(text)[0])
-        found.update(dict.fromkeys(variants))
-        found.update(dict.fromkeys(_plural(v) for v in variants))  # stored labels are as said
-    return [variant for variant in found if variant]
-
-
-def _plural(phrase: str) -> str:
-    head, _, last = phrase.rpartition(" ")
-    last = last[:-1] + "ies" if last.endswith("y") else last + "s"
-    return f"{head} {last}".strip()
-
-
-def _words(concept: CapturedConcept) -> set[str]:
-    """Every word the mention itself used (its labels' and its kind's), singular."""
-    words = set(_kind_of(concept.id))
-    for text in (concept.prefLabel, *concept.altLabels):
-        for variant in label_variants(text)[0]:
-            words.update(variant.split())
-    return words
-
-
-def _kind_of(concept_id: str) -> set[str]:
-    """The words of an id's kind, singular (``FLAT_RATE_EXPENSES`` -> flat, rate, expense)."""
-    return {singular(w) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}
-
 
 def _not_creatable(concept: CapturedConcept, jurisdictions: Sequence[str] | None) -> str | None:
     """Why a capture that matched nothing must not be created (None: it may be)."""
@@ -452,7 +332,7 @@ def _skipped(concept: CapturedConcept, reason: str) -> ResolvedConcept:
 
 
 def _status(node: GraphNode) -> ConceptStatus:
-    return "provisional" if node.properties.get("status") == "provisional" else "confirmed"
+    return "provisional" if is_quarantined(node) else "confirmed"
 
 
 def _as_known(concept: CapturedConcept, existing: GraphNode) -> CapturedConcept:

@@ -1,11 +1,11 @@
-"""The resolution rules (engine/resolution.py), one by one, on a small reviewed vocabulary."""
+"""The resolution rules (engine/matching.py), one by one, on a small reviewed vocabulary."""
 
 import pytest
 
 from engine.lexicon_entry import LexiconEntry
-from engine.resolution import (
+from engine.matching import (
     Candidate,
-    Evidence,
+    FoundBy,
     ReviewedConcepts,
     decide,
     label_variants,
@@ -50,7 +50,7 @@ def resolve(domain, kind, jurisdiction, *labels, stated=True):
     where = jurisdiction if stated else None
     candidates = VOCABULARY.candidates(domain, kind, list(labels), where)
     best = decide(jurisdiction, candidates, stated=stated)
-    return (best.id, best.evidence) if best else None
+    return (best.id, best.found_by) if best else None
 
 
 def test_label_variants_fold_case_accents_qualifiers_plurals_and_ampersands():
@@ -64,7 +64,7 @@ def test_label_variants_fold_case_accents_qualifiers_plurals_and_ampersands():
 
 
 def test_an_eu_level_concept_resolves_to_the_eu_node_whatever_member_state_is_captured():
-    assert resolve("EU_LAW", "AI_ACT", "IE", "AI Act") == ("EU_LAW:EU:AI_ACT", Evidence.LABEL)
+    assert resolve("EU_LAW", "AI_ACT", "IE", "AI Act") == ("EU_LAW:EU:AI_ACT", FoundBy.LABEL)
     assert resolve("DATA", "AI_REGULATION", "UK", "Artificial Intelligence Act")[0] == (
         "EU_LAW:EU:AI_ACT"
     )
@@ -86,7 +86,7 @@ def test_near_misses_stay_apart():
 
 
 def test_acronyms_meet_their_expansion_but_two_phrases_with_the_same_initials_do_not():
-    assert resolve("TAX", "LPT", "IE", "LPT") == ("TAX:IE:LOCAL_PROPERTY_TAX", Evidence.ACRONYM)
+    assert resolve("TAX", "LPT", "IE", "LPT") == ("TAX:IE:LOCAL_PROPERTY_TAX", FoundBy.ACRONYM)
     assert (
         resolve("TAX", "BUSINESS_ASSET_DISPOSAL_RELIEF", "UK", "business asset disposal relief")[0]
         == "TAX:UK:BADR"
@@ -98,12 +98,12 @@ def test_acronyms_meet_their_expansion_but_two_phrases_with_the_same_initials_do
 
 def test_a_kind_spelled_with_a_generic_word_more_is_the_same_concept():
     got = resolve("TAX", "SMALL_BENEFIT_EXEMPTION", "IE", "small benefit exemption")
-    assert got == ("TAX:IE:SMALL_BENEFIT", Evidence.KIND_VARIANT)
+    assert got == ("TAX:IE:SMALL_BENEFIT", FoundBy.KIND_VARIANT)
 
 
 def test_one_typo_in_a_long_label_is_forgiven_but_not_a_different_number():
     got = resolve("TAX", "ENTREPENEUR_RELIEF", "IE", "entrepeneur relief")
-    assert got == ("TAX:IE:ENTREPRENEUR_RELIEF", Evidence.FUZZY)
+    assert got == ("TAX:IE:ENTREPRENEUR_RELIEF", FoundBy.FUZZY)
     assert resolve("TAX", "SECTION_599_RELIEF", "IE", "section 599 relief") is None
 
 
@@ -120,9 +120,9 @@ def test_a_guessed_jurisdiction_resolves_only_an_unambiguous_name():
 
 
 def test_decide_prefers_own_jurisdiction_then_evidence_then_id():
-    eu = Candidate("EU_LAW:EU:X", "EU_LAW", "EU", "X", Evidence.LABEL)
-    own_fuzzy = Candidate("TAX:IE:X", "TAX", "IE", "X", Evidence.FUZZY)
-    other = Candidate("TAX:UK:X", "TAX", "UK", "X", Evidence.KEY)
+    eu = Candidate("EU_LAW:EU:X", "EU_LAW", "EU", "X", FoundBy.LABEL)
+    own_fuzzy = Candidate("TAX:IE:X", "TAX", "IE", "X", FoundBy.FUZZY)
+    other = Candidate("TAX:UK:X", "TAX", "UK", "X", FoundBy.KEY)
     assert decide("IE", [eu, own_fuzzy, other]) == own_fuzzy
     assert decide("IE", [eu, other]) == eu
     assert decide("IE", [other]) is None

@@ -1,4 +1,11 @@
-"""Entity resolution: which reviewed concept a captured mention names, by explicit rules.
+"""Matching: which concept a captured mention names, by explicit rules (ADR 0023).
+
+:class:`ConceptMatcher` is the one entry self-population uses: the capture's own key first,
+then the reviewed concepts' labels (:class:`ReviewedConcepts` and :func:`decide`, below), then
+the store's labels (reviewed concepts the lexicon has not learnt yet, and quarantined ones, a
+quarantined one only when its id is spelled by the mention's own words); a concept merged into
+another is followed to its survivor (ADR 0034). Quarantine is read through
+:mod:`graph.quarantine`'s predicates only.
 
 A capture names a concept by a key the model built (``domain``, ``jurisdiction``, ``kind``) and
 by labels in the user's words. Resolution finds the canonical, reviewed concept it means, or
@@ -40,18 +47,25 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Final
+from typing import Final, Literal
 
 from rapidfuzz.distance import DamerauLevenshtein
 
+from engine.concepts import CapturedConcept
+from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from engine.normalise import normalise_label
+from graph.models import GraphNode
+from graph.port import ConceptReader
+from graph.quarantine import MERGED_STATUS, is_quarantined
 
 __all__ = [
     "COVERED_JURISDICTIONS",
     "EU",
     "Candidate",
-    "Evidence",
+    "ConceptMatcher",
+    "FoundBy",
+    "MatchedBy",
     "ReviewedConcepts",
     "decide",
     "label_variants",
@@ -81,9 +95,12 @@ _FUZZY_MIN: Final = 8
 _ACRONYM_MAX: Final = 6
 _MIN_INITIALS: Final = 3  # two-letter initials ("carbon tax" -> CT) collide far too often
 
+#: How a capture was resolved, as its ``concepts`` event says (``skipped``: nothing written).
+MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
 
-class Evidence(IntEnum):
-    """How a candidate was found; a lower value is stronger evidence."""
+
+class FoundBy(IntEnum):
+    """How a candidate was found; a lower value is stronger evidence that it is the one."""
 
     KEY = 0
     LABEL = 1
@@ -100,7 +117,7 @@ class Candidate:
     domain: str
     jurisdiction: str
     kind: str
-    evidence: Evidence
+    found_by: FoundBy
 
 
 def singular(token: str) -> str:
@@ -204,11 +221,11 @@ class ReviewedConcepts:
     ) -> list[Candidate]:
         """Every reviewed concept a label, the acronym or the kind of a capture points at
         (through a qualified variant only when in ``jurisdiction``)."""
-        found: dict[str, Evidence] = {}
+        found: dict[str, FoundBy] = {}
 
-        def add(key: str, evidence: Evidence) -> None:
-            if key not in found or evidence < found[key]:
-                found[key] = evidence
+        def add(key: str, found_by: FoundBy) -> None:
+            if key not in found or found_by < found[key]:
+                found[key] = found_by
 
         mine: set[str] = set()
         acronyms: set[str] = set()
@@ -218,22 +235,22 @@ class ReviewedConcepts:
             acronyms |= short
         for v in mine:
             for key in self._by_variant.get(v, ()):
-                add(key, Evidence.LABEL)
+                add(key, FoundBy.LABEL)
             for key in self._by_qualified.get(v, ()):
                 if self._entries[key].jurisdiction == jurisdiction:
-                    add(key, Evidence.LABEL)
+                    add(key, FoundBy.LABEL)
         for a in acronyms:
             other = ("~" if a[0] == "=" else "=") + a[1:]  # an abbreviation meets initials
             for key in self._by_acronym.get(other, ()):
-                add(key, Evidence.ACRONYM)
+                add(key, FoundBy.ACRONYM)
         for key, entry in self._entries.items():
             if entry.domain == domain and _kind_variant(entry.kind, kind):
                 if mine & self._variants[key] or _shares_head(mine, self._variants[key]):
-                    add(key, Evidence.KIND_VARIANT)
+                    add(key, FoundBy.KIND_VARIANT)
         if fuzzy and not found:
             for key, theirs in self._variants.items():
                 if any(_fuzzy(a, b) for a in mine for b in theirs):
-                    add(key, Evidence.FUZZY)
+                    add(key, FoundBy.FUZZY)
         return [
             Candidate(key, e.domain, e.jurisdiction or EU, e.kind, found[key])
             for key, e in self._entries.items()
@@ -271,4 +288,124 @@ def decide(
     acceptable = [c for c in candidates if c.jurisdiction in (jurisdiction, EU)]
     if not acceptable:
         return None
-    return min(acceptable, key=lambda c: (c.jurisdiction != jurisdiction, c.evidence, c.id))
+    return min(acceptable, key=lambda c: (c.jurisdiction != jurisdiction, c.found_by, c.id))
+
+
+class ConceptMatcher:
+    """The canonical concept a capture names: its key, the reviewed concepts' labels
+    (:class:`ReviewedConcepts`, :func:`decide`), then the store's labels; merge redirects
+    followed. Reads the graph, never writes it."""
+
+    def __init__(self, reader: ConceptReader, lexicon: ConceptLexicon | None = None) -> None:
+        self._reader = reader
+        self._lexicon = lexicon  # its graph entries are the reviewed concepts (GraphSync)
+        self._reviewed: tuple[int, ReviewedConcepts] | None = None
+
+    async def find(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+    ) -> tuple[GraphNode | None, MatchedBy]:
+        """The canonical concept of a capture and how it was matched. A concept an operator
+        merged into another is a redirect (ADR 0034): a match on it, by key or otherwise,
+        resolves to the concept it was merged into, matched the same way."""
+        found, matched_by = await self._match(concept, jurisdictions)
+        if found is not None:
+            found = await self._follow(found)
+        return found, matched_by
+
+    async def _follow(self, node: GraphNode) -> GraphNode:
+        """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
+        for _ in range(_MAX_REDIRECTS):
+            into = node.properties.get("merged_into")
+            if node.properties.get("status") != MERGED_STATUS or not into:
+                break
+            targets = await self._reader.get_nodes([str(into)])
+            if not targets:
+                break
+            node = targets[0]
+        return node
+
+    async def _match(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+    ) -> tuple[GraphNode | None, MatchedBy]:
+        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
+        found = await self._reader.get_nodes([concept.id])
+        if found and stated:
+            return found[0], "key"
+        reviewed = self._reviewed_concepts()
+        if reviewed is not None:
+            texts = [concept.prefLabel, *concept.altLabels]
+            candidates = reviewed.candidates(
+                concept.domain, concept.kind, texts, concept.jurisdiction if stated else None
+            )
+            if found and not is_quarantined(found[0]):  # its key, in a guessed jurisdiction
+                key = Candidate(concept.id, concept.domain, concept.jurisdiction, concept.kind,
+                                FoundBy.KEY)  # fmt: skip
+                candidates = [key, *(c for c in candidates if c.id != concept.id)]
+            if (best := decide(concept.jurisdiction, candidates, stated=stated)) is not None:
+                nodes = await self._reader.get_nodes([best.id])
+                if nodes and not is_quarantined(nodes[0]):
+                    return nodes[0], _MATCHED_BY[best.found_by]
+        # The store's labels: reviewed concepts the lexicon has not learnt yet, and quarantined
+        # ones. A quarantined concept is matched only when its id is spelled entirely by this
+        # mention's own words: its id then tells this conversation nothing it did not say.
+        if not stated:
+            return None, "created"  # a guessed jurisdiction: only reviewed, unambiguous matches
+        own = _words(concept)
+        for variant in _variants(concept):
+            for candidate in await self._reader.find_concepts_by_label(variant):
+                where = str(candidate.properties.get("jurisdiction", ""))
+                if not is_quarantined(candidate) and where in (concept.jurisdiction, EU):
+                    return candidate, "alias"
+                if where == concept.jurisdiction and _kind_of(candidate.id) <= own:
+                    return candidate, "alias"
+        return None, "created"
+
+    def _reviewed_concepts(self) -> ReviewedConcepts | None:
+        """The reviewed concepts' variant index, rebuilt when the lexicon changed."""
+        if self._lexicon is None:
+            return None
+        version = self._lexicon.version
+        if self._reviewed is None or self._reviewed[0] != version:
+            self._reviewed = (version, ReviewedConcepts(self._lexicon))
+        return self._reviewed[1]
+
+
+_MAX_REDIRECTS = 8
+
+_MATCHED_BY: dict[FoundBy, MatchedBy] = {
+    FoundBy.KEY: "key",
+    FoundBy.LABEL: "alias",
+    FoundBy.ACRONYM: "acronym",
+    FoundBy.KIND_VARIANT: "kind_variant",
+    FoundBy.FUZZY: "fuzzy",
+}
+
+
+def _variants(concept: CapturedConcept) -> list[str]:
+    """The normalised label variants of a capture (its labels first), for store look-ups."""
+    found: dict[str, None] = {label: None for label in concept.normalised_labels()}
+    for text in (concept.prefLabel, *concept.altLabels):
+        variants = sorted(label_variants(text)[0])
+        found.update(dict.fromkeys(variants))
+        found.update(dict.fromkeys(_plural(v) for v in variants))  # stored labels are as said
+    return [variant for variant in found if variant]
+
+
+def _plural(phrase: str) -> str:
+    head, _, last = phrase.rpartition(" ")
+    last = last[:-1] + "ies" if last.endswith("y") else last + "s"
+    return f"{head} {last}".strip()
+
+
+def _words(concept: CapturedConcept) -> set[str]:
+    """Every word the mention itself used (its labels' and its kind's), singular."""
+    words = set(_kind_of(concept.id))
+    for text in (concept.prefLabel, *concept.altLabels):
+        for variant in label_variants(text)[0]:
+            words.update(variant.split())
+    return words
+
+
+def _kind_of(concept_id: str) -> set[str]:
+    """The words of an id's kind, singular (``FLAT_RATE_EXPENSES`` -> flat, rate, expense)."""
+    return {singular(w) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}
