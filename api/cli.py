@@ -33,6 +33,7 @@ from engine.review import (
 )
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from errors import GraphUnavailable, InvalidInput, NotFound, ReviewConflict
+from graph.port import GraphReader
 
 __all__ = [
     "app",
@@ -43,6 +44,7 @@ __all__ = [
     "concept_merge",
     "concept_reject",
     "console",
+    "embed",
     "eval_app",
     "eval_retrieval",
     "graph_app",
@@ -121,23 +123,45 @@ def standin(
 @app.command()
 def seed(
     folder: Annotated[Path, typer.Option(help="Folder of seed YAML files.")] = DEFAULT_SEEDS,
+    acts: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--act",
+            help="Only these shipped acts (file names under seeds/legal, e.g. dora.json.gz; "
+            "repeatable). Default: every shipped act (the AI Act, the GDPR and 49 JSON acts).",
+        ),
+    ] = None,
 ) -> None:
-    """Load the seed rules graph through the write service (idempotent)."""
+    """Load the seed rules graph and the shipped acts through the write service (idempotent)."""
+    from corpus import shipped_acts
+
     settings = Settings()
+    legal = None
+    if acts:
+        legal = [p for p in shipped_acts() if p.name in set(acts)]
+        unknown = set(acts) - {p.name for p in legal}
+        if unknown:
+            raise typer.BadParameter(f"not a shipped act: {', '.join(sorted(unknown))}")
 
     async def run() -> dict[str, object]:
         async with open_graph(settings) as handle:
             with _progress() as advance:
-                report = await seed_graph(handle.graph, handle.writer, folder, progress=advance)
+                report = await seed_graph(
+                    handle.graph, handle.writer, folder, legal, progress=advance
+                )
+                embedded = await _embed_new(settings, handle.graph, advance)
             counts = await handle.graph.counts()
-            return {**report.summary(), "graph": {"nodes": counts.nodes, "edges": counts.edges}}
+            graph = {"nodes": counts.nodes, "edges": counts.edges}
+            return {**report.summary(), "graph": graph, "embeddings": embedded}
 
     console.print_json(json.dumps(_run(run())))
 
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="EU acts: EUR-Lex XHTML, Formex or AKN.")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="EU acts: EUR-Lex XHTML, Formex, AKN or EU act JSON.")
+    ],
 ) -> None:
     """Ingest EU legal acts into the rules graph (idempotent; through the ingress guard)."""
     settings = Settings()
@@ -149,7 +173,60 @@ def ingest(
         async with open_graph(settings) as handle:
             with _progress() as advance:
                 report = await ingest_acts(paths, handle.graph, handle.writer, advance)
-            return report.summary()
+                embedded = await _embed_new(settings, handle.graph, advance)
+            return {**report.summary(), "embeddings": embedded}
+
+    console.print_json(json.dumps(_run(run())))
+
+
+async def _embed_new(
+    settings: Settings,
+    graph: GraphReader,
+    advance: Callable[[str, int], None],
+    *,
+    rebuild: bool = False,
+) -> dict[str, object] | None:
+    """Embed the provisions that have no vector yet (all of them with ``rebuild``) into the
+    data folder's vector store; ``None`` when the embedder is ``none``."""
+    from api.embedder import build_settings_embedder
+    from embeddings import VectorStore
+    from embeddings.factory import open_vectors, vectors_path
+    from engine.embedding_sync import embed_graph
+
+    embedder = build_settings_embedder(settings)
+    try:
+        if not embedder.dimension:
+            return None
+        path = vectors_path(settings.data_dir, embedder)
+        if rebuild:
+            store: VectorStore | None = VectorStore(embedder.model, embedder.dimension)
+        else:
+            store = open_vectors(settings.data_dir, embedder)
+        assert store is not None
+        report = await embed_graph(graph, embedder, store, path, advance)
+        return report.summary()
+    finally:
+        embedder.close()
+
+
+@app.command()
+def embed(
+    rebuild: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild",
+            help="Start from an empty vector store (after changing REGINTEL_EMBEDDER or the "
+            "model, or when the stored vectors are another model's).",
+        ),
+    ] = False,
+) -> None:
+    """Embed the graph's provisions that have no vector yet (ADR "sentence embeddings")."""
+    settings = Settings()
+
+    async def run() -> dict[str, object] | None:
+        async with open_graph(settings, read_only=True) as handle:
+            with _progress() as advance:
+                return await _embed_new(settings, handle.graph, advance, rebuild=rebuild)
 
     console.print_json(json.dumps(_run(run())))
 
@@ -190,31 +267,54 @@ def jobs(
 def eval_retrieval(
     path: Annotated[Path, typer.Argument(help="Questions: SCRA JSON or JSONL with provisions.")],
     k: Annotated[int, typer.Option(help="Evidence retrieved per question.")] = 10,
+    modes: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated channels to compare side by side in one run: lexical (BM25, "
+            "references, graph), dense (the semantic channel alone), fused (both)."
+        ),
+    ] = "fused",
+    acts: Annotated[bool, typer.Option("--acts", help="Also one row per act.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Recall@1/5/10, MRR, nDCG@10 and refusal rates of evidence retrieval on the graph."""
+    """Recall@1/5/10, MRR, nDCG@10 and refusal rates of evidence retrieval on the graph, per
+    category (and per act), for each retrieval mode."""
+    from api.embedder import build_settings_embedder
+    from embeddings.factory import open_vectors
     from engine.evidence import EvidenceIndex
     from engine.retrieval_eval import evaluate, load_questions
 
+    channels = {"lexical": frozenset({"lexical"}), "dense": frozenset({"dense"}), "fused": None}
+    chosen = [m.strip() for m in modes.split(",") if m.strip()]
+    if unknown := [m for m in chosen if m not in channels]:
+        raise typer.BadParameter(f"unknown mode {unknown}: lexical, dense or fused")
     questions = load_questions(path)
+    settings = Settings()
+    embedder = build_settings_embedder(settings)
 
     async def run() -> EvidenceIndex:
-        async with open_graph(Settings(), read_only=True) as handle:
-            index = EvidenceIndex(handle.graph)
+        async with open_graph(settings, read_only=True) as handle:
+            vectors = open_vectors(settings.data_dir, embedder)
+            index = EvidenceIndex(handle.graph, embedder=embedder, vectors=vectors)
             await index.refresh()
             return index
 
     index = _run(run())
+    reports = {}
+    for mode in chosen:
 
-    def retrieve(question: str) -> tuple[list[str], bool]:
-        evidence = index.search(question, k)
-        return [hit.node.id for hit in evidence.hits], not evidence.verdict.answerable
+        def retrieve(question: str, used: frozenset[str] | None = channels[mode]) -> Any:
+            evidence = index.search(question, k, channels_used=used)
+            return [hit.node.id for hit in evidence.hits], not evidence.verdict.answerable
 
-    report = evaluate(questions, retrieve)
+        reports[mode] = evaluate(questions, retrieve)
+    embedder.close()
     if as_json:
-        console.print_json(json.dumps(report.to_dict()))
-    else:
-        console.print(report.format(), markup=False, highlight=False)
+        console.print_json(json.dumps({mode: r.to_dict() for mode, r in reports.items()}))
+        return
+    for mode, report in reports.items():
+        console.print(f"== {mode} ==", markup=False, highlight=False)
+        console.print(report.format(acts=acts), markup=False, highlight=False)
 
 
 @graph_app.command("init")

@@ -1,6 +1,10 @@
-"""Retrieval benchmark: the AI Act + GDPR graph, the dev set and SCRA, latency and build cost.
+"""Retrieval benchmark: the shipped acts (49 EU acts, the AI Act and GDPR from the Official
+Journal), the dev sets and SCRA, lexical / semantic / fused side by side, latency and build cost.
 
-    .venv/bin/python bench/retrieval_bench.py                  # provisions only (the dev graph)
+    .venv/bin/python bench/retrieval_bench.py                  # provisions only, every mode
+    .venv/bin/python bench/retrieval_bench.py --modes fused --heldout   # the held-out set, once
+    .venv/bin/python bench/retrieval_bench.py --unseen         # + Regulation 2024/903, Dir 2014/92
+    .venv/bin/python bench/retrieval_bench.py --embedder none  # lexical only (no model)
     .venv/bin/python bench/retrieval_bench.py --rules          # plus the seeded rules graph
     .venv/bin/python bench/retrieval_bench.py --calibrate      # gate thresholds on the dev set
     .venv/bin/python bench/retrieval_bench.py --set recital_flow=0 --set phrase_weight=0  # ablate
@@ -30,9 +34,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corpus.graph_writes import to_graph_writes
-from corpus.parse import parse_act, shipped_acts
+from corpus.parse import parse_act, prefer_official_journal, shipped_acts
+from embeddings import Embedder, NoEmbedder, VectorStore, content_key, model_file_name
 from engine.concepts import CapturedConcept
 from engine.retrieval import GateThresholds, RetrievalConfig, Retriever
+from engine.retrieval.dense import texts_of_graph
 from engine.retrieval_eval import EvalQuestion, evaluate, load_jsonl, load_scra
 from engine.seeding import read_seed_files
 from engine.self_population import ConceptWrite, ConceptWriter
@@ -40,13 +46,24 @@ from graph.models import GraphEdge, GraphNode
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "bench" / "data" / "retrieval_dev.jsonl"
+BROAD = ROOT / "bench" / "data" / "retrieval_dev_broad.jsonl"
+HELD_OUT = ROOT / "bench" / "data" / "retrieval_heldout.jsonl"
+UNSEEN_QUESTIONS = ROOT / "bench" / "data" / "retrieval_unseen.jsonl"
+SHARED = ROOT.parent / "shared" / "data" / "eu-legislation"
+UNSEEN_ACTS = (
+    SHARED / "interoperable-europe-act_32024R0903" / "cellar-xhtml"
+    / "L_202400903EN.000101.fmx.xml.html",
+    SHARED / "payment-accounts-directive_32014L0092" / "32014L0092_akn4eu.xml",
+)
+SHIPPED_VECTORS = ROOT / "seeds" / "legal" / "vectors"
+MODES = {"lexical": frozenset({"lexical"}), "dense": frozenset({"dense"}), "fused": None}
 SCRA = ROOT / "bench" / "data" / "scra_golden_dataset_eu-ai-act.json"
 SCRA_ANSWERABLE_NEGATIVE = "eval_013"  # "GDPR right to erasure": answerable once GDPR is in
 
 
 def act_graph(paths: Sequence[Path]) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Nodes and edges of the acts at ``paths``, as ``corpus.graph_writes`` maps them."""
-    acts = [parse_act(path) for path in paths]
+    acts = prefer_official_journal([parse_act(path) for path in paths])
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     for act in acts:
@@ -81,8 +98,8 @@ def rules_graph() -> tuple[list[GraphNode], list[GraphEdge]]:
     return nodes, edges
 
 
-def build_graph(rules: bool) -> tuple[list[GraphNode], list[GraphEdge]]:
-    nodes, edges = act_graph(shipped_acts())
+def build_graph(rules: bool, unseen: bool = False) -> tuple[list[GraphNode], list[GraphEdge]]:
+    nodes, edges = act_graph(shipped_acts() + (list(UNSEEN_ACTS) if unseen else []))
     if rules:
         rule_nodes, rule_edges = rules_graph()
         acts = {node.id for node in nodes}
@@ -106,19 +123,50 @@ def config_with(settings: Sequence[str]) -> RetrievalConfig:
     types = {f.name: f.type for f in fields(RetrievalConfig)}
     for setting in settings:
         name, _, value = setting.partition("=")
-        if name == "min_coverage":
-            config = replace(config, gate=replace(config.gate, min_coverage=float(value)))
+        if name in ("min_coverage", "min_similarity", "strong_coverage"):
+            gate_value: Any = float(value)
+            config = replace(config, gate=replace(config.gate, **{name: gate_value}))
+        elif name == "member_state_is_national":
+            config = replace(config, gate=replace(config.gate, **{name: value == "1"}))
         elif name in types and types[name] in ("int", "float"):
-            number = int(value) if types[name] == "int" else float(value)
+            number: Any = int(value) if types[name] == "int" else float(value)
             config = replace(config, **{name: number})
         else:
             raise SystemExit(f"--set: unknown or non-numeric setting {name!r}")
     return config
 
 
-def run_eval(retriever: Retriever, questions: list[EvalQuestion], k: int, gate: bool = True) -> Any:
+def build_embedder(kind: str) -> Embedder:
+    if kind == "none":
+        return NoEmbedder()
+    from embeddings.minilm import LocalModelEmbedder
+
+    return LocalModelEmbedder(max_tokens=128)
+
+
+def vectors_for(
+    nodes: Sequence[GraphNode], embedder: Embedder, compute: bool
+) -> tuple[VectorStore, int]:
+    """The shipped vectors; with ``compute``, plus those of texts they lack (the unseen acts)."""
+    store = VectorStore.load(
+        SHIPPED_VECTORS / model_file_name(embedder.model), embedder.model, embedder.dimension
+    )
+    texts = sorted(set(texts_of_graph(nodes).values()))
+    missing = [t for t in texts if content_key(t) not in store]
+    if compute and missing and embedder.dimension:
+        store.add([content_key(t) for t in missing], embedder.embed(missing))
+    return store, len(missing)
+
+
+def run_eval(
+    retriever: Retriever,
+    questions: list[EvalQuestion],
+    k: int,
+    gate: bool = True,
+    mode: frozenset[str] | None = None,
+) -> Any:
     def retrieve(question: str) -> tuple[list[str], bool]:
-        result = retriever.search(question, k)
+        result = retriever.search(question, k, channels_used=mode)
         return result.ids, gate and not result.verdict.answerable
 
     return evaluate(questions, retrieve)
@@ -140,12 +188,19 @@ def calibrate(retriever: Retriever, questions: list[EvalQuestion]) -> dict[str, 
     return {"grid": rows, "best_min_coverage": best[0]}
 
 
-def latency(retriever: Retriever, questions: list[str], rounds: int) -> dict[str, float]:
+def latency(
+    retriever: Retriever,
+    questions: list[str],
+    rounds: int,
+    fresh: Any = None,
+) -> dict[str, float]:
     for question in questions:  # warm up
         retriever.search(question, 10)
     timings = []
     for _ in range(rounds):
         for question in questions:
+            if fresh is not None:
+                fresh()
             start = time.perf_counter()
             retriever.search(question, 10)
             timings.append((time.perf_counter() - start) * 1000)
@@ -161,7 +216,15 @@ def latency(retriever: Retriever, questions: list[str], rounds: int) -> dict[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", action="store_true", help="add the seeded rules graph")
+    parser.add_argument("--embedder", choices=["local", "none"], default="local")
+    parser.add_argument("--modes", default="lexical,dense,fused",
+                        help="comma-separated: lexical, dense, fused (side by side)")
+    parser.add_argument("--heldout", action="store_true", help="also the held-out set (once!)")
+    parser.add_argument("--unseen", action="store_true",
+                        help="ingest Regulation 2024/903 and Directive 2014/92 (../shared) too")
+    parser.add_argument("--acts", action="store_true", help="per-act rows")
     parser.add_argument("--dev", type=Path, default=DEV)
+    parser.add_argument("--broad", type=Path, default=BROAD)
     parser.add_argument("--scra", type=Path, default=SCRA)
     parser.add_argument("--extra", type=Path, action="append", default=[])
     parser.add_argument("--rounds", type=int, default=5)
@@ -175,37 +238,58 @@ def main() -> None:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    nodes, edges = build_graph(args.rules)
+    nodes, edges = build_graph(args.rules, args.unseen)
     parsed = time.perf_counter()
     config = config_with(args.set)
-    retriever = Retriever(nodes, edges, config)
+    embedder = build_embedder(args.embedder)
+    loaded = time.perf_counter()
+    store, missing = vectors_for(nodes, embedder, compute=args.unseen)
+    vectors_s = time.perf_counter() - loaded
+    retriever = Retriever(nodes, edges, config, embedder=embedder, vectors=store)
     built = time.perf_counter()
     # Memory on a second build (tracing slows the build, so it is not the one timed).
     tracemalloc.start()
-    traced = Retriever(nodes, edges, config)
+    traced = Retriever(nodes, edges, config, embedder=embedder, vectors=store)
     kept, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del traced
+    dense = retriever.dense
     out: dict[str, Any] = {
         "graph": {"nodes": len(nodes), "edges": len(edges), "rows": len(retriever)},
         "build": {
             "parse_ms": (parsed - start) * 1000,
-            "index_ms": (built - parsed) * 1000,
+            "model_load_ms": (loaded - parsed) * 1000,
+            "vectors_s": vectors_s,
+            "index_ms": (built - loaded) * 1000 - vectors_s * 1000,
             "peak_traced_mib": peak / 2**20,
             "kept_traced_mib": kept / 2**20,
+            "dense_rows": dense.present if dense else 0,
+            "dense_missing": (dense.missing if dense else 0),
+            "texts_without_shipped_vector": missing,
+            "dense_matrix_mib": (dense.nbytes / 2**20) if dense else 0,
         },
     }
     print(f"graph: {out['graph']}\nbuild: {out['build']}")
-    sets = {"dev": load_jsonl(args.dev)}
+    sets = {"dev": load_jsonl(args.dev), "broad": load_jsonl(args.broad)}
+    if args.heldout:
+        sets["heldout"] = load_jsonl(HELD_OUT)
+    if args.unseen and UNSEEN_QUESTIONS.exists():
+        sets["unseen"] = load_jsonl(UNSEEN_QUESTIONS)
     if args.scra.exists():
         scra = load_scra(args.scra)
         sets["scra"] = scra
         sets["scra_without_eval_013"] = [q for q in scra if q.id != SCRA_ANSWERABLE_NEGATIVE]
+    modes = [m for m in args.modes.split(",") if m]
+    if args.embedder == "none":
+        modes = ["lexical"]
     for name, questions in sets.items():
-        report = run_eval(retriever, questions, args.k, gate=not args.no_gate)
-        out[name] = report.to_dict()
-        print(f"\n== {name} ==\n{report.format()}")
+        for mode in modes:
+            report = run_eval(retriever, questions, args.k, gate=not args.no_gate,
+                              mode=MODES[mode])  # fmt: skip
+            out[f"{name}:{mode}"] = report.to_dict()
+            print(f"\n== {name} ({mode}) ==\n{report.format(acts=args.acts)}")
         if args.misses:
+            report = run_eval(retriever, questions, args.k, gate=not args.no_gate)
             by_id = {q.id: q for q in questions}
             for score in report.questions:
                 if score.negative != score.refused or (
@@ -225,6 +309,11 @@ def main() -> None:
             print(f"  {retriever.search(text, args.k).verdict} | {text}")
     every = [q.question for qs in sets.values() for q in qs]
     out["latency"] = latency(retriever, every, args.rounds)
+    if retriever.dense is not None:
+        # Uncached: every question encoded again (the turn's first sight of a question).
+        out["latency_cold_query"] = latency(
+            retriever, every, 1, fresh=lambda: retriever.forget_queries()
+        )
     print(f"\nlatency: {out['latency']}")
     if args.calibrate:
         out["calibration"] = calibrate(retriever, sets["dev"])

@@ -3,7 +3,8 @@
 Labels (``schema/graph.yaml``): the instrument is ``EURegulation`` / ``EUDirective`` /
 ``EUDecision``; provisions are ``Article``, ``Paragraph``, ``Recital``, ``Annex`` and
 ``Chapter`` (which also stands for parts, titles, sections and subsections: ``category`` says
-which). Edges:
+which), and ``Definition`` (a defined term, ``PART_OF`` its article). A UN ECE regulation is an
+``EURegulation``. Edges:
 
 - ``PART_OF``: paragraph -> article -> innermost division -> ... -> instrument; recitals and
   annexes -> instrument;
@@ -37,20 +38,23 @@ INSTRUMENT_LABELS: dict[InstrumentKind, str] = {
     InstrumentKind.REGULATION: "EURegulation",
     InstrumentKind.DIRECTIVE: "EUDirective",
     InstrumentKind.DECISION: "EUDecision",
+    InstrumentKind.UN_REGULATION: "EURegulation",
 }
 PROVISION_LABELS: dict[ProvisionKind, str] = {
     ProvisionKind.ARTICLE: "Article",
     ProvisionKind.PARAGRAPH: "Paragraph",
     ProvisionKind.RECITAL: "Recital",
     ProvisionKind.ANNEX: "Annex",
+    ProvisionKind.DEFINITION: "Definition",
     ProvisionKind.PART: "Chapter",
     ProvisionKind.TITLE: "Chapter",
     ProvisionKind.CHAPTER: "Chapter",
     ProvisionKind.SECTION: "Chapter",
     ProvisionKind.SUBSECTION: "Chapter",
 }
-_INSTRUMENT_ID = re.compile(r"^EU:(?P<prefix>REG|DIR|DEC)_\d{4}_\d+$")
+_INSTRUMENT_ID = re.compile(r"^EU:(?:(?P<prefix>REG|DIR|DEC)_\d{4}_\d+|UNECE_R\d+)$")
 _LOCAL_LABELS = (
+    (re.compile(r"^ART_[^_]+_DEF_\w+$"), "Definition"),
     (re.compile(r"^ART_[^_]+$"), "Article"),
     (re.compile(r"^ART_[^_]+_[^_]+$"), "Paragraph"),
     (re.compile(r"^REC_\w+$"), "Recital"),
@@ -77,7 +81,8 @@ def label_for_id(node_id: str) -> str | None:
     if not node_id.startswith("EU:") or match is None:
         return None
     if not local:
-        return INSTRUMENT_LABELS[_PREFIX_KINDS[match["prefix"]]]
+        kind = _PREFIX_KINDS[match["prefix"]] if match["prefix"] else InstrumentKind.REGULATION
+        return INSTRUMENT_LABELS[kind]
     return next((label for pattern, label in _LOCAL_LABELS if pattern.match(local)), None)
 
 
@@ -136,15 +141,20 @@ def _instrument(act: ParsedAct) -> dict[str, PropertyValue]:
     name = instrument.citation
     if instrument.short_name:
         name = f"{instrument.citation} ({instrument.short_name})"
-    return {
+    props: dict[str, PropertyValue] = {
         "name": name,
         "title": instrument.title,
         "number": f"{instrument.year}/{instrument.number}",
         "celex": instrument.celex,
         "eli": instrument.eli,
-        "source_urls": [instrument.eli, instrument.source_url],
+        "source_urls": list(dict.fromkeys([instrument.eli, instrument.source_url])),
         "verified": True,
     }
+    if instrument.valid_from:
+        props["valid_from"] = instrument.valid_from
+    if instrument.applies_from:
+        props["effective_from"] = instrument.applies_from
+    return props
 
 
 def _provision(provision: Provision, act: ParsedAct, act_name: str) -> dict[str, PropertyValue]:
@@ -165,12 +175,18 @@ def _provision(provision: Provision, act: ParsedAct, act_name: str) -> dict[str,
         props["text"] = provision.text
     if PROVISION_LABELS[provision.kind] == "Chapter":
         props["category"] = provision.kind.value
+    elif act.instrument.valid_from:
+        # A consolidated version: its text is in force from the version's date.
+        props["valid_from"] = act.instrument.valid_from
     return props
 
 
 def _printed(provision: Provision, act: ParsedAct) -> str:
     """How it is cited: ``Article 5(1)``, ``recital (12)``, ``Chapter III, Section 2``."""
     kind = provision.kind
+    if kind is ProvisionKind.DEFINITION:
+        article = act.by_id.get(provision.parent_id)
+        return f"Article {article.number if article else '?'}, definition of ‘{provision.number}’"
     if kind is ProvisionKind.RECITAL:
         return f"recital ({provision.number})"
     if kind is ProvisionKind.ANNEX and not provision.number:

@@ -1,9 +1,11 @@
 """Identifiers and addresses of EU acts and their provisions.
 
 Ids extend the seeds' scheme (DESIGN.md "Legal provision ids"): the instrument is
-``EU:REG_2024_1689`` (``DIR`` for a directive, ``DEC`` for a decision); provisions hang off it
+``EU:REG_2024_1689`` (``DIR`` for a directive, ``DEC`` for a decision, ``EU:UNECE_R155`` for a
+UN ECE regulation the EU applies); provisions hang off it
 with a colon: ``:ART_5``, ``:ART_5_1`` (paragraph 1), ``:REC_12``, ``:ANNEX_III`` (``:ANNEX``
-when the act has one unnumbered annex), ``:CHAPTER_II``, ``:CHAPTER_III_SECTION_2``.
+when the act has one unnumbered annex), ``:CHAPTER_II``, ``:CHAPTER_III_SECTION_2``; a defined
+term is ``:ART_3_DEF_<TERM>``.
 
 CELEX numbers (``32024R1689``), ELI URIs and EUR-Lex links are derived from kind, year and
 number; a deep link carries a fragment only when the source markup has that anchor (callers
@@ -35,16 +37,19 @@ _PREFIX = {
     InstrumentKind.REGULATION: "REG",
     InstrumentKind.DIRECTIVE: "DIR",
     InstrumentKind.DECISION: "DEC",
+    InstrumentKind.UN_REGULATION: "UNECE",
 }
 _CELEX_LETTER = {
     InstrumentKind.REGULATION: "R",
     InstrumentKind.DIRECTIVE: "L",
     InstrumentKind.DECISION: "D",
+    InstrumentKind.UN_REGULATION: "X",
 }
 _ELI_TYPE = {
     InstrumentKind.REGULATION: "reg",
     InstrumentKind.DIRECTIVE: "dir",
     InstrumentKind.DECISION: "dec",
+    InstrumentKind.UN_REGULATION: "reg",
 }
 _CELEX = re.compile(r"^3(?P<year>\d{4})(?P<letter>[RLD])(?P<number>\d{4,})$")
 _NOT_ID = re.compile(r"[^A-Z0-9]+")
@@ -52,7 +57,9 @@ EURLEX_HTML = "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:"
 
 
 def instrument_id(kind: InstrumentKind, year: int, number: int) -> str:
-    """``EU:REG_2024_1689``, ``EU:DIR_2014_92``, ``EU:DEC_2008_768``."""
+    """``EU:REG_2024_1689``, ``EU:DIR_2014_92``, ``EU:DEC_2008_768``; ``EU:UNECE_R155``."""
+    if kind is InstrumentKind.UN_REGULATION:
+        return f"EU:UNECE_R{number}"
     return f"EU:{_PREFIX[kind]}_{year}_{number}"
 
 

@@ -37,6 +37,7 @@ class InstrumentKind(StrEnum):
     REGULATION = "regulation"
     DIRECTIVE = "directive"
     DECISION = "decision"
+    UN_REGULATION = "un-regulation"  # a UN ECE regulation the EU applies (CELEX 4...X...)
 
 
 class ProvisionKind(StrEnum):
@@ -49,6 +50,7 @@ class ProvisionKind(StrEnum):
     PARAGRAPH = "paragraph"
     RECITAL = "recital"
     ANNEX = "annex"
+    DEFINITION = "definition"  # a defined term, under the article that defines it (JSON input)
 
 
 # Structural divisions, outermost first: a new division closes every open one of equal or
@@ -66,6 +68,7 @@ class SourceFormat(StrEnum):
     EURLEX_XHTML = "eurlex-xhtml"
     FORMEX = "formex"
     AKOMA_NTOSO = "akoma-ntoso"
+    EU_JSON = "eu-json"  # the structured JSON collection (corpus/eu_json.py)
 
 
 class Instrument(BaseModel):
@@ -83,6 +86,9 @@ class Instrument(BaseModel):
     title: str  # citation + subject, e.g. "Regulation (EU) 2016/679 on the protection of..."
     short_name: str | None = None  # "AI Act", "GDPR"
     source_url: str  # the act on EUR-Lex (by CELEX)
+    valid_from: str | None = None  # ISO day: a consolidated version's date (02014R0910-20241018)
+    version: str | None = None  # the consolidated version's CELEX, when the text is one
+    applies_from: str | None = None  # ISO day the act applies from, when the source says
 
 
 class Provision(BaseModel):

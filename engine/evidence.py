@@ -26,6 +26,7 @@ from datetime import date
 
 import structlog
 
+from embeddings import Embedder, VectorStore
 from engine.normalise import normalise_label
 from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retriever
 from engine.retrieval.documents import jurisdiction_of_id
@@ -150,8 +151,18 @@ class Evidence:
 
 
 class EvidenceIndex:
-    def __init__(self, reader: GraphReader) -> None:
+    def __init__(
+        self,
+        reader: GraphReader,
+        *,
+        embedder: Embedder | None = None,
+        vectors: VectorStore | None = None,
+    ) -> None:
+        """``embedder`` and ``vectors`` (the provisions' vectors by content hash) add the
+        semantic channel (ADR "sentence embeddings"); without them retrieval is lexical."""
         self._reader = reader
+        self._embedder = embedder
+        self._vectors = vectors
         self._nodes: dict[str, GraphNode] = {}
         self._names: dict[str, list[GraphNode]] = {}
         self._retriever = Retriever(())
@@ -170,6 +181,21 @@ class EvidenceIndex:
 
     def __len__(self) -> int:
         return len(self._nodes)
+
+    def semantic_status(self) -> dict[str, object]:
+        """What ``/health`` says of the semantic channel: the model, and how many provisions
+        have a vector (``missing``: embedded by ``regintel embed`` or the next ingest; until
+        then they are found lexically only)."""
+        dense = self._retriever.dense
+        if dense is None:
+            return {"enabled": False, "model": self._embedder.model if self._embedder else None}
+        return {
+            "enabled": True,
+            "model": dense.embedder.model,
+            "dimension": dense.embedder.dimension,
+            "vectors": dense.present,
+            "missing": dense.missing,
+        }
 
     async def refresh(self) -> None:
         """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock."""
@@ -223,6 +249,8 @@ class EvidenceIndex:
         retriever = Retriever(
             (node for i, node in by_id.items() if i not in hidden),
             (e for e in edges if e.source not in hidden and e.target not in hidden),
+            embedder=self._embedder,
+            vectors=self._vectors,
         )
         disputes: dict[str, list[GraphNode]] = {}
         timelines: dict[str, list[str]] = {}
@@ -246,16 +274,20 @@ class EvidenceIndex:
         jurisdictions: Sequence[str] = (),
         focus: Sequence[str] = (),
         as_at: tuple[str, str] | None = None,
+        channels_used: frozenset[str] | None = None,
     ) -> Evidence:
         """The top ``k`` provisions and rule nodes for the question, and the gate's verdict.
 
         ``jurisdictions`` the question names restrict the evidence to them and to EU law
         (which applies in every member state); none named: no restriction. ``focus`` are
         concept ids the question names; nodes near them rank higher. ``as_at`` (first and last
-        ISO day) keeps what was in force then.
+        ISO day) keeps what was in force then. ``channels_used`` is for evaluation only
+        (``regintel eval retrieval --modes``): both channels by default.
         """
         where = [*jurisdictions, "EU"] if jurisdictions else []
-        result = self._retriever.search(query, k, jurisdictions=where, focus=focus, as_at=as_at)
+        result = self._retriever.search(
+            query, k, jurisdictions=where, focus=focus, as_at=as_at, channels_used=channels_used
+        )
         hits = [
             EvidenceHit(node=hit.node, score=hit.score,
                         text=evidence_text(hit.node, self._passages(hit),

@@ -29,7 +29,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, Self
 
@@ -41,6 +41,7 @@ __all__ = [
     "NDCG_K",
     "RECALL_KS",
     "SCRA_INSTRUMENTS",
+    "act_of",
     "EvalQuestion",
     "EvalReport",
     "QuestionScore",
@@ -409,11 +410,15 @@ class EvalReport:
     overall: Scores
     by_category: dict[str, Scores]
     questions: tuple[QuestionScore, ...]
+    by_act: dict[str, Scores] = field(default_factory=dict)
 
-    def format(self) -> str:
-        """A compact plain-text table: one row per category, then the overall row."""
+    def format(self, *, acts: bool = False) -> str:
+        """A compact plain-text table: one row per category, then the overall row (and, with
+        ``acts``, one row per act of the gold provisions after it)."""
         rows = [(name, self.by_category[name]) for name in sorted(self.by_category)]
         rows.append(("overall", self.overall))
+        if acts:
+            rows += [(f"act {name}", self.by_act[name]) for name in sorted(self.by_act)]
         width = max(len("category"), *(len(name) for name, _ in rows))
         widths = [max(len(header), 5) for header, _ in _COLUMNS]
         lines = [
@@ -433,6 +438,7 @@ class EvalReport:
         return {
             "overall": self.overall.to_dict(),
             "by_category": {name: s.to_dict() for name, s in sorted(self.by_category.items())},
+            "by_act": {name: s.to_dict() for name, s in sorted(self.by_act.items())},
             "questions": [asdict(q) for q in self.questions],
         }
 
@@ -444,13 +450,26 @@ def score(questions: Sequence[EvalQuestion], results: Mapping[str, Retrieval]) -
         raise InvalidInput(f"no retrieval for questions {missing}")
     per_question = tuple(score_question(q, results[q.id]) for q in questions)
     categories = sorted({s.category for s in per_question})
+    acts: dict[str, list[QuestionScore]] = {}
+    for question, scored in zip(questions, per_question, strict=True):
+        acts.setdefault(act_of(question), []).append(scored)
     return EvalReport(
         overall=Scores.of(per_question),
         by_category={
             c: Scores.of([s for s in per_question if s.category == c]) for c in categories
         },
         questions=per_question,
+        by_act={act: Scores.of(scored) for act, scored in acts.items()},
     )
+
+
+def act_of(question: EvalQuestion) -> str:
+    """The act a question is about (its first gold provision's instrument); ``"-"`` for an
+    unanswerable one, ``"several"`` when its gold spans acts."""
+    instruments = {gold.rsplit(":", 1)[0] for gold in question.gold}
+    if not instruments:
+        return "-"
+    return instruments.pop() if len(instruments) == 1 else "several"
 
 
 def evaluate(

@@ -30,7 +30,11 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     │   ├── GraphUnavailable           503 graph_unavailable
     │   ├── ConversationStoreUnavailable 503 conversation_store_unavailable
     │   ├── IdentityProviderUnavailable 503 identity_provider_unavailable (no JWKS to check with)
-    │   └── RateLimiterUnavailable     503 rate_limiter_unavailable (Redis down, fail closed)
+    │   ├── RateLimiterUnavailable     503 rate_limiter_unavailable (Redis down, fail closed)
+    │   └── EmbedderUnavailable        503 embedder_unavailable   (no model folder, a bad
+    │                                                              checksum, /v1/embeddings down)
+    ├── EmbeddingMismatch              500 embedding_mismatch     (stored vectors of another
+    │                                                              model: re-embed)
 
 LLM provider failures are not exceptions: providers yield an ``Error`` chunk (``egress.wire``)
 whose ``code`` (``provider_*``) reaches the client as an SSE ``error`` event.
@@ -45,6 +49,8 @@ __all__ = [
     "ConversationReadOnly",
     "ConversationStoreUnavailable",
     "EgressBlocked",
+    "EmbedderUnavailable",
+    "EmbeddingMismatch",
     "Forbidden",
     "GraphUnavailable",
     "GraphWriteRejected",
@@ -233,3 +239,18 @@ class RateLimiterUnavailable(StoreUnavailable):
 
     code = "rate_limiter_unavailable"
     unavailable = "the rate limiter"
+
+
+class EmbedderUnavailable(StoreUnavailable):
+    """The sentence-embedding model cannot be used: its folder or a file is missing, its weights'
+    sha256 is not the expected one, or a remote ``/v1/embeddings`` does not answer."""
+
+    code = "embedder_unavailable"
+    unavailable = "the embedding model"
+
+
+class EmbeddingMismatch(RegintelError):
+    """Stored vectors were made by another model or dimension than the configured embedder; the
+    message names the command that re-embeds (``regintel embed --rebuild``)."""
+
+    code = "embedding_mismatch"

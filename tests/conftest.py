@@ -7,6 +7,7 @@ without one would run in none of them. Collection fails on such a test (it once 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,10 @@ import pytest
 from tests.support.postgres import PostgresCluster, PostgresStartError, running_postgres
 
 LAYERS = ("unit", "integration", "e2e")
+# Retrieval in the suite is lexical unless a test asks for the semantic channel (loading the
+# sentence model costs ~1 s per bootstrap; the tests that need it pass REGINTEL_EMBEDDER=local or
+# an ``embedder`` override). Set before any Settings() is read, inherited by served processes.
+os.environ.setdefault("REGINTEL_EMBEDDER", "none")
 TESTS = Path(__file__).resolve().parent
 
 

@@ -49,6 +49,9 @@ async def health(container: ContainerDep) -> JSONResponse:
         "graph": {
             "backend": container.settings.graph_backend,
             "indexedNodes": len(container.evidence),
+            # the semantic channel: model, provisions with a vector, and those without one
+            # (found lexically until `regintel embed` or the next ingest embeds them)
+            "semantic": container.evidence.semantic_status(),
         },
         # captures not in the graph yet; "exhausted" ones ran out of attempts and wait for the
         # next scheduled round (REGINTEL_GRAPH_RETRY_INTERVAL_SECONDS)

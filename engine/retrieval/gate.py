@@ -13,8 +13,12 @@ covers it, in this order:
    member states and governs dealings with third countries), so the best evidence must be EU
    law, and it must cover the question strongly (``strong_coverage``): such a question is
    usually about that country's own law (France's wealth tax), which the graph does not hold.
+   A **member state** named with no EU act and no covered place is refused at once: the
+   question asks for that state's national law (``member_state_is_national``, issue 22).
 4. **Weak evidence** (``no_evidence``): the IDF-weighted share of the question's terms that the
-   best of the top evidence units contains is below ``min_coverage``.
+   best of the top evidence units contains is below ``min_coverage``, and the semantic
+   channel's best cosine (when there is one) is below ``min_similarity``: a question in
+   everyday words may share few words with the provision that answers it, but not its meaning.
 
 Coverage, not the raw BM25 score, is the confidence: it is normalised to [0, 1] whatever the
 question's length, and a question about something the acts never mention ("speed limit",
@@ -61,6 +65,11 @@ class GateThresholds:
 
     min_coverage: float = 0.30  # Youden's J on the dev set (bench/retrieval_bench.py --calibrate)
     strong_coverage: float = 0.5  # set by principle: half the question's information
+    # The semantic channel's best cosine that answers on its own when coverage is low
+    # (a question in everyday words shares few words with the act that answers it).
+    min_similarity: float = 0.45
+    # A member state named without an EU act: its national law (refused, rule 3).
+    member_state_is_national: bool = False
 
 
 def judge(
@@ -71,6 +80,7 @@ def judge(
     confidence: float,
     thresholds: GateThresholds,
     evidence_jurisdiction: str | None = None,
+    similarity: float | None = None,
 ) -> RelevanceVerdict:
     """Apply the gate's rules in order (see the module docstring)."""
     known = [act for act in acts if act.instrument_id is not None]
@@ -83,6 +93,13 @@ def judge(
         return RelevanceVerdict(True, confidence=confidence)
     covered = known or any(place.kind is PlaceKind.COVERED for place in places)
     foreign = [place for place in places if place.kind is not PlaceKind.COVERED]
+    national = [p for p in foreign if p.kind is PlaceKind.MEMBER_STATE]
+    if national and not covered and thresholds.member_state_is_national:
+        # "Under Polish law ...", "Spain's digital services tax": EU law applies there too,
+        # but a question that names a member state and no EU act asks for its national law.
+        return RelevanceVerdict(
+            False, RefusalReason.OUT_OF_COVERAGE_JURISDICTION, national[0].name, confidence
+        )
     if foreign and not covered:
         # Only EU law can speak to another country (third-country transfers, EU law in a member
         # state); Irish or UK rules never answer for France or California. Such a question is
@@ -91,6 +108,7 @@ def judge(
             return RelevanceVerdict(
                 False, RefusalReason.OUT_OF_COVERAGE_JURISDICTION, foreign[0].name, confidence
             )
-    if confidence < thresholds.min_coverage:
+    semantic = similarity is not None and similarity >= thresholds.min_similarity
+    if confidence < thresholds.min_coverage and not semantic:
         return RelevanceVerdict(False, RefusalReason.NO_EVIDENCE, None, confidence)
     return RelevanceVerdict(True, confidence=confidence)

@@ -33,7 +33,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+import numpy as np
+import numpy.typing as npt
+import structlog
+
+from embeddings import Embedder, VectorStore
 from engine.retrieval.acts import ActCatalogue
+from engine.retrieval.dense import DenseRows
 from engine.retrieval.documents import DocKind, document_of
 from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
@@ -44,7 +50,10 @@ from engine.retrieval.references import find_provision_refs, tie_to_acts
 from engine.retrieval.rows import RowTable, day_number, index_tokens
 from engine.retrieval.structure import GraphStructure
 from engine.retrieval.tokenise import tokenise
+from errors import RegintelError
 from graph.models import GraphEdge, GraphNode, GraphSnapshot
+
+log = structlog.get_logger(__name__)
 
 __all__ = [
     "HitReason",
@@ -69,6 +78,7 @@ _UNITS = (
 class HitReason(StrEnum):
     EXPLICIT = "explicit"
     LEXICAL = "lexical"
+    SEMANTIC = "semantic"
     EXPANSION = "expansion"
 
 
@@ -112,6 +122,10 @@ class RetrievalConfig:
     recitals_per_unit: int = 3  # recitals linked to each article and annex (links.py)
     recital_flow: float = 0.6  # share of a linked recital's score its article gains
     unnamed_weight: float = 0.5  # channel over every act when the question names some
+    dense_weight: float = 1.0  # the semantic channel (dense.py), beside the lexical one
+    lexical_weight: float = 1.0  # the lexical channel(s)
+    dense_recital_factor: float = 1.0  # recitals in the dense channel, as recital_factor
+    query_cache: int = 512  # question vectors kept (a repeated question is not re-encoded)
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -123,6 +137,9 @@ class Retriever:
         nodes: Iterable[GraphNode],
         edges: Iterable[GraphEdge] = (),
         config: RetrievalConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        vectors: VectorStore | None = None,
     ) -> None:
         self.config = config or RetrievalConfig()
         self._nodes = {node.id: node for node in nodes}
@@ -139,6 +156,10 @@ class Retriever:
             self._rows.link(
                 link_recitals(docs, linkable, self._shape, self.config.recitals_per_unit)
             )
+        self._dense: DenseRows | None = None
+        if embedder is not None and embedder.dimension and vectors is not None:
+            self._dense = DenseRows.build(self._rows.ids, docs, embedder, vectors)
+        self._query_vectors: dict[str, npt.NDArray[np.float32] | None] = {}
         self._catalogue = ActCatalogue(
             self._nodes.values(), (d.instrument_id for d in docs.values() if d.kind is not
                                    DocKind.INSTRUMENT and d.instrument_id)
@@ -152,6 +173,32 @@ class Retriever:
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    @property
+    def dense(self) -> DenseRows | None:
+        """The semantic channel's rows, or ``None`` when retrieval is lexical only."""
+        return self._dense
+
+    def forget_queries(self) -> None:
+        """Drop the cached question vectors (benchmarks time a question's first encoding)."""
+        self._query_vectors.clear()
+
+    def query_vector(self, question: str) -> npt.NDArray[np.float32] | None:
+        """The question's vector (cached); ``None`` without an embedder or when it fails
+        (a remote embedder down: the search stays lexical, ADR "sentence embeddings")."""
+        if self._dense is None:
+            return None
+        if question in self._query_vectors:
+            return self._query_vectors[question]
+        try:
+            vector: npt.NDArray[np.float32] | None = self._dense.embedder.embed([question])[0]
+        except RegintelError:
+            log.warning("query_embedding_failed", exc_info=True)
+            return None  # not cached: the next question tries again
+        if len(self._query_vectors) >= self.config.query_cache:
+            self._query_vectors.pop(next(iter(self._query_vectors)))
+        self._query_vectors[question] = vector
+        return vector
 
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
@@ -168,7 +215,10 @@ class Retriever:
             if doc is None:
                 continue
             self._docs[node.id] = doc
+            old = self._rows.row_of.get(node.id)
             self._rows.upsert(doc, self._shape)
+            if self._dense is not None and old is not None:
+                self._dense.forget(old)  # changed text: lexical only until the next build
 
     def search(
         self,
@@ -179,6 +229,7 @@ class Retriever:
         instruments: Sequence[str] = (),
         focus: Sequence[str] = (),
         as_at: tuple[str, str] | None = None,
+        channels_used: frozenset[str] | None = None,
     ) -> SearchResult:
         """Ranked evidence for ``question`` and the gate's verdict (see the module docstring).
 
@@ -204,14 +255,19 @@ class Retriever:
             rules_pass=None if instruments else near_acts, as_at=window,
         )  # fmt: skip
         units = self._unit_scores(scores)
-        channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth))]
+        use_lexical = channels_used is None or "lexical" in channels_used
+        use_dense = channels_used is None or "dense" in channels_used
+        lexical_weight = config.lexical_weight if use_lexical else 0.0
+        channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth),
+                            lexical_weight)]  # fmt: skip
         if len(named) > 1 and not instruments:
             # A question about several acts wants each act's best provisions: one channel per act
             # (otherwise the act whose vocabulary the question shares most takes every rank).
             channels = [
-                Channel("lexical", self._rows.top(units, _UNITS, config.depth, act=act))
+                Channel("lexical", self._rows.top(units, _UNITS, config.depth, act=act),
+                        lexical_weight)
                 for act in sorted(named)
-            ]
+            ]  # fmt: skip
         if named and not instruments and config.unnamed_weight:
             # A named act says where to look first, not where the answer must be: "can an AI
             # provider ..., given that the GDPR restricts ..." is answered by the AI Act too.
@@ -220,7 +276,23 @@ class Retriever:
                 tokens, set(jurisdictions), set(), rules_pass=None, as_at=window
             )
             ranked = self._rows.top(self._unit_scores(everywhere), _PROVISIONS, config.depth)
-            channels.append(Channel("lexical", ranked, config.unnamed_weight))
+            channels.append(Channel("lexical", ranked, config.unnamed_weight * lexical_weight))
+        similarity = 0.0
+        vector = self.query_vector(question) if use_dense else None
+        if vector is not None and self._dense is not None:
+            cosine = self._rows.filtered(
+                self._dense.scores(vector, len(self._rows.ids)),
+                set(jurisdictions),
+                set(instruments) or named,
+                rules_pass=None,
+                as_at=window,
+            )
+            dense_units = self._rows.unit_scores(
+                np.maximum(cosine, 0.0).astype(np.float32), 0.0, config.dense_recital_factor
+            )
+            ranked = self._rows.top(dense_units, _PROVISIONS, config.depth)
+            similarity = float(dense_units.max()) if len(dense_units) else 0.0
+            channels.append(Channel("dense", ranked, config.dense_weight))
         if focus:
             near = self._shape.within_two_hops(focus)
             ranked = self._rows.top(units, _UNITS, config.depth, only=near)
@@ -233,7 +305,7 @@ class Retriever:
         if expansion:
             channels.append(Channel("expansion", expansion, config.citation_weight))
             fused = reciprocal_rank_fusion(channels, config.rrf_k)
-        lexical = [item.id for item in fused if "lexical" in item.channels]
+        lexical = [item.id for item in fused if "lexical" in item.channels or not use_lexical]
         places = find_places(question)
         where = names | {t for place in places for t in tokenise(place.text)}
         confidence = self._rows.coverage(tokens, where, lexical[: config.coverage_depth])
@@ -242,6 +314,7 @@ class Retriever:
             places=places,
             explicit=any(named_ref for _, named_ref in explicit),
             confidence=confidence,
+            similarity=similarity,
             thresholds=config.gate,
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )
@@ -292,6 +365,8 @@ class Retriever:
                 continue
             seen.add(item.id)
             why = HitReason.EXPANSION if item.channels == ("expansion",) else HitReason.LEXICAL
+            if item.channels == ("dense",):
+                why = HitReason.SEMANTIC
             passages = self._rows.passages(item.id, scores, self.config.passages)
             hits.append(
                 RetrievalHit(self._nodes[item.id], why, item.score, item.channels, passages)

@@ -233,6 +233,19 @@ class RowTable:
         scores = self.lexical.scores(query)
         if self.phrase_weight:
             scores = scores + np.float32(self.phrase_weight) * self.pairs.scores(phrases(query))
+        return self.filtered(scores, jurisdictions, instruments, rules_pass=rules_pass, as_at=as_at)
+
+    def filtered(
+        self,
+        scores: Scores,
+        jurisdictions: Collection[str],
+        instruments: Collection[str],
+        *,
+        rules_pass: Collection[str] | None,
+        as_at: tuple[int, int] | None = None,
+    ) -> Scores:
+        """``scores`` with 0 where a filter of :meth:`scores` excludes the row (any channel's
+        per-row scores: the semantic channel filters the same way)."""
         if jurisdictions:
             keep = np.array([j in jurisdictions for j in self.jurisdiction], dtype=bool)
             scores = np.where(keep, scores, 0.0).astype(np.float32)

@@ -5,6 +5,7 @@ import pytest
 from api.bootstrap import bootstrap
 from api.settings import Settings
 from engine.seeding import seed_graph
+from tests.support.seeded import TEST_LEGAL_ACTS
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -14,7 +15,7 @@ async def test_seeding_twice_changes_nothing(seeded_data_dir):
     try:
         before = await container.graph.counts()
         snapshot = await container.graph.snapshot(limit=10_000)
-        report = await seed_graph(container.graph, container.writer)
+        report = await seed_graph(container.graph, container.writer, legal=TEST_LEGAL_ACTS)
         after = await container.graph.counts()
         again = await container.graph.snapshot(limit=10_000)
     finally:

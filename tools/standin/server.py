@@ -2,7 +2,8 @@
 
 ``POST /v1/responses`` (OpenAI Responses), ``POST /v1/chat/completions`` (OpenAI-compatible
 chat completions) and ``POST /v1/messages`` (Anthropic Messages), each as the real service
-streams it (see the protocol modules). Tests script the replies — ``server.script(r0, r1,
+streams it (see the protocol modules), and ``POST /v1/embeddings`` (``embeddings.py``:
+deterministic vectors, one JSON reply). Tests script the replies — ``server.script(r0, r1,
 ...)`` makes request ``i`` use reply ``i``, the last one repeating — and read back what was
 received: every request's path, JSON body, headers and peer address, and whether the client
 went away before the reply ended.
@@ -24,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from tools.standin import chat_completions, messages, responses
+from tools.standin import chat_completions, embeddings, messages, responses
 from tools.standin.script import Frame, Pacing, Received, Reply
 
 __all__ = ["DEFAULT_REPLY", "PROTOCOL_PATHS", "StandinServer"]
@@ -87,6 +88,9 @@ class StandinServer:
         if scope["type"] != "http":
             return
         path = scope["path"]
+        if scope["method"] == "POST" and path == embeddings.PATH:
+            await self._embeddings(scope, receive, send)
+            return
         if scope["method"] != "POST" or path not in PROTOCOL_PATHS:
             await _json(send, 404, {"error": {"message": f"no route {path}", "type": "not_found"}})
             return
@@ -122,6 +126,25 @@ class StandinServer:
             await self._respond(send, path, body, headers, reply, index)
             finished = True
             group.cancel_scope.cancel()
+
+    async def _embeddings(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        """``POST /v1/embeddings`` (``tools.standin.embeddings``): one JSON reply, recorded."""
+        raw = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            raw += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        body = json.loads(raw or b"{}")
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        client = scope.get("client")
+        self.received.append(
+            Received(embeddings.PATH, body, headers, tuple(client) if client else None)
+        )
+        status, reply = embeddings.reply(body)
+        await _json(send, status, reply)
 
     async def _respond(
         self,

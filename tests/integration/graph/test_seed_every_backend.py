@@ -6,6 +6,7 @@ from egress.pii import build_ingress_detector
 from engine.seeding import read_seed_files, seed_graph
 from graph.ingress_guard import IngressGuard
 from graph.write_service import GraphWriteService
+from tests.support.seeded import TEST_LEGAL_ACTS
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -14,10 +15,10 @@ async def test_seeding_twice_changes_nothing(store, graph_schema):
     writer = GraphWriteService(store, IngressGuard(graph_schema, build_ingress_detector()))
     seeds = read_seed_files()
     before = await store.counts()
-    first = await seed_graph(store, writer)
+    first = await seed_graph(store, writer, legal=TEST_LEGAL_ACTS)
     middle = await store.counts()
     stamps = {n.id: n.properties["created_at"] for n in (await store.snapshot(limit=50_000)).nodes}
-    second = await seed_graph(store, writer)
+    second = await seed_graph(store, writer, legal=TEST_LEGAL_ACTS)
     after = await store.counts()
     # Seed ids are fixed (unlike the conformance suite's), so on the session's shared Bolt
     # database a rerun finds them; either way every seed row is accounted for.

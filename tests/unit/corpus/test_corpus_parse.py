@@ -64,7 +64,9 @@ def test_html_without_an_act_title_is_invalid_input(tmp_path):
 
 
 def test_shipped_acts():
-    assert shipped_acts() == sorted([AI_ACT_PATH, GDPR_PATH])
+    shipped = shipped_acts()
+    assert shipped[:2] == sorted([AI_ACT_PATH, GDPR_PATH])  # the Official Journal files first
+    assert len(shipped) == 2 + 49 and all(p.name.endswith(".json.gz") for p in shipped[2:])
 
 
 def test_every_public_name_is_exported():

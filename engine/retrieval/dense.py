@@ -1,0 +1,144 @@
+"""The semantic channel: provisions ranked by the cosine of their sentence embedding with the
+question's (issue 22; docs/adr, "sentence embeddings").
+
+What is embedded (:func:`embedding_text`), one vector per retrieval row:
+
+- a **paragraph**: its article's heading, then its text ("Right to erasure ('right to be
+  forgotten'). 1. The data subject shall have the right ..."), so a paragraph that never names
+  its subject still carries it;
+- a **definition**: its text ("'legacy ICT system' means ...");
+- an **article without numbered paragraphs** and an **annex**: heading, then text;
+- a **recital**: its text.
+
+An article scores as the best of its own vector (its heading and the start of its text: the
+model reads 128 tokens) and its paragraphs', as in the lexical channel. Rule nodes, concepts and
+acts are not embedded. Texts are cut at
+:data:`MAX_CHARS` before tokenising (the tokenizer cuts again at the model's token budget).
+
+Vectors come from a :class:`embeddings.VectorStore` keyed by the hash of the embedded text, so
+an index build looks vectors up instead of computing them; rows whose vector is missing are left
+out of this channel (and counted: ``/health`` reports them) until ``regintel embed`` or the next
+ingest computes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from embeddings import Embedder, VectorStore, content_key
+from engine.retrieval.documents import DocKind, RetrievalDoc, document_of
+from graph.models import GraphEdge, GraphNode
+
+__all__ = ["MAX_CHARS", "DenseRows", "embedding_text", "embedding_texts", "texts_of_graph"]
+
+MAX_CHARS = 1200
+_ARTICLE_OF = re.compile(r"^(?P<article>.+:ART_[0-9A-Z]+)_")
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS]
+
+
+def embedding_text(
+    doc: RetrievalDoc, docs: Mapping[str, RetrievalDoc], has_paragraphs: bool
+) -> str | None:
+    """The text embedded for ``doc`` (see the module docstring), or ``None``."""
+    if not doc.body or doc.provisional:
+        return None
+    if doc.kind is DocKind.RECITAL:
+        return _cut(doc.body)
+    if doc.kind is DocKind.PARAGRAPH:
+        if doc.heading:  # a definition: its term is its heading, its text says "... means"
+            return _cut(doc.body)
+        match = _ARTICLE_OF.match(doc.id)
+        article = docs.get(match["article"]) if match else None
+        heading = article.heading if article is not None else ""
+        return _cut(f"{heading}. {doc.body}" if heading else doc.body)
+    del has_paragraphs  # an article is embedded whether or not its paragraphs are
+    if doc.kind in (DocKind.ARTICLE, DocKind.ANNEX):
+        return _cut(f"{doc.heading}. {doc.body}" if doc.heading else doc.body)
+    return None
+
+
+def _with_paragraphs(docs: Mapping[str, RetrievalDoc]) -> set[str]:
+    return {
+        match["article"]
+        for doc in docs.values()
+        if doc.kind is DocKind.PARAGRAPH and not doc.heading
+        and (match := _ARTICLE_OF.match(doc.id)) is not None
+    }  # fmt: skip
+
+
+def embedding_texts(docs: Mapping[str, RetrievalDoc]) -> dict[str, str]:
+    """Id -> embedded text of every row that has one."""
+    articles = _with_paragraphs(docs)
+    texts = {}
+    for doc_id, doc in docs.items():
+        text = embedding_text(doc, docs, doc_id in articles)
+        if text:
+            texts[doc_id] = text
+    return texts
+
+
+def texts_of_graph(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge] = ()) -> dict[str, str]:
+    """:func:`embedding_texts` of a graph's nodes (what ``regintel embed`` computes)."""
+    docs = {n.id: d for n in nodes if (d := document_of(n)) is not None}
+    del edges  # the embedded text depends on ids and properties only
+    return embedding_texts(docs)
+
+
+@dataclass
+class DenseRows:
+    """Row-aligned unit vectors (a zero row: no vector) and the question encoder."""
+
+    embedder: Embedder
+    matrix: npt.NDArray[np.float32]
+    present: int
+    missing: int
+
+    @classmethod
+    def build(
+        cls,
+        ids: Sequence[str],
+        docs: Mapping[str, RetrievalDoc],
+        embedder: Embedder,
+        store: VectorStore,
+    ) -> DenseRows:
+        texts = embedding_texts(docs)
+        matrix = np.zeros((len(ids), embedder.dimension), dtype=np.float32)
+        stored = store.matrix()
+        present = missing = 0
+        for row, doc_id in enumerate(ids):
+            text = texts.get(doc_id)
+            if text is None:
+                continue
+            found = store.row_of(content_key(text))
+            if found is None:
+                missing += 1
+                continue
+            matrix[row] = stored[found]
+            present += 1
+        return cls(embedder, matrix, present, missing)
+
+    def scores(self, query_vector: npt.NDArray[np.float32], rows: int) -> npt.NDArray[np.float32]:
+        """Cosine of each of ``rows`` rows with the question (0 for rows without a vector:
+        rows added after the build have none until the next build)."""
+        cosine = (self.matrix @ query_vector).astype(np.float32)
+        if rows > len(cosine):
+            cosine = np.concatenate([cosine, np.zeros(rows - len(cosine), dtype=np.float32)])
+        return cosine
+
+    def forget(self, row: int) -> None:
+        """Row ``row`` no longer holds what was embedded (its node was replaced)."""
+        if row < len(self.matrix):
+            self.matrix[row] = 0.0
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.matrix.nbytes)

@@ -1,0 +1,106 @@
+"""The embedder port's adapters and the vector store (issue 22)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from embeddings import NoEmbedder, VectorStore, content_key, model_file_name
+from embeddings.factory import build_embedder, open_vectors
+from embeddings.minilm import DEFAULT_MODEL_SHA256, LocalModelEmbedder, default_model_dir
+from errors import EmbedderUnavailable, EmbeddingMismatch
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def minilm() -> LocalModelEmbedder:
+    return LocalModelEmbedder(max_tokens=128)
+
+
+def test_the_wheel_holds_the_upstream_weights() -> None:
+    folder = default_model_dir()
+    assert folder is not None
+    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+    assert digest == DEFAULT_MODEL_SHA256
+
+
+def test_local_model_ranks_by_meaning(minilm: LocalModelEmbedder) -> None:
+    vectors = minilm.embed(
+        [
+            "Can I make a company delete everything they hold about me?",
+            "Right to erasure: the data subject shall have the right to obtain the erasure of "
+            "personal data concerning him or her without undue delay",
+            "Own funds requirements for issuers of asset-referenced tokens",
+        ]
+    )
+    assert vectors.shape == (3, 384) and minilm.dimension == 384
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+    # Deterministic, and one text gets the same vector alone or in a batch.
+    assert np.allclose(minilm.embed(["Own funds requirements for issuers of asset-referenced "
+                                     "tokens"])[0], vectors[2], atol=1e-5)  # fmt: skip
+
+
+def test_a_changed_weights_file_is_refused(tmp_path: Path) -> None:
+    folder = default_model_dir()
+    assert folder is not None
+    copy = tmp_path / "model"
+    shutil.copytree(folder, copy)
+    with (copy / "model.safetensors").open("r+b") as file:
+        file.seek(-8, 2)
+        file.write(b"\x00" * 8)
+    with pytest.raises(EmbedderUnavailable, match="sha256"):
+        LocalModelEmbedder(copy)
+    with pytest.raises(EmbedderUnavailable, match=r"config\.json"):
+        (copy / "config.json").unlink()
+        LocalModelEmbedder(copy, sha256=None)
+
+
+def test_none_embedder_has_no_dimension_and_no_store(tmp_path: Path) -> None:
+    embedder = build_embedder("none")
+    assert isinstance(embedder, NoEmbedder) and embedder.dimension == 0
+    assert embedder.embed(["a", "b"]).shape == (2, 0)
+    assert open_vectors(tmp_path, embedder) is None
+
+
+def test_vector_store_round_trip_keyed_by_text(tmp_path: Path) -> None:
+    store = VectorStore("m/model-a", 4)
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(3, 4)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = [content_key(t) for t in ("one", "two", "three")]
+    store.add(keys, vectors)
+    store.add([content_key("one")], vectors[2:3])  # a stored text keeps its vector
+    path = tmp_path / model_file_name("m/model-a")
+    store.save(path)
+    loaded = VectorStore.load(path, "m/model-a", 4)
+    assert len(loaded) == 3 and loaded.missing([content_key("two"), content_key("four")]) == [
+        content_key("four")
+    ]
+    row = loaded.row_of(content_key("one"))
+    assert row is not None
+    assert float(loaded.matrix()[row] @ vectors[0]) > 0.995  # int8 quantisation
+
+
+def test_vectors_of_another_model_name_the_reembed_command(tmp_path: Path) -> None:
+    path = tmp_path / "v.npz"
+    store = VectorStore("model-a", 4)
+    store.add([content_key("x")], np.ones((1, 4), dtype=np.float32) / 2)
+    store.save(path)
+    with pytest.raises(EmbeddingMismatch, match="regintel embed --rebuild"):
+        VectorStore.load(path, "model-b", 4)
+    with pytest.raises(EmbeddingMismatch, match="384-d"):
+        VectorStore.load(path, "model-a", 384)
+
+
+def test_shipped_vectors_are_those_of_the_default_model(minilm: LocalModelEmbedder) -> None:
+    store = open_vectors(Path("/nonexistent-data-dir"), minilm)
+    assert store is not None and len(store) > 2000
+    text = "Right to erasure (‘right to be forgotten’)"
+    assert store.model == minilm.model and store.dimension == 384
+    del text
