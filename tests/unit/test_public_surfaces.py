@@ -25,6 +25,7 @@ PACKAGES = (
     "conversations",
     "corpus",
     "egress",
+    "embeddings",
     "engine",
     "errors",
     "graph",
