@@ -38,6 +38,7 @@ from egress.pii.findings import (
     Recogniser,
 )
 from egress.pii.identifiers import PPSN_PATTERN, IbanRecogniser, RegexRecogniser, valid_ppsn
+from egress.pii.spelled import SpelledEmailRecogniser, SpelledPhoneRecogniser
 from egress.pii.standard import offline_tld_extractor
 
 __all__ = [
@@ -160,9 +161,16 @@ class ObfuscatedEmailRecogniser:
         return out
 
 
-def contextual_recognisers() -> list[Recogniser]:
-    """What searches the canonical text: obfuscated e-mail addresses."""
-    return [ObfuscatedEmailRecogniser()]
+def contextual_recognisers(
+    words: frozenset[str] = frozenset(), first_names: frozenset[str] = frozenset()
+) -> list[Recogniser]:
+    """What searches the canonical text: e-mail addresses and phone numbers written out
+    (:mod:`egress.pii.spelled`; ``words`` and ``first_names`` from the name lexicon)."""
+    return [
+        ObfuscatedEmailRecogniser(),
+        SpelledEmailRecogniser(words, first_names),
+        SpelledPhoneRecogniser(),
+    ]
 
 
 def compact_recognisers() -> list[Recogniser]:

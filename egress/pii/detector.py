@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from egress.pii.addresses import StreetAddressRecogniser
+from egress.pii.anycase import AnyCaseNameRecogniser
 from egress.pii.canonical import canonicalise, compact_identifiers, confusable_fold_table
 from egress.pii.contextual import compact_recognisers, contextual_recognisers
 from egress.pii.findings import PiiFinding, Recogniser
@@ -102,8 +103,9 @@ def _recognisers(lexicon: Lexicon, *, name_score: float) -> list[Recogniser]:
     return [
         *standard_recognisers(),
         *identifier_recognisers(),
-        *contextual_recognisers(),
+        *contextual_recognisers(lexicon.english_words, lexicon.first_names),
         PersonNameRecogniser(lexicon, min_score=name_score),
+        AnyCaseNameRecogniser(lexicon, min_score=name_score),
         StreetAddressRecogniser(lexicon.english_words),
     ]
 

@@ -6,6 +6,7 @@ Read once by :func:`load_lexicon` when a detector is built, never at import time
 from __future__ import annotations
 
 import gzip
+import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 
@@ -31,11 +32,22 @@ def _read(name: str) -> frozenset[str]:
     return frozenset(gzip.decompress(data).decode("utf-8").split())
 
 
+def _with_ascii_forms(names: frozenset[str]) -> frozenset[str]:
+    """``names`` and each name without its accents ("kamińska" -> "kaminska"): people type
+    names without them, in lower case and capitals above all."""
+    folded = (
+        unicodedata.normalize("NFKD", n).encode("ascii", "ignore").decode("ascii")
+        for n in names
+        if not n.isascii()
+    )
+    return names | {f for f in folded if len(f) > 1}
+
+
 def load_lexicon() -> Lexicon:
     """Load the shipped lists (~100k words, a few tens of milliseconds)."""
     return Lexicon(
-        first_names=_read("first_names.txt.gz"),
-        surnames=_read("surnames.txt.gz"),
+        first_names=_with_ascii_forms(_read("first_names.txt.gz")),
+        surnames=_with_ascii_forms(_read("surnames.txt.gz")),
         english_words=_read("english_words.txt.gz"),
         non_names=_read("non_names.txt.gz"),
     )

@@ -35,6 +35,7 @@ __all__ = [
     "FIRST_PLUS",
     "LOWER_CASE",
     "PROPAGATED",
+    "SENTENCE_START_WORDS",
     "STRONG",
     "UNKNOWN_PAIR",
     "PersonNameRecogniser",
@@ -92,8 +93,27 @@ _STREET_END = frozenset(
 # English words that are far more often first names when capitalised before a surname.
 _NAME_WORDS = frozenset(
     "john mark will bill rose grant jack frank ray bob pat sue dawn joy hope faith grace victor"
-    " jean guy dean miles max john paul peter mary june april may".split()
+    " jean guy dean miles max john paul peter mary june april may noel martin".split()
 )
+
+# Words that open a question or an instruction: auxiliaries and modals, question words,
+# conjunctions, prepositions, pronouns and the verbs a chat starts with.
+SENTENCE_START_WORDS = frozenset(
+    """can could will would shall should may might must do does did is are was were has have
+    had am be if when whenever while since because although though unless until after before
+    once why how where what who whom whose which whether and but or so then also please tell
+    ask send thank thanks let call email ring text contact give help get pay make say show
+    check see note for from to with by about as at in on of the a an my our your his her their
+    this that these those hi hello hey dear""".split()
+)
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;\n\"“‘(\[]\s*|^\s+)$")
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether ``text[start]`` starts a sentence (after a full stop, a question mark, a colon,
+    a line break, an opening quote or bracket, or at the start of the text)."""
+    return _SENTENCE_END.search(text[max(0, start - 4) : start]) is not None
+
 
 # Two or more words in capitals separated by single spaces (names in a shouted label).
 _CAPS_RUN = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]{1,}(?: [A-Z][A-Z'’-]{1,})+(?![\w'’-])")
@@ -214,6 +234,15 @@ class PersonNameRecogniser:
             return None
         if sum(t.core.isupper() and len(t.core) > 1 for t in run) >= 3:
             return None  # shouting, a heading or an acronym string
+        # "Can Aoife Doyle ...", "Will Nuala Cullen ...", "May Karen McCarthy ...": a
+        # function word or verb that starts a sentence is not part of the name after it,
+        # even when a name list holds it ("Will", "May", "Mark").
+        if (
+            len(run) > 1
+            and run[0].low in SENTENCE_START_WORDS
+            and _sentence_start(text, run[0].start)
+        ):
+            run.popleft()
         titled = False
         while run and run[0].low in _TITLES:
             titled = True
@@ -247,7 +276,16 @@ class PersonNameRecogniser:
             return None
         strong = any(t.low in self._names and not self._is_word(t) for t in words)
         unknown = [t for t in words if t.low not in self._names and not self._is_word(t)]
-        if any(t.low in self._non_names for t in words) and not titled:
+        # A country, a day or a nationality is not a name ("Costa Rica", "An Garda Síochána"),
+        # unless a first name that is neither a word nor a non-name comes first ("Teresa Costa").
+        led_by_first_name = (
+            words[0].low in self._first
+            and not self._is_word(words[0])
+            and words[0].low not in self._non_names
+        )
+        if not titled and any(
+            t.low in self._non_names and (t is words[0] or not led_by_first_name) for t in words
+        ):
             return None
         if lower:
             # "siobhan murphy": a known first name and a known surname, neither a word.

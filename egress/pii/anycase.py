@@ -1,0 +1,313 @@
+"""Person names typed in lower case or in capitals (issue 25).
+
+:mod:`egress.pii.names` reads capitalised runs; people in a chat also type "my name is aoife
+doyle" or "HI, I'M SEAN O'BRIEN". This recogniser reads only words that are *not* in title case
+(all lower case, or all capitals where capitals are the way the text is typed, not an acronym),
+on a lower-cased copy of the text, and accepts a name in two ways:
+
+* **after a cue**: "my name is", "i'm", "call me", "regards,", "signed", "dear", a greeting,
+  "for my client", "on behalf of", "reply to", a relation ("my wife", "our tenant",
+  "my accountant"), a form label ("name:", "applicant:") or a title (``ms``, ``dr``). The first
+  word must be a known name that is not an English word, or a word that is neither a known name
+  nor an English word ("feidhlim"); after a strong cue ("my name is", a title, a sign-off) a
+  known name that is also a word ("grace", "power") is enough. A name followed by "here",
+  "again" or "speaking" is cued too ("dara here");
+* **by the lexicons**: a known first name that is not an English word followed by a surname
+  (a known name, or a word that is neither a name nor an English word: "niall kaminska"), or a
+  known first name that is a word followed by a known surname that is not ("john o'brien").
+  "grace period", "will power", "mark the box" and "frank question" are not names: both words
+  are English words.
+
+Names may hold initials ("sean d. moran") and particles ("ni", "mac", "van"); the span is the
+name alone, never the cue or a word after it. Tax and legal acronyms ("paye", "dora", "mica")
+and the function words of a chat are never names. A caps word counts only where capitals are
+how the text is typed: next to another caps word, or after a cue ("Hi, AOIFE here") — so
+"DORA applies from 2025" and "the GDPR" stay clear. Words of a found name are found again
+anywhere in the text, in any case.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from egress.pii.findings import PERSON, PiiFinding
+from egress.pii.lexicon import Lexicon
+from egress.pii.names import SENTENCE_START_WORDS
+
+__all__ = ["AnyCaseNameRecogniser"]
+
+_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
+_PARTICLES = frozenset("ni nic mac mc van von de da di du le la del der den ter ten bin al".split())
+# Words a chat uses around names that the name lists also hold ("paye" is a surname in one of
+# Faker's locales, "dora" a first name): never a name in lower case or capitals.
+_NEVER = frozenset(
+    """i a an the and or but so if of to in on at by for from with as is am are was were be
+    my me we us our you your he him his she her they them their it its this that these those
+    here there again also not no yes ok okay hi hey hello thanks thank regards cheers dear
+    sir madam mr mrs ms miss mx dr prof rev fr sr
+    please pls gonna wanna gotta kinda etc re fw fwd asap
+    paye prsi usc vat cgt cat lpt dirt hse rtb cro tca gdpr dora mica nis cjeu ecb eu uk ie us
+    ai sme smes ppsn pps rct vrt bik eii sarp keep hap cso esb nct dsp dsa dma cra eba esma
+    eiopa oecd ira irs hmrc nic nics utr iban bic swift sepa ltd plc dac llc inc clg uc ul
+    form p60 p45 p21 rtso cesop oss ioss moss intrastat revenue ros myaccount mygovid
+    prima facie inter alia mutatis mutandis bona fide fides facto jure officio rata hoc per se
+    sui generis vis versa via supra infra ibid et al ante quo vice ultra vires lex habeas
+    amicus curiae obiter dicta ratio decidendi stare decisis res judicata locus standi pari
+    passu erga omnes""".split()
+)
+_STRONG_CUE = (
+    r"my\s+name\s+is|my\s+name's|name\s*:|full\s+name\s*:|call\s+me|regards\s*,|kind\s+regards"
+    r"|best\s+regards|signed\s*,?|sincerely\s*,?|cheers\s*,|thanks\s*,|thank\s+you\s*,"
+    r"|applicant\s*:|from\s*:|client\s*:|contact(?:\s+person)?\s*:|dear|attn\s*:?"
+    r"|mr\.?|mrs\.?|ms\.?|miss|mx\.?|dr\.?|prof\.?"
+)
+_RELATION = (
+    r"wife|husband|partner|son|daughter|mother|father|mum|mam|dad|brother|sister|child"
+    r"|accountant|solicitor|landlord|landlady|tenant|employer|employee|boss|colleague|friend"
+    r"|neighbour|neighbor|client|manager|grandmother|grandfather|granny|aunt|uncle|cousin"
+    r"|business\s+partner|late\s+(?:father|mother|husband|wife)|carer|agent|director"
+)
+_CUE = (
+    r"i'm|i’m|im|i\s+am|this\s+is|hi\s*,?|hello\s*,?|hey\s*,?"
+    r"|good\s+(?:morning|afternoon|evening)\s*,?|thanks|on\s+behalf\s+of|reply\s+to"
+    r"|ask\s+for|spoke\s+(?:to|with)|married\s+to|work\s+for|tell\s+me\s+if"
+    r"|(?:for\s+)?my\s+client|(?:my|our)\s+(?:" + _RELATION + r")"
+)
+_CUES = re.compile(
+    r"(?<![\w'’])(?:(?P<strong>" + _STRONG_CUE + r")|(?:" + _CUE + r"))[ \t]+(?=[^\W\d_])"
+)
+_AFTER_CUE = re.compile(r"[ \t]*,?[ \t]+(?:here|again|speaking)\b")
+# The word before such a cue ("dara here"), found in one pass.
+_BEFORE_AFTER_CUE = re.compile(
+    r"(?<![\w'’])[^\W\d_]+(?:['’-][^\W\d_]+)*(?=[ \t]*,?[ \t]+(?:here|again|speaking)\b)"
+)
+
+# English words that are also common first names: before a surname that is not a word
+# ("john o'brien", "grace kaminska") they start a name; "son", "will" as a verb... do not.
+_NAME_WORDS = frozenset(
+    """john mark bill rose grant jack frank ray bob pat sue dawn joy hope faith grace victor
+    jean guy dean miles max paul peter mary june april may noel martin carol eugene christian
+    norman gene harry kay lily holly ivy iris daisy violet ruby pearl jade amber heather
+    will""".split()
+)
+
+STRONG_CUED = 0.85
+CUED = 0.8
+PAIR = 0.75
+WEAK_PAIR = 0.7
+CUED_UNKNOWN = 0.6
+UNKNOWN_SURNAME = 0.65
+UNKNOWN_FIRST = 0.6
+PROPAGATED = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    start: int
+    end: int  # without a trailing period
+    low: str
+    case: str  # "lower", "caps" (beside other capitals), "caps_alone" or "title"
+    period: bool
+
+    @property
+    def eligible(self) -> bool:
+        """Lower case, or capitals where capitals are how the text is typed."""
+        return self.case in ("lower", "caps")
+
+
+class _Words:
+    """The words of a text, each built when first looked at (most never are)."""
+
+    def __init__(self, text: str) -> None:
+        self.matches = list(_TOKEN.finditer(text))
+        self._cache: dict[int, _Word] = {}
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def _core(self, k: int) -> str:
+        raw = self.matches[k].group()
+        return raw[:-1] if raw.endswith(".") else raw
+
+    def __getitem__(self, k: int) -> _Word:
+        word = self._cache.get(k)
+        if word is None:
+            core = self._core(k)
+            if core.islower():
+                case = "lower"
+            elif core.isupper():
+                beside = (k > 0 and self._core(k - 1).isupper()) or (
+                    k + 1 < len(self.matches) and self._core(k + 1).isupper()
+                )
+                case = "caps" if beside or len(core) == 1 else "caps_alone"
+            else:
+                case = "title"
+            start = self.matches[k].start()
+            period = len(core) < len(self.matches[k].group())
+            word = _Word(start, start + len(core), core.lower(), case, period)
+            self._cache[k] = word
+        return word
+
+
+class AnyCaseNameRecogniser:
+    """Finds names typed in lower case or capitals; see the module docstring."""
+
+    def __init__(self, lexicon: Lexicon, *, min_score: float = 0.5) -> None:
+        self._first = lexicon.first_names
+        self._surnames = lexicon.surnames
+        self._names = lexicon.first_names | lexicon.surnames
+        self._words = lexicon.english_words | lexicon.non_names
+        self._min_score = min_score
+
+    def find(self, text: str) -> list[PiiFinding]:
+        low = text.lower() if len(text.lower()) == len(text) else _lower_same_length(text)
+        cues = {m.end(): m.group("strong") is not None for m in _CUES.finditer(low)}
+        cued_after = {m.start() for m in _BEFORE_AFTER_CUE.finditer(low)}
+        words = _Words(text)
+        names = self._names
+        # Most words are neither after a cue nor a known name: one cheap test each.
+        candidates = [
+            k
+            for k, m in enumerate(words.matches)
+            if (
+                m.start() in cues
+                or m.start() in cued_after
+                or low[m.start() : m.end()].rstrip(".") in names
+            )
+            and not (m.group()[0].isupper() and not m.group().isupper())
+        ]
+        found: list[PiiFinding] = []
+        done = 0  # words before this index are inside a name already found
+        for i in candidates:
+            if i < done:
+                continue
+            span = self._name_at(text, low, words, i, cues)
+            if span is not None:
+                done, score = span
+                if score >= self._min_score:
+                    found.append(PiiFinding(PERSON, words[i].start, words[done - 1].end, score))
+        return found + self._propagate(words, found)
+
+    def _kind(self, word: _Word) -> str:
+        """``strong`` (a name, not a word), ``weak`` (a name and a word), ``unknown``
+        (neither), ``initial``, ``particle`` or ``no``."""
+        low = word.low
+        if len(low) == 1:
+            return "initial" if low not in ("i", "a") or word.period else "no"
+        if low in _NEVER:
+            return "no"
+        if low in _PARTICLES:
+            return "particle"
+        if low in self._names:
+            return "weak" if low in self._words or _is_compound_word(low, self._words) else "strong"
+        if low in self._words or _is_compound_word(low, self._words) or len(low) < 3:
+            return "no"
+        return "unknown"
+
+    def _name_at(
+        self, text: str, low: str, words: _Words, i: int, cues: dict[int, bool]
+    ) -> tuple[int, float] | None:
+        first = words[i]
+        kind = self._kind(first)
+        if kind in ("no", "initial", "particle"):
+            return None
+        if kind == "weak" and first.low in SENTENCE_START_WORDS:
+            return None  # "WILL AOIFE DOYLE PAY ...": a verb, then the name
+        cue = cues.get(first.start)
+        if not first.eligible and not (first.case == "caps_alone" and cue is not None):
+            return None
+        caps = first.case != "lower"
+        j = self._extend(text, words, i + 1, caps, first.low in self._first or cue is not None)
+        following = [words[k] for k in range(i + 1, j)]
+        rest = [self._kind(w) for w in following]
+        has_surname = any(
+            k in ("strong", "unknown") or (k == "weak" and w.low in self._surnames)
+            for k, w in zip(rest, following, strict=True)
+        )
+        if cue is None and _AFTER_CUE.match(low, words[j - 1].end) is not None:
+            cue = False
+        surname_strong = any(
+            k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
+        )
+        if kind == "unknown" and cue is None:
+            # A word we do not know is a first name only before a surname that is not a word
+            # ("riona o'donnell", "FEIDHLIM DOYLE"); alone it is a word we do not know.
+            return (j, UNKNOWN_FIRST) if surname_strong else None
+        if cue is not None:
+            if kind == "weak" and not cue and not has_surname:
+                return None
+            if kind == "strong" or has_surname:
+                return j, STRONG_CUED if cue or has_surname else CUED
+            return j, STRONG_CUED if cue else CUED_UNKNOWN
+        if not has_surname:
+            return None
+        known_surname = any(
+            k in ("strong", "weak") and w.low in self._names
+            for k, w in zip(rest, following, strict=True)
+        )
+        if kind == "strong" and first.low in self._first:
+            if known_surname:
+                return j, PAIR
+            if len(first.low) >= 4:
+                # "laoise kowalski": a surname the lists lack. Not after a short first name,
+                # which is often a function word of another language ("les sociétés").
+                return j, UNKNOWN_SURNAME
+        if first.low in _NAME_WORDS and surname_strong:
+            return j, WEAK_PAIR
+        return None
+
+    def _extend(self, text: str, words: _Words, j: int, caps: bool, after_first: bool) -> int:
+        """The end (exclusive word index) of a name that starts before ``words[j]``."""
+        end = j
+        limit = min(len(words), j + 3)
+        while j < limit:
+            prev, word = words[j - 1], words[j]
+            gap = text[prev.end : word.start]
+            same_case = word.case == "lower" if not caps else word.case.startswith("caps")
+            if gap not in (" ", ". ") or (gap == ". " and len(prev.low) > 1) or not same_case:
+                break
+            kind = self._kind(word)
+            if kind == "initial" or kind == "particle":
+                j += 1
+                continue  # counts only if a name word follows it
+            # A surname that is also a word ("white", "power") only after a first name.
+            if kind in ("strong", "unknown") or (
+                kind == "weak" and after_first and word.low in self._surnames
+            ):
+                j += 1
+                end = j
+                continue
+            break
+        return end
+
+    def _propagate(self, words: _Words, found: list[PiiFinding]) -> list[PiiFinding]:
+        if not found:
+            return []
+        spans = sorted((f.start, f.end) for f in found)
+        known: set[str] = set()
+        k = 0
+        inside: list[bool] = []
+        for w in (words[k] for k in range(len(words))):
+            while k < len(spans) and spans[k][1] <= w.start:
+                k += 1
+            covered = k < len(spans) and spans[k][0] <= w.start
+            inside.append(covered)
+            if covered and len(w.low) > 2 and self._kind(w) in ("strong", "unknown"):
+                known.add(w.low)
+        return [
+            PiiFinding(PERSON, w.start, w.end, PROPAGATED)
+            for w, covered in zip((words[k] for k in range(len(words))), inside, strict=True)
+            if not covered and w.low in known
+        ]
+
+
+def _is_compound_word(low: str, words: frozenset[str]) -> bool:
+    parts = re.split(r"[-’']", low)
+    return len(parts) > 1 and all(p in words for p in parts if len(p) > 1)
+
+
+def _lower_same_length(text: str) -> str:
+    """``text`` lower-cased character by character, keeping a character whose lower case is
+    longer than one character (``İ``) as it is, so positions stay the same."""
+    return "".join(c if len(lc := c.lower()) != 1 else lc for c in text)

@@ -1,0 +1,206 @@
+"""Contact details written out: e-mail addresses with "at" / "dot", phone numbers in words.
+
+People hide an address from spam robots or dictate a number: ``sean dot power82 at mail dot
+com``, ``khayes [at] hse [dot] ie``, ``mairead.kennedy -at- live -dot- ie``, ``oh eight seven,
+one two three, four five six seven``, ``0 8 7 1 2 3 4 5 6 7``. Both recognisers read the
+canonical text (ADR 0016: NFKC, invisible characters removed, confusables folded), rebuild the
+value as it would be typed plainly (``sean.power82@mail.com``, ``0871234567``) and accept it by
+the same tests as the plain form: a public suffix for an address (the ``tldextract`` snapshot
+bundled in its wheel), a possible Irish or UK number for ``phonenumbers``. The finding is the
+written-out span, from its first character to its last, never a word around it.
+
+* **E-mail**: a local part (words joined by ``.``, ``_``, ``-`` or "dot"), an at-marker
+  (``@``, "at" as a word, or in brackets, braces, chevrons, dashes or underscores) and a domain
+  of two to five labels joined by dot-markers. With a bare " at " (the most ambiguous marker:
+  "look it up at revenue dot ie") a one-word local part must not be an English word unless it
+  is a first name; other markers are unambiguous.
+* **Phone**: a run of digits and digit words ("zero", "oh", "one" ... "nine", "double",
+  "treble"/"triple", "plus"), separated by spaces, commas, dots, dashes, slashes or brackets,
+  that spells 9 to 13 digits starting with a trunk ``0`` or an international prefix and is a
+  possible IE or GB number. A run that is plainly typed digits in the usual groups is left to
+  :class:`egress.pii.identifiers.PhoneRecogniser`.
+
+Both search only near their markers (an at-marker; a digit word or a digit) with bounded
+repetitions, so the cost stays linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import phonenumbers
+
+from egress.pii.findings import EMAIL_ADDRESS, PHONE_NUMBER, PiiFinding
+from egress.pii.standard import offline_tld_extractor
+
+__all__ = ["SpelledEmailRecogniser", "SpelledPhoneRecogniser"]
+
+_BR_OPEN, _BR_CLOSE = r"[\[({<]", r"[\])}>]"
+_AT = (
+    rf"\s{{0,3}}(?:{_BR_OPEN}\s{{0,2}}at\s{{0,2}}{_BR_CLOSE}|-at-|_at_|@)\s{{0,3}}"
+    r"|[ \t]{1,3}at[ \t]{1,3}"
+)
+_DOT = (
+    rf"\s{{0,3}}(?:{_BR_OPEN}\s{{0,2}}dot\s{{0,2}}{_BR_CLOSE}|-dot-|_dot_)\s{{0,3}}"
+    r"|[ \t]{1,3}dot[ \t]{1,3}|[ \t]{0,2}\.[ \t]{0,2}"
+)
+_LOCAL_PART = r"[\w%+]{1,64}"
+_LOCAL_SEP = rf"(?:{_DOT}|[_-])"
+_LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
+_EMAIL = re.compile(
+    rf"(?<![\w.%+-])(?P<local>{_LOCAL_PART}(?:{_LOCAL_SEP}{_LOCAL_PART}){{0,4}})"
+    rf"(?P<at>{_AT})"
+    rf"(?P<domain>{_LABEL}(?:(?:{_DOT}){_LABEL}){{1,4}})(?![\w-])",
+    re.IGNORECASE,
+)
+_DOT_ONLY = re.compile(rf"(?:{_DOT})", re.IGNORECASE)
+# Where an at-marker may be: searched first, so most text costs one regex pass.
+_AT_MARKER = re.compile(
+    rf"{_BR_OPEN}\s{{0,2}}at\s{{0,2}}{_BR_CLOSE}|-at-|_at_|\s@|@\s|[ \t]at[ \t]", re.IGNORECASE
+)
+
+_DIGIT_WORDS = {
+    "zero": "0",
+    "oh": "0",
+    "o": "0",
+    "nought": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_WORD = r"zero|oh|o|nought|one|two|three|four|five|six|seven|eight|nine"
+_PIECE = (
+    rf"(?:(?:double|treble|triple)[ \t]{{1,2}}(?:{_WORD}|\d)(?![\w])"
+    rf"|(?:{_WORD})(?![\w])|\d{{1,5}}(?![\w]))"
+)
+_GAP = r"(?:[ \t]{0,2}[,./()\-][ \t]{0,2}|[ \t]{1,3})"
+_PHONE = re.compile(
+    rf"(?<![\w+])(?P<plus>(?:\+|plus[ \t]{{1,2}}))?\(?{_PIECE}(?:{_GAP}\(?{_PIECE}\)?){{2,16}}",
+    re.IGNORECASE,
+)
+_SPELLED_TRIGGER = re.compile(rf"\b(?:{_WORD}|double|treble|triple)\b|\d", re.IGNORECASE)
+# Digits typed in their usual groups ("087 123 4567", "+353 1 234 5678"): the plain phone
+# recogniser's job, already validated there.
+_PLAIN = re.compile(r"^\+?[\d ()]+$")
+_PLAIN_GROUPS = re.compile(r"\d{2,5}")
+
+
+class SpelledEmailRecogniser:
+    """E-mail addresses with written-out or bracketed at- and dot-markers (module docstring).
+
+    ``words`` are English words and ``first_names`` known first names (lower case): a bare
+    " at " after a one-word local part that is a word and not a first name is prose.
+    """
+
+    def __init__(
+        self, words: frozenset[str] = frozenset(), first_names: frozenset[str] = frozenset()
+    ) -> None:
+        self._extract = offline_tld_extractor()
+        self._words = words
+        self._first = first_names
+
+    def find(self, text: str) -> list[PiiFinding]:
+        out: list[PiiFinding] = []
+        searched_to = 0
+        for marker in _AT_MARKER.finditer(text):
+            start = max(searched_to, marker.start() - 200)
+            end = min(len(text), marker.end() + 200)
+            if marker.end() <= searched_to:
+                continue
+            # step back to a word boundary so the window never cuts a local part in two
+            while start > 0 and not text[start - 1].isspace():
+                start -= 1
+            for match in _EMAIL.finditer(text, start, end):
+                if match.start() < searched_to:
+                    continue
+                finding = self._accept(match)
+                if finding is not None:
+                    out.append(finding)
+                    searched_to = match.end()
+            searched_to = max(searched_to, marker.end())
+        return out
+
+    def _accept(self, match: re.Match[str]) -> PiiFinding | None:
+        local_plain = _DOT_ONLY.sub(".", match["local"])
+        if match["at"].strip().lower() == "at" and re.fullmatch(r"[^\W_]+", local_plain):
+            low = local_plain.lower()
+            if low in self._words and low not in self._first:
+                return None  # "look it up at revenue dot ie"
+        if re.search(r"\s\.|\.\s", match["domain"]) and (
+            match["at"].strip().lower() == "at" or re.search(r"\.\s+[A-Z]", match["domain"])
+        ):
+            return None  # "made at meetings. In the ...": a full stop, not a spaced dot
+        domain = _DOT_ONLY.sub(".", match["domain"])
+        if not self._extract("x@" + domain).suffix:
+            return None
+        return PiiFinding(EMAIL_ADDRESS, match.start(), match.end(), 0.9)
+
+
+def _digits_of(value: str) -> str:
+    """The digits a written-out number spells ("double four" -> "44", "plus" -> "+")."""
+    out: list[str] = []
+    tokens = re.findall(r"\+|[^\W\d_]+|\d+", value)
+    repeat = 1
+    for token in tokens:
+        low = token.lower()
+        if token == "+" or low == "plus":
+            out.append("+")
+        elif low == "double":
+            repeat = 2
+        elif low in ("treble", "triple"):
+            repeat = 3
+        elif low in _DIGIT_WORDS:
+            out.append(_DIGIT_WORDS[low] * repeat)
+            repeat = 1
+        elif token.isdigit():
+            out.append(token[0] * repeat + token[1:])
+            repeat = 1
+    return "".join(out)
+
+
+class SpelledPhoneRecogniser:
+    """Irish and UK phone numbers written with digit words or odd separators."""
+
+    def find(self, text: str) -> list[PiiFinding]:
+        if _SPELLED_TRIGGER.search(text) is None:
+            return []
+        out: list[PiiFinding] = []
+        for match in _PHONE.finditer(text):
+            value = match.group().rstrip(" \t,.-/(")
+            if _PLAIN.match(value) and len(_PLAIN_GROUPS.findall(value)) <= 4 and " " in value:
+                if not re.search(r"(?:^|\s)\d(?:\s\d){4,}", value):
+                    continue  # typed in the usual groups: PhoneRecogniser's
+            digits = _digits_of(value)
+            if _valid_phone(digits):
+                start = match.start()
+                out.append(PiiFinding(PHONE_NUMBER, start, start + len(value), 0.85))
+        return out
+
+
+def _valid_phone(digits: str) -> bool:
+    plain = digits.replace("+", "")
+    if not 9 <= len(plain) <= 13 or digits.count("+") > 1 or "+" in digits[1:]:
+        return False
+    if digits.startswith("+") or plain.startswith("00"):
+        number = "+" + plain[2:] if plain.startswith("00") else digits
+        regions: tuple[str | None, ...] = (None,)
+    elif plain.startswith("0"):
+        number, regions = plain, ("IE", "GB")
+    else:
+        return False
+    for region in regions:
+        try:
+            parsed = phonenumbers.parse(number, region)
+        except phonenumbers.NumberParseException:
+            continue
+        # Possible, not valid: a number read out digit by digit is a number whatever its range
+        # (the plain recogniser also accepts a possible number in international form).
+        if parsed.country_code in (353, 44) and phonenumbers.is_possible_number(parsed):
+            return True
+    return False

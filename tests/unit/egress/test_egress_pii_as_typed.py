@@ -1,0 +1,183 @@
+"""PII as people type it (issue 25): names in any case, contact details written out, and spans
+that hold the value alone — on every recogniser of both detectors."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from egress.pii import PiiDetector, build_ingress_detector
+from egress.pii.detector import _recognisers
+from egress.pii.lexicon import Lexicon, load_lexicon
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(scope="module")
+def ingress() -> PiiDetector:
+    return build_ingress_detector()
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    return load_lexicon()
+
+
+def _found(detector: PiiDetector, text: str) -> list[tuple[str, str]]:
+    return [(f.entity_type, text[f.start : f.end]) for f in detector.detect(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my name is aoife doyle and i want to claim the rent credit", "aoife doyle"),
+        ("hi, i'm ciaran lewandowski. do i pay prsi?", "ciaran lewandowski"),
+        ("i am feidhlim, how much usc do i pay", "feidhlim"),
+        ("for my client siobhan kearney, is the gift exempt?", "siobhan kearney"),
+        ("regards, claire costa", "claire costa"),
+        ("signed thomas wojcik, director", "thomas wojcik"),
+        ("dara here, quick question about usc", "dara"),
+        ("does patrick white need to file a form 11", "patrick white"),
+        ("my son eoin p. bell starts college", "eoin p. bell"),
+        ("please reply to ngozi okafor about the refund", "ngozi okafor"),
+        ("does ms o'brien qualify for the carer's allowance", "o'brien"),
+        ("MY NAME IS AOIFE DOYLE AND I PAY PAYE", "AOIFE DOYLE"),
+        ("HI, I'M SEAN O'BRIEN. DO I NEED TO REGISTER FOR VAT?", "SEAN O'BRIEN"),
+        ("Hi, NIALL E. DONNELLY here. What is the VAT rate?", "NIALL E. DONNELLY"),
+        ("Client ROISIN BYRNE wants to know about remote working relief.", "ROISIN BYRNE"),
+        ("NAME: MAIREAD KOWALSKI\nQuestion: medical expenses", "MAIREAD KOWALSKI"),
+        ("When Teresa Costa retires, what happens to the pension?", "Teresa Costa"),
+    ],
+)
+def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, name: str) -> None:
+    assert ("PERSON", name) in _found(detector, text)
+    assert [v for t, v in _found(detector, text) if t == "PERSON"] == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i am self-employed and my name is on the lease, can i claim the rent tax credit",
+        "I AM A PAYE WORKER, DO I PAY USC ON MY BONUS?",
+        "for my client's company, is vat due on exports to the uk",
+        "i signed the contract in may, when is the stamp duty due",
+        "dear sir or madam, what is the vat rate on children's clothes",
+        "grace period for late filing is five days",
+        "will power alone won't file the return",
+        "mark the box for the single person child carer credit",
+        "frank question: is crypto taxed as cgt or income",
+        "bill of costs from the solicitor included vat",
+        "DORA APPLIES FROM 17 JANUARY 2025 TO FINANCIAL ENTITIES",
+        "look it up at revenue dot ie under paye services",
+        "we meet at noon at the tax office",
+        "the rate was nine at the start and twenty-three at the end",
+        "ref: 2024/0123/45 dated 01/02/2024, lodgement 1,234.56 on 12.03.2024",
+        "one, two or three children: does the credit change?",
+        "MY EMPLOYER PAYS CLASS A PRSI, WHAT DO I PAY?",
+    ],
+)
+def test_tax_chat_typed_the_same_ways_has_no_finding(
+    detector: PiiDetector, ingress: PiiDetector, text: str
+) -> None:
+    assert _found(detector, text) == []
+    assert _found(ingress, text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my email is sean dot power82 at mail dot com", "sean dot power82 at mail dot com"),
+        ("send it to khayes [at] hse [dot] ie please", "khayes [at] hse [dot] ie"),
+        ("email mairead.kennedy -at- live -dot- ie now", "mairead.kennedy -at- live -dot- ie"),
+        ("contact: npower @ live . ie", "npower @ live . ie"),
+        ("reply to EMMA.OCALLAGHAN77 AT OUTLOOK DOT COM", "EMMA.OCALLAGHAN77 AT OUTLOOK DOT COM"),
+        ("mail x_y12 {at} yahoo {dot} co {dot} uk", "x_y12 {at} yahoo {dot} co {dot} uk"),
+        ("(email: dumitru_c _at_ gmail.com)", "dumitru_c _at_ gmail.com"),
+    ],
+)
+def test_an_e_mail_address_written_out_is_one_finding(
+    detector: PiiDetector, text: str, value: str
+) -> None:
+    assert _found(detector, text) == [("EMAIL_ADDRESS", value)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "call me on oh eight seven, one two three, four five six seven",
+            "oh eight seven, one two three, four five six seven",
+        ),
+        ("ring zero eight five double seven nine three eight three four", None),
+        ("my number is 0 8 7 1 2 3 4 5 6 7 thanks", "0 8 7 1 2 3 4 5 6 7"),
+        ("whatsapp 089.856.7245", "089.856.7245"),
+        ("phone 083-851-1591 after six", "083-851-1591"),
+        ("mobile: plus three five three eight seven 123 4567", None),
+        ("text 0 7 7 0 0 9 0 0 1 2 3", "0 7 7 0 0 9 0 0 1 2 3"),
+        ("landline 021 four five six seven eight nine oh", "021 four five six seven eight nine oh"),
+    ],
+)
+def test_a_phone_number_in_words_or_odd_separators_is_one_finding(
+    detector: PiiDetector, text: str, value: str | None
+) -> None:
+    found = _found(detector, text)
+    assert [t for t, _ in found] == ["PHONE_NUMBER"]
+    if value is not None:
+        assert found[0][1] == value
+    assert found[0][1].split()[0] not in ("ring", "mobile:", "call")
+
+
+# Every kind of value, after a sentence-initial function word or verb and before a verb.
+VALUES = [
+    "Aoife Doyle",
+    "aoife doyle",
+    "AOIFE DOYLE",
+    "Karen McCarthy",
+    "aoife.doyle@example.ie",
+    "aoife dot doyle at gmail dot com",
+    "087 123 4567",
+    "oh eight seven one two three four five six seven",
+    "5260181E",
+    "IE29 AIBK 9311 5212 3456 78",
+    "D02 X285",
+    "14 Crown Street",
+]
+FRAMES = [
+    "Can {v} be used for the refund?",
+    "Will {v} pay the tax?",
+    "May {v} claim relief?",
+    "Does {v} need to be on the form?",
+    "If {v} is wrong, what then?",
+    "Tell {v} nothing.",
+    "Thanks {v} was on the letter.",
+]
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+@pytest.mark.parametrize("value", VALUES)
+def test_no_recogniser_swallows_the_word_before_or_after_a_value(
+    detector: PiiDetector, lexicon: Lexicon, frame: str, value: str
+) -> None:
+    """Issue 25: "Can Aoife Doyle ..." must not become "[PERSON_1] ...". Every recogniser of
+    both detectors on its own: no finding reaches outside the value; and the egress detector
+    covers every word of it."""
+    if value == "AOIFE DOYLE":
+        frame = frame.upper().replace("{V}", "{v}")
+    text = frame.format(v=value)
+    start = text.index(value)
+    end = start + len(value)
+    for score in (0.5, 0.8):
+        for recogniser in _recognisers(lexicon, name_score=score):
+            for f in recogniser.find(text):
+                if f.score >= 0.5 and f.end > start and f.start < end:
+                    assert start <= f.start and f.end <= end, (
+                        type(recogniser).__name__,
+                        text[f.start : f.end],
+                    )
+    inside = [f for f in detector.detect(text) if f.end > start and f.start < end]
+    assert all(start <= f.start and f.end <= end for f in inside), _found(detector, text)
+    for word in re.finditer(r"\w+", value):
+        assert any(
+            f.start <= start + word.start() and start + word.end() <= f.end for f in inside
+        ), (word.group(), _found(detector, text))
