@@ -27,7 +27,7 @@ def traces_url(endpoint: str) -> str:
     """The OTLP/HTTP traces URL for a base or full endpoint (the OTLP exporter convention)."""
     scheme, sep, rest = endpoint.partition("://")
     host, slash, path = rest.partition("/")
-    path = "/" + path.rstrip("/") if slash else ""
+    path = ("/" + path).rstrip("/") if slash else ""
     if path.endswith(_TRACES_PATH):
         return endpoint
     return f"{scheme}{sep}{host}{path}{_TRACES_PATH}"
