@@ -26,6 +26,7 @@ repetitions, so the cost stays linear in the length of the text.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import phonenumbers
@@ -54,6 +55,9 @@ _EMAIL = re.compile(
     re.IGNORECASE,
 )
 _DOT_ONLY = re.compile(rf"(?:{_DOT})", re.IGNORECASE)
+_DOT_MARKER = re.compile(r"\.|(?i:\bdot\b)")
+_BEFORE = 120  # characters searched before an at-marker (a local part and its separators)
+_AFTER = 200  # and after it (the domain)
 # Where an at-marker may be: searched first, so most text costs one regex pass.
 _AT_MARKER = re.compile(
     rf"{_BR_OPEN}\s{{0,2}}at\s{{0,2}}{_BR_CLOSE}|-at-|_at_|\s@|@\s|[ \t]at[ \t]", re.IGNORECASE
@@ -106,24 +110,28 @@ class SpelledEmailRecogniser:
         self._first = first_names
 
     def find(self, text: str) -> list[PiiFinding]:
-        out: list[PiiFinding] = []
-        searched_to = 0
+        # Windows around the at-markers that have a dot-marker after them, merged, so each
+        # character is searched once however dense the markers ("a at b dot a at b ...").
+        dots = [m.start() for m in _DOT_MARKER.finditer(text)]
+        windows: list[list[int]] = []
         for marker in _AT_MARKER.finditer(text):
-            start = max(searched_to, marker.start() - 200)
-            end = min(len(text), marker.end() + 200)
-            if marker.end() <= searched_to:
+            k = bisect.bisect_left(dots, marker.end())
+            if k == len(dots) or dots[k] > marker.end() + _AFTER:
                 continue
-            # step back to a word boundary so the window never cuts a local part in two
+            start = max(0, marker.start() - _BEFORE)
+            end = min(len(text), marker.end() + _AFTER)
+            if windows and start <= windows[-1][1]:
+                windows[-1][1] = end
+            else:
+                windows.append([start, end])
+        out: list[PiiFinding] = []
+        for start, end in windows:
             while start > 0 and not text[start - 1].isspace():
-                start -= 1
+                start -= 1  # never cut a local part in two
             for match in _EMAIL.finditer(text, start, end):
-                if match.start() < searched_to:
-                    continue
                 finding = self._accept(match)
                 if finding is not None:
                     out.append(finding)
-                    searched_to = match.end()
-            searched_to = max(searched_to, marker.end())
         return out
 
     def _accept(self, match: re.Match[str]) -> PiiFinding | None:

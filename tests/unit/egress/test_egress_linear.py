@@ -43,6 +43,18 @@ WORST_UNITS = [
     "1\u200b",
     "MARY SMITH ",
     "IE29 AIBK 9311 5212 3456 78 ",
+    # issue 25: names in any case, contact details written out
+    "my name is aoife ",
+    "hi, i'm sean o'brien ",
+    "aoife doyle ",
+    "AOIFE DOYLE ",
+    "regards, mary j. ",
+    "oh eight seven ",
+    "0 8 7 1 ",
+    "double one two, ",
+    "sean dot power at ",
+    "a at b dot ",
+    "x -at- y -dot- ",
 ]
 
 
