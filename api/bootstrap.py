@@ -4,10 +4,10 @@
 tests, which pass fakes or real adapters through the typed :class:`Overrides`. Nothing
 connects at import time.
 
-Lifetimes (STYLE.md 10a): every adapter that holds a resource is entered into one
-``AsyncExitStack`` as soon as it exists, so a failure half-way (a store that does not answer,
-a bad setting) closes what was already opened — the Ladybug file lock, the PostgreSQL pool —
-before the error propagates. :meth:`Container.aclose` closes everything in reverse order
+Lifetimes (docs/architecture.md, "Conventions"): every adapter that holds a resource is entered
+into one ``AsyncExitStack`` as soon as it exists, so a failure half-way (a store that does not
+answer, a bad setting) closes what was already opened — the Ladybug file lock, the PostgreSQL
+pool — before the error propagates. :meth:`Container.aclose` closes everything in reverse order
 within ``settings.shutdown_timeout_seconds``; a close that fails is logged and the others
 still run. :func:`open_graph` is the graph-only part for CLI commands that need nothing else.
 """
@@ -212,10 +212,18 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     )
     router, providers, egress = _llm(stack, settings, overrides, lexicon, conversations)
     engine = _chat_engine(
-        settings, overrides, metrics, tracing,
-        store=conversations, egress=egress, router=router, evidence=evidence,
-        population=population, retry=retry, lexicon=lexicon,
-    )  # fmt: skip
+        settings,
+        overrides,
+        metrics,
+        tracing,
+        store=conversations,
+        egress=egress,
+        router=router,
+        evidence=evidence,
+        population=population,
+        retry=retry,
+        lexicon=lexicon,
+    )
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
     tokens = _build_tokens(settings)
