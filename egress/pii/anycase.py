@@ -78,10 +78,9 @@ _CUES = re.compile(
     r"(?<![\w'’])(?:(?P<strong>" + _STRONG_CUE + r")|(?:" + _CUE + r"))[ \t]+(?=[^\W\d_])"
 )
 _AFTER_CUE = re.compile(r"[ \t]*,?[ \t]+(?:here|again|speaking)\b")
-# The word before such a cue ("dara here"), found in one pass.
-_BEFORE_AFTER_CUE = re.compile(
-    r"(?<![\w'’])[^\W\d_]+(?:['’-][^\W\d_]+)*(?=[ \t]*,?[ \t]+(?:here|again|speaking)\b)"
-)
+# The cue words themselves, and the word before one ("dara here"), looked for only near them.
+_AFTER_CUE_WORD = re.compile(r"(?<=[ \t,])(?:here|again|speaking)\b")
+_WORD_BEFORE_CUE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*(?=[ \t]*,?[ \t]+$)")
 
 # English words that are also common first names: before a surname that is not a word
 # ("john o'brien", "grace kaminska") they start a name; "son", "will" as a verb... do not.
@@ -163,7 +162,12 @@ class AnyCaseNameRecogniser:
     def find(self, text: str) -> list[PiiFinding]:
         low = text.lower() if len(text.lower()) == len(text) else _lower_same_length(text)
         cues = {m.end(): m.group("strong") is not None for m in _CUES.finditer(low)}
-        cued_after = {m.start() for m in _BEFORE_AFTER_CUE.finditer(low)}
+        cued_after: set[int] = set()
+        for cue_word in _AFTER_CUE_WORD.finditer(low):
+            window = max(0, cue_word.start() - 40)
+            before = _WORD_BEFORE_CUE.search(low, window, cue_word.start())
+            if before is not None:
+                cued_after.add(before.start())
         words = _Words(text)
         names = self._names
         # Most words are neither after a cue nor a known name: one cheap test each.
