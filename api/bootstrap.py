@@ -211,11 +211,8 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         stack, settings, overrides, handle, evidence, lexicon
     )
     router, providers, egress = _llm(stack, settings, overrides, lexicon, conversations)
-    engine = _chat_engine(
-        settings,
-        overrides,
-        metrics,
-        tracing,
+    chat = ChatEngine(
+        tracer=tracing.tracer,
         store=conversations,
         egress=egress,
         router=router,
@@ -223,7 +220,10 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         population=population,
         retry=retry,
         lexicon=lexicon,
+        limits=_chat_limits(settings),
+        aspects=overrides.get("aspects", ASPECTS),
     )
+    engine: TurnEngine = MeteredTurns(chat, metrics=metrics, tracer=tracing.tracer)
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
     tokens = _build_tokens(settings)
@@ -357,43 +357,18 @@ def _llm(
     return router, providers, egress
 
 
-def _chat_engine(
-    settings: Settings,
-    overrides: Overrides,
-    metrics: Metrics,
-    tracing: Tracing,
-    *,
-    store: ConversationBackend,
-    egress: EgressGateway,
-    router: LlmRouter,
-    evidence: EvidenceIndex,
-    population: SelfPopulation,
-    retry: GraphWriteRetry,
-    lexicon: ConceptLexicon,
-) -> TurnEngine:
-    """The chat engine, with the limits of the settings, metered."""
-    engine = ChatEngine(
-        tracer=tracing.tracer,
-        store=store,
-        egress=egress,
-        router=router,
-        evidence=evidence,
-        population=population,
-        retry=retry,
-        lexicon=lexicon,
-        limits=ChatLimits(
-            max_message_chars=settings.max_message_chars,
-            history_messages=settings.history_messages,
-            evidence_k=settings.evidence_k,
-            max_active_nodes=settings.max_active_nodes,
-            graph_write_timeout=settings.graph_write_timeout_seconds,
-            answer_write_interval=settings.answer_write_interval_seconds,
-            answer_write_min_chars=settings.answer_write_min_chars,
-            answer_keepalive=settings.stream_lease_seconds / 3,
-        ),
-        aspects=overrides.get("aspects", ASPECTS),
+def _chat_limits(settings: Settings) -> ChatLimits:
+    """The turn's limits, from the settings."""
+    return ChatLimits(
+        max_message_chars=settings.max_message_chars,
+        history_messages=settings.history_messages,
+        evidence_k=settings.evidence_k,
+        max_active_nodes=settings.max_active_nodes,
+        graph_write_timeout=settings.graph_write_timeout_seconds,
+        answer_write_interval=settings.answer_write_interval_seconds,
+        answer_write_min_chars=settings.answer_write_min_chars,
+        answer_keepalive=settings.stream_lease_seconds / 3,
     )
-    return MeteredTurns(engine, metrics=metrics, tracer=tracing.tracer)
 
 
 async def _loop_lag(stack: AsyncExitStack) -> LoopLag:
