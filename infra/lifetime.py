@@ -22,6 +22,9 @@ class AdapterState(enum.Enum):
     CLOSED = "closed"  # aclose() was called: never used or opened again
 
 
+_OPEN, _CLOSED = AdapterState.OPEN, AdapterState.CLOSED  # read once: checked on every call
+
+
 class Lifetime:
     """The state of one adapter, named in the error (``"the SQLite conversation store"``)."""
 
@@ -29,21 +32,21 @@ class Lifetime:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self.state = AdapterState.OPEN
+        self.state = _OPEN
 
     @property
     def closed(self) -> bool:
-        return self.state is AdapterState.CLOSED
+        return self.state is _CLOSED
 
     def check(self) -> None:
         """Raise :class:`errors.AdapterClosed` once the adapter was closed."""
-        if self.state is AdapterState.CLOSED:
+        if self.state is _CLOSED:
             raise AdapterClosed(
                 f"{self._name} is closed: it cannot be used or reopened after aclose()"
             )
 
     def close(self) -> bool:
         """Mark the adapter closed; ``False`` when it was already (a second ``aclose()``)."""
-        was_open = self.state is AdapterState.OPEN
-        self.state = AdapterState.CLOSED
+        was_open = self.state is _OPEN
+        self.state = _CLOSED
         return was_open
