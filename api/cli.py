@@ -423,13 +423,21 @@ def concept_merge(
         async with open_graph(settings) as handle:
             try:
                 record = await merge_concepts(
-                    handle.graph, handle.writer, concept_id, into, audit=_audit(settings),
+                    handle.graph,
+                    handle.writer,
+                    concept_id,
+                    into,
+                    audit=_audit(settings),
                     by="cli",
-                )  # fmt: skip
+                )
             except (NotFound, InvalidInput, ReviewConflict) as exc:
                 raise typer.BadParameter(exc.message) from exc
-        return {"merged": concept_id, "into": into, "labels": len(record.labels),
-                "edges": record.edges}  # fmt: skip
+        return {
+            "merged": concept_id,
+            "into": into,
+            "labels": len(record.labels),
+            "edges": record.edges,
+        }
 
     hint = f"or merge through the running server: POST /api/review/concepts/{concept_id}/merge"
     console.print_json(json.dumps(_run(run(), hint)))
@@ -484,8 +492,12 @@ def _run(work: Coroutine[Any, Any, _T], hint: str = "") -> _T:
 @contextmanager
 def _progress() -> Iterator[Callable[[str, int], None]]:
     """A progress bar on stderr; yields the callback that advances it."""
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())  # fmt: skip
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("ingesting", total=None)
 
