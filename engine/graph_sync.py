@@ -3,8 +3,8 @@
 Two views: the evidence index (every node, rebuilt in the background after a write that can
 change evidence) and the concept lexicon (what the extractive provider and evidence focus
 recognise). Only CONFIRMED concepts join the lexicon: a provisional one was captured in some
-tenant's chat and is not yet shared knowledge (DESIGN.md invariant), so another tenant's
-questions must not be steered by it.
+tenant's chat and is not yet shared knowledge (docs/architecture.md, "Invariants"), so another
+tenant's questions must not be steered by it.
 
 A chat's capture writes a provisional concept, its labels and its alignments: none of that is
 evidence, so it is only remembered for descriptions; the index (about a second of CPU with the

@@ -39,7 +39,8 @@ part of the public error contract ``{"error": {"code", "message"}}``.
 LLM provider failures are not exceptions: providers yield an ``Error`` chunk (``egress.wire``)
 whose ``code`` (``provider_*``) reaches the client as an SSE ``error`` event.
 
-Lives outside the packages of DESIGN.md because every one of them raises these (ADR 0002).
+Lives below every other package (docs/architecture.md, "Layers") because each of them raises
+these (ADR 0002).
 """
 
 from __future__ import annotations
