@@ -18,6 +18,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 from opentelemetry.trace import NoOpTracer, Tracer
 
+from infra.lifetime import Lifetime
+
 __all__ = ["Tracing", "traces_url"]
 
 _TRACES_PATH = "/v1/traces"
@@ -38,6 +40,7 @@ class Tracing:
         self, endpoint: str | None, service: str = "regintel", exporter: SpanExporter | None = None
     ) -> None:
         self._provider: TracerProvider | None = None
+        self._lifetime = Lifetime("tracing")
         self.tracer: Tracer = NoOpTracer()
         if endpoint is None and exporter is None:
             return
@@ -55,9 +58,12 @@ class Tracing:
         return self._provider is not None
 
     def flush(self) -> None:
+        self._lifetime.check()
         if self._provider is not None:
             self._provider.force_flush(timeout_millis=5000)
 
     async def aclose(self) -> None:
-        if self._provider is not None:
+        """Flush and stop the exporter, once; a later :meth:`flush` raises
+        :class:`errors.AdapterClosed` (spans started on ``tracer`` after it are dropped)."""
+        if self._lifetime.close() and self._provider is not None:
             self._provider.shutdown()

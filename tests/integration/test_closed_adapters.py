@@ -1,7 +1,7 @@
 """Adapters refuse use after ``aclose`` (httpx's client state): each raises ``AdapterClosed``
 instead of reconnecting, and closing twice is quiet. The stores have their cases in their
 conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``); here are the
-buses, the change detector, the capture retry, the rate limiters and the model providers."""
+buses, the change detector, the capture retry, the rate limiters, tracing and the providers."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from graph.schema import load_schema
 from graph.write_service import GraphWriteService
 from infra.rate_limit import BucketLimits, InProcessRateLimiter, RedisRateLimiter
 from infra.redis_client import connect_redis
+from infra.tracing import Tracing
 from tests.support.fakes import EmailOnlyScanner
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -124,6 +125,23 @@ async def test_the_rate_limiters_refuse_use_after_close(redis_server, redis_pref
         await shared.aclose()
     finally:
         await client.aclose()
+
+
+async def test_tracing_refuses_a_flush_after_close_and_shuts_down_once():
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tracing = Tracing(None, exporter=exporter)
+    with tracing.tracer.start_as_current_span("before"):
+        pass
+    await tracing.aclose()
+    assert [span.name for span in exporter.get_finished_spans()] == ["before"]  # flushed
+
+    async def flush() -> None:
+        tracing.flush()
+
+    await refuses([flush])
+    await tracing.aclose()
 
 
 async def test_the_model_providers_refuse_a_stream_after_close():
