@@ -282,7 +282,7 @@ def eval_retrieval(
     from api.embedder import build_settings_embedder
     from embeddings.factory import open_vectors
     from engine.evidence import EvidenceIndex
-    from engine.retrieval_eval import evaluate, load_questions
+    from tools.retrieval_eval import evaluate, load_questions
 
     channels = {"lexical": frozenset({"lexical"}), "dense": frozenset({"dense"}), "fused": None}
     chosen = [m.strip() for m in modes.split(",") if m.strip()]

@@ -29,8 +29,8 @@ from corpus.parse import shipped_acts  # noqa: E402
 from engine.as_at import find_as_at  # noqa: E402
 from engine.rate_history import find_conflicts, history_writes, load_history  # noqa: E402
 from engine.retrieval import Retriever  # noqa: E402
-from engine.retrieval_eval import load_jsonl  # noqa: E402
 from graph.models import GraphEdge, GraphNode  # noqa: E402
+from tools.retrieval_eval import load_jsonl  # noqa: E402
 
 # Today (everything in force: the pure cost of the mask), and past days that filter out acts.
 WINDOWS = [

@@ -39,10 +39,10 @@ from embeddings import Embedder, NoEmbedder, VectorStore, content_key, model_fil
 from engine.concepts import CapturedConcept
 from engine.retrieval import GateThresholds, RetrievalConfig, Retriever
 from engine.retrieval.dense import texts_of_graph
-from engine.retrieval_eval import EvalQuestion, evaluate, load_jsonl, load_scra
 from engine.seeding import read_seed_files
 from engine.self_population import ConceptWrite, ConceptWriter
 from graph.models import GraphEdge, GraphNode
+from tools.retrieval_eval import EvalQuestion, evaluate, load_jsonl, load_scra
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "bench" / "data" / "retrieval_dev.jsonl"

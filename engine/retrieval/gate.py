@@ -13,8 +13,9 @@ covers it, in this order:
    member states and governs dealings with third countries), so the best evidence must be EU
    law, and it must cover the question strongly (``strong_coverage``): such a question is
    usually about that country's own law (France's wealth tax), which the graph does not hold.
-   A **member state** named with no EU act and no covered place is refused at once: the
-   question asks for that state's national law (``member_state_is_national``, issue 22).
+   A **member state** named with a cue of national law ("under Polish law", "Spain's tax",
+   "the Czech Civil Code") and no EU act or covered place is refused at once: the question asks
+   for that state's own law (``member_state_is_national``, issue 22).
 4. **Weak evidence** (``no_evidence``): the IDF-weighted share of the question's terms that the
    best of the top evidence units contains is below ``min_coverage``, and the semantic
    channel's best cosine (when there is one) is below ``min_similarity``: a question in
@@ -68,8 +69,9 @@ class GateThresholds:
     # The semantic channel's best cosine that answers on its own when coverage is low
     # (a question in everyday words shares few words with the act that answers it).
     min_similarity: float = 0.45
-    # A member state named without an EU act: its national law (refused, rule 3).
-    member_state_is_national: bool = False
+    # A member state named with a cue of national law ("Polish law", "Spain's tax") and no EU
+    # act: its national law (refused, rule 3).
+    member_state_is_national: bool = True
 
 
 def judge(
@@ -81,6 +83,7 @@ def judge(
     thresholds: GateThresholds,
     evidence_jurisdiction: str | None = None,
     similarity: float | None = None,
+    national_cue: bool = False,
 ) -> RelevanceVerdict:
     """Apply the gate's rules in order (see the module docstring)."""
     known = [act for act in acts if act.instrument_id is not None]
@@ -94,7 +97,7 @@ def judge(
     covered = known or any(place.kind is PlaceKind.COVERED for place in places)
     foreign = [place for place in places if place.kind is not PlaceKind.COVERED]
     national = [p for p in foreign if p.kind is PlaceKind.MEMBER_STATE]
-    if national and not covered and thresholds.member_state_is_national:
+    if national and national_cue and not covered and thresholds.member_state_is_national:
         # "Under Polish law ...", "Spain's digital services tax": EU law applies there too,
         # but a question that names a member state and no EU act asks for its national law.
         return RelevanceVerdict(

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Final
 
 __all__ = [
+    "NATIONAL_LAW_CUE",
     "Place",
     "PlaceKind",
     "find_places",
@@ -28,6 +29,15 @@ class PlaceKind(StrEnum):
     COVERED = "covered"  # IE, UK, NI, EU
     MEMBER_STATE = "member_state"  # EU/EEA state: EU law covered, national law not
     OTHER = "other"  # any other country or a US state
+
+
+#: Words that make a named member state the owner of the rule asked about ("under Polish law",
+#: "Spain's digital services tax", "the Czech Civil Code"): its national law, not EU law there.
+NATIONAL_LAW_CUE: Final = re.compile(
+    r"\b(?:laws?|code|statutory|statute|national|tax|taxes|duty|duties|decree|legislation)\b"
+    r"|\b[A-Z][a-z]+'s\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,7 +45,7 @@ from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
 from engine.retrieval.lexical import Scores
 from engine.retrieval.links import link_recitals
-from engine.retrieval.places import find_places
+from engine.retrieval.places import NATIONAL_LAW_CUE, find_places
 from engine.retrieval.references import find_provision_refs, tie_to_acts
 from engine.retrieval.rows import RowTable, day_number, index_tokens
 from engine.retrieval.structure import GraphStructure
@@ -314,7 +314,8 @@ class Retriever:
             places=places,
             explicit=any(named_ref for _, named_ref in explicit),
             confidence=confidence,
-            similarity=similarity,
+            similarity=similarity if self._dense is not None and use_dense else None,
+            national_cue=bool(NATIONAL_LAW_CUE.search(question)),
             thresholds=config.gate,
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.retrieval_eval import EvalQuestion, load_jsonl
+from tools.retrieval_eval import EvalQuestion, load_jsonl
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-import engine.retrieval_eval as retrieval_eval
-from engine.retrieval_eval import (
+import tools.retrieval_eval as retrieval_eval
+from errors import InvalidInput
+from tools.retrieval_eval import (
     EvalQuestion,
     Retrieval,
     article_ranking,
@@ -24,7 +25,6 @@ from engine.retrieval_eval import (
     score,
     score_question,
 )
-from errors import InvalidInput
 
 pytestmark = pytest.mark.unit
 
