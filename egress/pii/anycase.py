@@ -91,6 +91,13 @@ _NAME_WORDS = frozenset(
     will""".split()
 )
 
+# Short function words of other languages that the name lists also hold.
+_FOREIGN_FUNCTION_WORDS = frozenset(
+    """les des una uno con per las los und die das ein eine mit non ces son sa ta ma
+    mes tes nos vos dans pour par une est sur avec sans sous entre och att det som til fra
+    og""".split()
+)
+
 STRONG_CUED = 0.85
 CUED = 0.8
 PAIR = 0.75
@@ -186,12 +193,39 @@ class AnyCaseNameRecogniser:
         for i in candidates:
             if i < done:
                 continue
-            span = self._name_at(text, low, words, i, cues)
+            # A first name the lists lack, before a known surname ("riona o'donnell",
+            # "emidio p lombardo"): start there.
+            back = self._unknown_first_before(text, words, i, done)
+            if back is not None:
+                span = self._name_at(text, low, words, back, cues)
+                if span is not None:
+                    i = back
+            if back is None or span is None:
+                span = self._name_at(text, low, words, i, cues)
             if span is not None:
                 done, score = span
                 if score >= self._min_score:
                     found.append(PiiFinding(PERSON, words[i].start, words[done - 1].end, score))
         return found + self._propagate(words, found)
+
+    def _unknown_first_before(self, text: str, words: _Words, i: int, done: int) -> int | None:
+        """The index of an unknown word just before ``words[i]`` (an initial may stand
+        between them), or ``None``."""
+        k = i - 1
+        if (
+            k >= done
+            and len(words[k].low) == 1
+            and text[words[k].end : words[i].start]
+            in (
+                " ",
+                ". ",
+            )
+        ):
+            k -= 1
+        if k < done or k < 0 or text[words[k].end : words[k + 1].start] != " ":
+            return None
+        word = words[k]
+        return k if word.eligible and self._kind(word) == "unknown" else None
 
     def _kind(self, word: _Word) -> str:
         """``strong`` (a name, not a word), ``weak`` (a name and a word), ``unknown``
@@ -199,7 +233,7 @@ class AnyCaseNameRecogniser:
         low = word.low
         if len(low) == 1:
             return "initial" if low not in ("i", "a") or word.period else "no"
-        if low in _NEVER:
+        if low in _NEVER or low in _FOREIGN_FUNCTION_WORDS:
             return "no"
         if low in _PARTICLES:
             return "particle"
@@ -253,10 +287,9 @@ class AnyCaseNameRecogniser:
         if kind == "strong" and first.low in self._first:
             if known_surname:
                 return j, PAIR
-            if len(first.low) >= 4:
-                # "laoise kowalski": a surname the lists lack. Not after a short first name,
-                # which is often a function word of another language ("les sociétés").
-                return j, UNKNOWN_SURNAME
+            # "laoise kowalski": a surname the lists lack (a first name that is also a
+            # function word of another language, "les sociétés", is no first name here).
+            return j, UNKNOWN_SURNAME
         if first.low in _NAME_WORDS and surname_strong:
             return j, WEAK_PAIR
         return None

@@ -109,6 +109,13 @@ SENTENCE_START_WORDS = frozenset(
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n\"“‘(\[]\s*|^\s+)$")
 
 
+def _latin(word: str) -> bool:
+    """Whether every letter of ``word`` is Latin (ASCII, Latin-1, Latin Extended)."""
+    return word.isascii() or all(
+        ord(c) < 0x250 or 0x1E00 <= ord(c) <= 0x1EFF or not c.isalpha() for c in word
+    )
+
+
 def _sentence_start(text: str, start: int) -> bool:
     """Whether ``text[start]`` starts a sentence (after a full stop, a question mark, a colon,
     a line break, an opening quote or bracket, or at the start of the text)."""
@@ -184,6 +191,8 @@ class PersonNameRecogniser:
         return _Tok(match.start(), match.start() + len(core), core, core.lower(), period)
 
     def _namelike(self, tok: _Tok) -> bool:
+        if not _latin(tok.core):
+            return False  # a word of another script never joins a Latin name ("Åberg ג")
         if tok.core[0].isupper() or tok.low in _PARTICLES:
             return True
         # Lower-case names ("patricia desrosiers") only where the whole run is lower case.
