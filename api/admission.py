@@ -220,23 +220,42 @@ class TurnAdmission:
 
 class BodyReads:
     """The budget for reading chat bodies before admission: at most ``per_client`` at once
-    from one client address and ``total`` in all. A read beyond it is refused at once (429)."""
+    from one client address and ``total`` in all. A read beyond it waits (first come, first
+    served among those woken) until one ends or its deadline passes, then is refused (429):
+    a burst of prompt clients is served, an address trickling bodies holds only its share."""
 
     def __init__(self, *, per_client: int, total: int) -> None:
         self.per_client, self.total = per_client, total
         self.refused = 0
         self._by_client: Counter[str] = Counter()
         self._reading = 0
+        self._waiting: list[asyncio.Future[None]] = []
 
     @property
     def reading(self) -> int:
         return self._reading
 
-    def enter(self, client: str) -> bool:
-        """Take one read for ``client``; False (and counted) when the budget is spent."""
-        if self._reading >= self.total or self._by_client[client] >= self.per_client:
-            self.refused += 1
-            return False
+    def _free(self, client: str) -> bool:
+        return self._reading < self.total and self._by_client[client] < self.per_client
+
+    async def enter(self, client: str, deadline: float | None = None) -> bool:
+        """Take one read for ``client``, waiting until ``deadline`` (loop time) for one to end
+        if the budget is spent; False (and counted) when none did."""
+        loop = asyncio.get_running_loop()
+        while not self._free(client):
+            if deadline is None or loop.time() >= deadline:
+                self.refused += 1
+                return False
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiting.append(waiter)
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await waiter
+            except TimeoutError:
+                pass
+            finally:
+                if waiter in self._waiting:
+                    self._waiting.remove(waiter)
         self._reading += 1
         self._by_client[client] += 1
         return True
@@ -246,6 +265,10 @@ class BodyReads:
         self._by_client[client] -= 1
         if self._by_client[client] <= 0:
             del self._by_client[client]
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:  # each checks the budget again; the others wait on
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 class ChatAdmission:
@@ -259,9 +282,9 @@ class ChatAdmission:
        ``overloaded`` (``Retry-After``) before anything else runs;
     2. **who**: ``authenticate(scope)`` from the head alone — no or bad credentials end the
        request (401/403) with the body unread;
-    3. **body**: read under :class:`BodyReads` (429 ``rate_limited`` past the per-address or
-       total budget) within ``read_timeout`` of the request's start (408 ``request_timeout``),
-       at most ``max_bytes`` (413);
+    3. **body**: read under :class:`BodyReads` (past the per-address or total budget a read
+       waits for one to end, then 429 ``rate_limited``) within ``read_timeout`` of the
+       request's start (408 ``request_timeout``), at most ``max_bytes`` (413);
     4. **slot**: :meth:`TurnAdmission.admit` (its short FIFO queue, then 503), and the app runs
        with the body replayed; the slot is released when the app's call returns — for the SSE
        response when its stream has closed, for a request refused further in (422, 404) at once.
@@ -284,7 +307,7 @@ class ChatAdmission:
         self.app = app
         self._admission = admission  # the running app's gate, read per request (lifespan)
         self._authenticate = authenticate
-        self.body_reads = body_reads or BodyReads(per_client=8, total=64)
+        self.body_reads = body_reads or BodyReads(per_client=16, total=128)
         self._read_timeout = read_timeout
         self._max_bytes = max_bytes
         self._max_json_depth = max_json_depth
@@ -322,7 +345,7 @@ class ChatAdmission:
         if declared is not None and (not declared.isdigit() or int(declared) > self._max_bytes):
             raise too_large
         client = (scope.get("client") or ("?", 0))[0]
-        if not self.body_reads.enter(client):
+        if not await self.body_reads.enter(client, deadline):
             raise RateLimited("too many chat requests being sent from this address", retry_after=1)
         nesting = JsonNesting() if parsed_as_json(scope) else None
         chunks: list[bytes] = []

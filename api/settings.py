@@ -283,13 +283,14 @@ class Settings(BaseSettings):
         "or 408 (read before the turn takes a slot; ADR 0030).",
     )
     chat_body_reads_per_client: int = Field(
-        default=8,
+        default=16,
         ge=1,
         description="Chat bodies read at once from one client address before admission; more "
-        "get 429 at once. Behind a proxy, the address uvicorn reports (--proxy-headers).",
+        "wait for one to end until their deadline, then 429. Behind a proxy, the address "
+        "uvicorn reports (--proxy-headers).",
     )
     chat_body_reads_max: int = Field(
-        default=64, ge=1, description="Chat bodies read at once before admission, all clients."
+        default=128, ge=1, description="Chat bodies read at once before admission, all clients."
     )
     overloaded_retry_after_seconds: int = Field(
         default=1, ge=1, description="Retry-After of a 503 overloaded."

@@ -132,10 +132,28 @@ async def test_body_reads_are_budgeted_per_client_address_and_in_all() -> None:
     from api.admission import BodyReads
 
     reads = BodyReads(per_client=2, total=3)
-    assert reads.enter("10.0.0.1") and reads.enter("10.0.0.1")
-    assert not reads.enter("10.0.0.1")  # that address has its share
-    assert reads.enter("10.0.0.2")
-    assert not reads.enter("10.0.0.3")  # the total is spent
+    assert await reads.enter("10.0.0.1") and await reads.enter("10.0.0.1")
+    assert not await reads.enter("10.0.0.1")  # that address has its share (no deadline)
+    assert await reads.enter("10.0.0.2")
+    assert not await reads.enter("10.0.0.3")  # the total is spent
     reads.leave("10.0.0.1")
-    assert reads.enter("10.0.0.3")
+    assert await reads.enter("10.0.0.3")
     assert reads.refused == 2 and reads.reading == 3
+
+
+async def test_a_read_over_the_budget_waits_for_one_to_end_until_its_deadline() -> None:
+    """A burst of prompt clients from one address is served, not refused (a busy loop once
+    turned ten concurrent turns into 429s); past the deadline it is refused."""
+    from api.admission import BodyReads
+
+    loop = asyncio.get_running_loop()
+    reads = BodyReads(per_client=1, total=10)
+    assert await reads.enter("a")
+    waiting = asyncio.create_task(reads.enter("a", loop.time() + 5))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    reads.leave("a")
+    assert await waiting and reads.reading == 1
+    start = time.monotonic()
+    assert not await reads.enter("a", loop.time() + 0.05)
+    assert time.monotonic() - start >= 0.04 and reads.refused == 1
