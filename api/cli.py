@@ -149,7 +149,9 @@ def seed(
                 report = await seed_graph(
                     handle.graph, handle.writer, folder, legal, progress=advance
                 )
-                embedded = await _embed_new(settings, handle.graph, advance)
+                embedded = await _embed_new(
+                    settings, handle.graph, advance, limit=_SEED_EMBED_LIMIT
+                )
             counts = await handle.graph.counts()
             graph = {"nodes": counts.nodes, "edges": counts.edges}
             return {**report.summary(), "graph": graph, "embeddings": embedded}
@@ -179,12 +181,16 @@ def ingest(
     console.print_json(json.dumps(_run(run())))
 
 
+_SEED_EMBED_LIMIT = 500  # texts `regintel seed` embeds beyond the shipped vectors (the rest: embed)
+
+
 async def _embed_new(
     settings: Settings,
     graph: GraphReader,
     advance: Callable[[str, int], None],
     *,
     rebuild: bool = False,
+    limit: int | None = None,
 ) -> dict[str, object] | None:
     """Embed the provisions that have no vector yet (all of them with ``rebuild``) into the
     data folder's vector store; ``None`` when the embedder is ``none``."""
@@ -203,7 +209,7 @@ async def _embed_new(
         else:
             store = open_vectors(settings.data_dir, embedder)
         assert store is not None
-        report = await embed_graph(graph, embedder, store, path, advance)
+        report = await embed_graph(graph, embedder, store, path, advance, limit=limit)
         return report.summary()
     finally:
         embedder.close()

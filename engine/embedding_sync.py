@@ -5,7 +5,9 @@ again (ADR "sentence embeddings").
 The texts are those an index build looks up (``engine.retrieval.dense.texts_of_graph``), read
 from one graph snapshot; the store is saved to the data folder after every batch, so an
 interrupted run keeps what it computed. ``rebuild`` starts from an empty store (another model,
-or a damaged file): ``regintel embed --rebuild``.
+or a damaged file): ``regintel embed --rebuild``. ``limit`` bounds one run (``regintel seed``
+embeds at most 500 texts, so a checkout whose shipped vectors lag behind its acts still seeds in
+minutes; the rest are found lexically until ``regintel embed``).
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ class EmbedReport:
     texts: int = 0
     embedded: int = 0
     reused: int = 0
+    left: int = 0  # beyond the run's limit: `regintel embed` embeds them
 
     def summary(self) -> dict[str, object]:
         return {"model": self.model, "texts": self.texts, "embedded": self.embedded,
-                "reused": self.reused}  # fmt: skip
+                "reused": self.reused, "left": self.left}  # fmt: skip
 
 
 async def embed_graph(
@@ -43,6 +46,8 @@ async def embed_graph(
     store: VectorStore,
     path: Path,
     progress: Callable[[str, int], None] | None = None,
+    *,
+    limit: int | None = None,
 ) -> EmbedReport:
     """Embed what the store lacks and save the store at ``path`` (see the module docstring)."""
     report = EmbedReport(embedder.model)
@@ -52,6 +57,9 @@ async def embed_graph(
     texts = list(dict.fromkeys(texts_of_graph(snapshot.nodes).values()))
     missing = [t for t in texts if content_key(t) not in store]
     report.texts, report.reused = len(texts), len(texts) - len(missing)
+    if limit is not None:
+        report.left = max(0, len(missing) - limit)
+        missing = missing[:limit]
     for start in range(0, len(missing), _BATCH):
         batch = missing[start : start + _BATCH]
         vectors = await asyncio.to_thread(embedder.embed, batch)  # CPU: off the event loop

@@ -90,7 +90,7 @@ def test_vector_store_round_trip_keyed_by_text(tmp_path: Path) -> None:
 def test_vectors_of_another_model_name_the_reembed_command(tmp_path: Path) -> None:
     path = tmp_path / "v.npz"
     store = VectorStore("model-a", 4)
-    store.add([content_key("x")], np.ones((1, 4), dtype=np.float32) / 2)
+    store.add([content_key("x")], np.full((1, 4), 0.5, dtype=np.float32))
     store.save(path)
     with pytest.raises(EmbeddingMismatch, match="regintel embed --rebuild"):
         VectorStore.load(path, "model-b", 4)
