@@ -5,8 +5,10 @@ Before the model is called the engine has saved the question and an empty answer
 ``streaming``. Inside ``async with TurnRecord(...)``:
 
 - a journal task writes the answer so far (``checkpoint``) at a bounded rate: at most once per
-  ``write_interval`` seconds and only once ``write_min_chars`` new characters arrived, or every
-  ``keepalive`` seconds whatever arrived (which also tells readers the stream is alive). A
+  ``write_interval`` seconds, once ``write_min_chars`` new characters arrived or once the
+  oldest unwritten character is ``write_max_delay`` seconds old, whichever comes first (a short
+  answer killed after a few text events keeps them, issue 25), and every ``keepalive`` seconds
+  whatever arrived (which also tells readers the stream is alive). A
   failed checkpoint is logged and the stream goes on; the next one writes the whole text.
 - on leaving the block the record is finished, once, whatever happened:
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -63,6 +66,7 @@ class TurnRecord:
     checkpoint: SaveTurn | None = None
     write_interval: float = 0.25
     write_min_chars: int = 64
+    write_max_delay: float = 1.0
     keepalive: float = 10.0
     answer_parts: list[str] = field(default_factory=list)
     warnings: list[TurnWarning] = field(default_factory=list)
@@ -77,6 +81,7 @@ class TurnRecord:
     checkpoints: int = 0
     _chars: int = 0
     _written: int = 0  # characters the last checkpoint wrote
+    _pending_since: float = 0.0  # time.monotonic() when the oldest unwritten text arrived
     _saved: bool = False
     _stopping: bool = False
     _wake: asyncio.Event = field(default_factory=asyncio.Event)  # text arrived, or stopping
@@ -99,6 +104,9 @@ class TurnRecord:
     def add_text(self, delta: str) -> None:
         """A piece of the answer arrived (the journal writes it at its pace)."""
         self.answer_parts.append(delta)
+        if self._chars == self._written:  # the first text since the last checkpoint
+            self._pending_since = time.monotonic()
+            self._wake.set()  # the journal now waits at most write_max_delay for it
         self._chars += len(delta)
         if self._chars - self._written >= self.write_min_chars:
             self._wake.set()
@@ -147,13 +155,14 @@ class TurnRecord:
     async def _run_journal(self) -> None:
         """Checkpoint the answer at a bounded rate until the record is finished."""
         assert self.checkpoint is not None
-        loop = asyncio.get_running_loop()
         while not self._stopping:
             await _wait(self._stop, self.write_interval)  # the rate bound: text cannot wake it
-            due = loop.time() + max(self.keepalive - self.write_interval, 0.0)
+            due = time.monotonic() + max(self.keepalive - self.write_interval, 0.0)
             while not self._stopping and self._chars - self._written < self.write_min_chars:
-                if (remaining := due - loop.time()) <= 0:
-                    break  # keep-alive: write whatever there is, and say the stream lives
+                if self._chars > self._written:  # text waits: bounded in time, not only size
+                    due = min(due, self._pending_since + self.write_max_delay)
+                if (remaining := due - time.monotonic()) <= 0:
+                    break  # keep-alive or max delay: write whatever there is
                 self._wake.clear()
                 await _wait(self._wake, remaining)
             if self._stopping:
