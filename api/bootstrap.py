@@ -408,7 +408,7 @@ def _build_graph_store(
         ladybug_read_only=read_only,
         bolt_uri=settings.bolt_uri,
         bolt_user=settings.bolt_user,
-        bolt_password=settings.bolt_password,
+        bolt_password=settings.bolt_password.get_secret_value(),
         bolt_database=settings.bolt_database,
         bolt_dialect=settings.bolt_dialect,
         bolt_max_pool_size=settings.bolt_max_pool_size,
@@ -435,12 +435,12 @@ def _build_tokens(settings: Settings) -> SupabaseTokens | None:
 
 def _build_conversation_store(settings: Settings) -> ConversationBackend:
     """SQLite by default; PostgreSQL (Supabase) with row-level security when configured."""
-    if settings.conversation_store == "postgres" and not settings.postgres_dsn:
+    if settings.conversation_store == "postgres" and not settings.postgres_dsn.get_secret_value():
         raise InvalidInput("REGINTEL_POSTGRES_DSN is required when CONVERSATION_STORE=postgres")
     return build_conversation_store(
         settings.conversation_store,
         sqlite_path=Path(settings.resolved_sqlite_path),
-        postgres_dsn=settings.postgres_dsn,
+        postgres_dsn=settings.postgres_dsn.get_secret_value(),
         postgres_app_role=settings.postgres_app_role,
         postgres_pool_min=settings.postgres_pool_min,
         postgres_pool_max=settings.postgres_pool_max,

@@ -105,7 +105,7 @@ class Settings(BaseSettings):
     ladybug_path: Path | None = Field(default=None, description="Defaults to DATA_DIR/graph.lbug.")
     bolt_uri: str = "bolt://127.0.0.1:7687"
     bolt_user: str = ""
-    bolt_password: str = Field(default="", repr=False)
+    bolt_password: SecretStr = SecretStr("")
     bolt_database: str | None = None
     bolt_dialect: Literal["memgraph", "neo4j"] = "memgraph"
     bolt_max_pool_size: int = 20
@@ -115,9 +115,8 @@ class Settings(BaseSettings):
     sqlite_path: Path | None = Field(
         default=None, description="Defaults to DATA_DIR/conversations.db."
     )
-    postgres_dsn: str = Field(
-        default="",
-        repr=False,  # it may hold the password
+    postgres_dsn: SecretStr = Field(
+        default=SecretStr(""),  # it may hold the password
         description="libpq DSN or URL of the conversation store (sslmode=require).",
     )
     postgres_app_role: str | None = Field(
@@ -318,9 +317,8 @@ class Settings(BaseSettings):
         default=10.0, gt=0, description="Deadline for closing every adapter at shutdown."
     )
 
-    redis_url: str | None = Field(
-        default=None,
-        repr=False,  # it may hold the password
+    redis_url: SecretStr | None = Field(
+        default=None,  # it may hold the password
         description="Redis for the graph event bus, shared rate limits and the job queue "
         "(redis://host:port/db). Unset: in-process defaults (one worker).",
     )

@@ -26,7 +26,7 @@ __all__ = ["build_bus", "build_ingestion_queue", "build_rate_limiter", "build_re
 def build_redis(settings: Settings) -> Redis | None:
     if not settings.redis_url:
         return None
-    return connect_redis(settings.redis_url, settings.redis_timeout_seconds)
+    return connect_redis(settings.redis_url.get_secret_value(), settings.redis_timeout_seconds)
 
 
 def build_bus(settings: Settings, redis: Redis | None) -> GraphBus:

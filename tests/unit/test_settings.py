@@ -103,7 +103,9 @@ def test_secrets_are_secret_strings_and_never_in_a_repr():
         bolt_password="SECRETTAIL4",
     )
     assert settings.openai_api_key.get_secret_value() == "sk-live-SECRETTAIL1"
-    assert "SECRETTAIL" not in repr(settings)
+    assert settings.postgres_dsn.get_secret_value().endswith("@db/regintel")
+    assert settings.redis_url is not None and settings.bolt_password.get_secret_value()
+    assert "SECRETTAIL" not in repr(settings) and "SECRETTAIL" not in str(settings.model_dump())
 
 
 @pytest.mark.parametrize(
