@@ -71,7 +71,7 @@ _RELATION = (
 _CUE = (
     r"i'm|i’m|im|i\s+am|this\s+is|hi\s*,?|hello\s*,?|hey\s*,?"
     r"|good\s+(?:morning|afternoon|evening)\s*,?|thanks|on\s+behalf\s+of|reply\s+to"
-    r"|ask\s+for|spoke\s+(?:to|with)|married\s+to|work\s+for|tell\s+me\s+if"
+    r"|spoke\s+(?:to|with)|married\s+to|work\s+for|tell\s+me\s+if"
     r"|(?:for\s+)?my\s+client|(?:my|our)\s+(?:" + _RELATION + r")"
 )
 _CUES = re.compile(
@@ -241,6 +241,8 @@ class AnyCaseNameRecogniser:
             return "weak" if low in self._words or _is_compound_word(low, self._words) else "strong"
         if low in self._words or _is_compound_word(low, self._words) or len(low) < 3:
             return "no"
+        if low[-1] == "s" and (low[:-1] in self._words or low[:-2] in self._words):
+            return "no"  # a plural the word list lacks ("deliverables", "issuers")
         return "unknown"
 
     def _name_at(
