@@ -1,6 +1,6 @@
 """Identifiers and addresses of EU acts and their provisions.
 
-Ids extend the seeds' scheme (DESIGN.md "Legal provision ids"): the instrument is
+Ids extend the seeds' scheme (docs/architecture.md, "Contracts"): the instrument is
 ``EU:REG_2024_1689`` (``DIR`` for a directive, ``DEC`` for a decision, ``EU:UNECE_R155`` for a
 UN ECE regulation the EU applies); provisions hang off it
 with a colon: ``:ART_5``, ``:ART_5_1`` (paragraph 1), ``:REC_12``, ``:ANNEX_III`` (``:ANNEX``
