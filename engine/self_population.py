@@ -1,6 +1,6 @@
 """Self-population: captured concepts become (or meet) canonical concept nodes in the graph.
 
-For each concept of a ``capture_concepts`` payload (DESIGN.md step 7):
+For each concept of a ``capture_concepts`` payload (docs/architecture.md, "One chat turn"):
 
 1. validate (``engine.concepts``) and normalise its labels;
 2. resolve the canonical concept (:class:`engine.matching.ConceptMatcher`, ADR 0023): the exact
