@@ -60,8 +60,8 @@ _INSTRUMENT_LABELS: Final = frozenset({"Instrument", "EURegulation", "EUDirectiv
 # record (ADR 0035) is news about a node, not a source of its value.
 _NOT_EVIDENCE: Final = frozenset({"Label", "ChangeEvent"})
 # A provision id: instrument id, then one part naming the provision (``:ART_5_1``, ``:REC_3``).
-# The id scheme is a contract (DESIGN.md), so the kind is read from it before the label: the
-# seeds label a few articles ``Section``.
+# The id scheme is a contract (docs/architecture.md), so the kind is read from it before the
+# label: the seeds label a few articles ``Section``.
 _PROVISION_ID: Final = re.compile(
     r"^(?P<instrument>EU:(?:REG|DIR|DEC)_\d{4}_\d+):(?:(?P<article>ART_[0-9A-Z]+)(?P<sub>_[0-9A-Z_]+)?"
     r"|(?P<recital>REC_)|(?P<annex>ANNEX)|(?P<division>(?:PART|TITLE|CHAPTER|SECTION|SUBSECTION)_))"
