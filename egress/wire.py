@@ -3,7 +3,7 @@
 Lives in ``egress/`` because egress owns that boundary: a provider only ever receives an
 :class:`LlmRequest` that has passed :class:`egress.client.EgressClient`.
 
-The stream is a tagged union (DESIGN.md step 5):
+The stream is a tagged union (docs/architecture.md, "One chat turn"):
 ``Text(delta) | Tool(name, args) | Error(error) | Done(usage)``.
 """
 
