@@ -15,6 +15,8 @@ __all__ = [
     "MessageStatus",
     "NewMessage",
     "StoredMessage",
+    "TenantUser",
+    "UserUsage",
     "Visibility",
 ]
 
@@ -76,3 +78,28 @@ class StoredMessage(NewMessage):
     conversation_id: str
     created_at: datetime
     updated_at: datetime | None = None  # the last write of a streamed answer
+
+
+class TenantUser(BaseModel):
+    """A user of a tenant as the store knows them: they own at least one conversation there.
+
+    ``egress_mode`` is their own egress policy's mode (``None``: none, or cleared)."""
+
+    user_id: str
+    conversations: int
+    last_activity: datetime  # the latest update of any of their conversations
+    egress_mode: str | None = None
+
+
+class UserUsage(BaseModel):
+    """What one user of a tenant did since a moment, from what the store keeps: conversations
+    started, questions asked (user messages), answers (assistant messages, any status), and
+    the model calls the egress audit recorded (blocked ones among them). Token counts are not
+    stored, so they are not reported."""
+
+    user_id: str
+    conversations: int = 0
+    user_messages: int = 0
+    answers: int = 0
+    model_calls: int = 0
+    blocked_calls: int = 0

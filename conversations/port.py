@@ -12,14 +12,16 @@ out the egress ports kept in its own database (:class:`EgressAdapters`), so the 
 switches on the backend's type.
 
 Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (five methods),
-the conversation routes on :class:`ConversationQueries`; :class:`ConversationStore` is both plus
-migrations, sharing, health and lifetime. After :meth:`ConversationStore.aclose` every call
+the conversation routes on :class:`ConversationQueries`, a tenant admin's users and usage views
+on :class:`TenantAdminQueries`; :class:`ConversationStore` is all three plus migrations,
+sharing, health and lifetime. After :meth:`ConversationStore.aclose` every call
 raises :class:`errors.AdapterClosed`; nothing reopens silently.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from conversations.models import (
@@ -28,6 +30,8 @@ from conversations.models import (
     ConversationSummary,
     NewMessage,
     StoredMessage,
+    TenantUser,
+    UserUsage,
     Visibility,
 )
 from egress.audit import AuditSink
@@ -41,6 +45,7 @@ __all__ = [
     "ConversationStore",
     "EgressAdapters",
     "PolicyAdmin",
+    "TenantAdminQueries",
     "TurnStore",
 ]
 
@@ -146,9 +151,30 @@ class ConversationQueries(Protocol):
         ...
 
 
-class ConversationStore(TurnStore, ConversationQueries, Protocol):
-    """The whole store, as the composition root holds it: the turn's and the routes' ports plus
-    migrations, sharing, health and lifetime."""
+class TenantAdminQueries(Protocol):
+    """What a tenant's admin reads of its own tenant (ADR 0041): its users and their usage.
+
+    Aggregates only (counts and times, never a message's text or a conversation's title), and
+    only of ``tenant_id``: another tenant's users never appear. On PostgreSQL these reads carry
+    the admin claim, which row-level security requires to see every user of the tenant."""
+
+    async def tenant_users(self, tenant_id: str, limit: int = 500) -> list[TenantUser]:
+        """The users that own conversations in the tenant, in id order (at most ``limit``),
+        each with their conversation count, last activity and own egress mode, if any."""
+        ...
+
+    async def tenant_usage(
+        self, tenant_id: str, since: datetime | None = None, limit: int = 500
+    ) -> list[UserUsage]:
+        """Per user of the tenant with any activity since ``since`` (all time when ``None``),
+        in id order (at most ``limit``): conversations started, questions, answers and the
+        model calls the egress audit recorded."""
+        ...
+
+
+class ConversationStore(TurnStore, ConversationQueries, TenantAdminQueries, Protocol):
+    """The whole store, as the composition root holds it: the turn's, the routes' and the
+    tenant admin's ports plus migrations, sharing, health and lifetime."""
 
     async def init(self) -> None:
         """Apply migrations. Idempotent."""
@@ -171,9 +197,10 @@ class ConversationStore(TurnStore, ConversationQueries, Protocol):
 
 
 class PolicyAdmin(PolicyStore, Protocol):
-    """The egress policy store as operators use it: read, list a tenant's user policies, set.
+    """The egress policy store as a tenant's admins use it: read, list a tenant's user
+    policies, set.
 
-    Every call is scoped to ``tenant_id``: one tenant's operators never read or change another
+    Every call is scoped to ``tenant_id``: one tenant's admins never read or change another
     tenant's policies (on PostgreSQL row-level security says so too)."""
 
     async def user_policies(self, tenant_id: str, limit: int = 500) -> dict[str, UserPolicy]:

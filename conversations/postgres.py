@@ -82,11 +82,13 @@ _LOCK_PSEUDONYMS = (
     " || %(tenant_id)s::text || chr(31) || %(conversation_id)s::text, 0))"
 )
 # the caller's identity as Supabase hands it to policies; built by the database (no JSON quoting
-# here); a NULL user leaves "sub" out, which matches no owner
+# here); a NULL user leaves "sub" out, which matches no owner, and a NULL role leaves
+# app_metadata.role out (only the tenant admin's reads set it: migration 006)
 _SET_CLAIMS = (
     "SELECT set_config('request.jwt.claims', jsonb_strip_nulls(jsonb_build_object("
     "'sub', %(user_id)s::text, 'role', 'authenticated',"
-    " 'app_metadata', jsonb_build_object('tenant_id', %(tenant_id)s::text)))::text, true)"
+    " 'app_metadata', jsonb_build_object('tenant_id', %(tenant_id)s::text,"
+    " 'role', %(role)s::text)))::text, true)"
 )
 # bookkeeping of the migration runner, the role check and the health check: not tenant data
 _LOCK_MIGRATIONS = "SELECT pg_advisory_xact_lock(%(key)s)"
@@ -267,25 +269,30 @@ class PostgresConversationStore(SqlConversationStore):
 
     @asynccontextmanager
     async def tenant_transaction(
-        self, tenant_id: str, user_id: str | None = None
+        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
     ) -> AsyncIterator[Connection]:
         """One transaction as ``app_role`` with the caller's claims set (tenant, and user when
-        the work is a user's); commits when the block ends without an error.
-        :meth:`unit_of_work` is this, rolled back unless committed."""
+        the work is a user's; ``app_metadata.role: admin`` for the tenant admin's reads, which
+        migration 006 lets see every user's conversations and messages of the tenant); commits
+        when the block ends without an error. :meth:`unit_of_work` is this, rolled back unless
+        committed."""
         async with self._connection() as conn, conn.transaction():
             if self._app_role:
                 await conn.execute(
                     sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self._app_role))
                 )
-            await conn.execute(_SET_CLAIMS, {"tenant_id": tenant_id, "user_id": user_id})
+            role = "admin" if admin else None
+            await conn.execute(
+                _SET_CLAIMS, {"tenant_id": tenant_id, "user_id": user_id, "role": role}
+            )
             yield conn
 
     @asynccontextmanager
     async def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None
+        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
     ) -> AsyncIterator[UnitOfWork]:
         """A :meth:`tenant_transaction` that rolls back unless the work was committed."""
-        async with self.tenant_transaction(tenant_id, user_id) as conn:
+        async with self.tenant_transaction(tenant_id, user_id, admin=admin) as conn:
 
             async def run(statement: str, params: Params) -> Result:
                 cursor = await conn.execute(statement, params)

@@ -36,6 +36,8 @@ from conversations.models import (
     ConversationSummary,
     NewMessage,
     StoredMessage,
+    TenantUser,
+    UserUsage,
     Visibility,
 )
 from conversations.port import ConversationState, EgressAdapters
@@ -44,6 +46,8 @@ from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
 from errors import ConversationReadOnly, NotFound
 
 __all__ = ["SqlConversationStore"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # "since the beginning" for a usage window
 
 
 class SqlConversationStore(ABC):
@@ -55,10 +59,12 @@ class SqlConversationStore(ABC):
 
     @abstractmethod
     def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None
+        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
     ) -> AbstractAsyncContextManager[UnitOfWork]:
         """One transaction scoped to ``tenant_id`` (and to ``user_id``, when the work is a
-        user's: their conversations) that rolls back unless committed."""
+        user's: their conversations) that rolls back unless committed. ``admin``: the tenant
+        admin's aggregate reads over every user of the tenant (PostgreSQL passes the admin
+        claim to row-level security; SQLite has none)."""
 
     @abstractmethod
     async def init(self) -> None:
@@ -304,6 +310,54 @@ class SqlConversationStore(ABC):
             await self._merge_context(work, key, context, max_active_nodes, stamp)
             await work.commit()
         return True
+
+    # -- a tenant's admin: users and usage (ADR 0041) ----------------------------------------
+
+    async def tenant_users(self, tenant_id: str, limit: int = 500) -> list[TenantUser]:
+        """The users owning conversations in the tenant, in id order, with their counts, last
+        activity and own egress mode (one aggregate read, with the admin claim)."""
+        params = {"tenant_id": tenant_id, "limit": limit}
+        async with self.unit_of_work(tenant_id, admin=True) as work:
+            rows = await work.fetch_all(self.dialect.statements.select_tenant_users, params)
+        return [
+            TenantUser(
+                user_id=str(row["user_id"]),
+                conversations=int(row["conversations"]),
+                last_activity=row["last_activity"],
+                egress_mode=row["egress_mode"],
+            )
+            for row in rows
+        ]
+
+    async def tenant_usage(
+        self, tenant_id: str, since: datetime | None = None, limit: int = 500
+    ) -> list[UserUsage]:
+        """Per user with activity since ``since`` (all time when ``None``), in id order: the
+        messages' and the egress audit's counts, read together (one unit of work)."""
+        statements = self.dialect.statements
+        params = {
+            "tenant_id": tenant_id,
+            "since": self.dialect.timestamp(since or _EPOCH),
+            "limit": limit,
+        }
+        async with self.unit_of_work(tenant_id, admin=True) as work:
+            messages = await work.fetch_all(statements.select_tenant_message_usage, params)
+            calls = await work.fetch_all(statements.select_tenant_call_usage, params)
+        usage: dict[str, UserUsage] = {}
+        for row in messages:
+            user = str(row["user_id"])
+            usage[user] = UserUsage(
+                user_id=user,
+                conversations=int(row["conversations"]),
+                user_messages=int(row["user_messages"]),
+                answers=int(row["answers"]),
+            )
+        for row in calls:
+            user = str(row["user_id"])
+            found = usage.setdefault(user, UserUsage(user_id=user))
+            found.model_calls = int(row["model_calls"])
+            found.blocked_calls = int(row["blocked_calls"])
+        return [usage[user] for user in sorted(usage)][:limit]
 
     # -- helpers ---------------------------------------------------------------------------
 

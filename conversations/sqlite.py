@@ -156,7 +156,7 @@ class SqliteConversationStore(SqlConversationStore):
 
     @asynccontextmanager
     async def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None
+        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
     ) -> AsyncIterator[UnitOfWork]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` if committed, else ``ROLLBACK``. No row-level
         security here: the statements' own ``tenant_id`` and ``user_id`` filters are the

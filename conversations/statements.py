@@ -124,6 +124,36 @@ class Statements:
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
     )
 
+    # -- a tenant's admin: its users and their usage (ADR 0041) ---------------------------
+    # on PostgreSQL these run with the admin claim, which row-level security needs to let them
+    # see every user's conversations of the tenant (migration 006); aggregates only, no text
+    select_tenant_users: str = (
+        "SELECT c.user_id, COUNT(*) AS conversations, MAX(c.updated_at) AS last_activity,"
+        " MAX(p.mode) AS egress_mode FROM {schema}conversations c"
+        " LEFT JOIN {schema}user_policies p ON p.tenant_id = c.tenant_id"
+        " AND p.user_id = c.user_id WHERE c.tenant_id = :tenant_id"
+        " GROUP BY c.user_id ORDER BY c.user_id LIMIT :limit"
+    )
+    # per owner: conversations started and messages written since :since
+    select_tenant_message_usage: str = (
+        "SELECT c.user_id,"
+        " COUNT(DISTINCT CASE WHEN c.created_at >= :since THEN c.id END) AS conversations,"
+        " COUNT(CASE WHEN m.role = 'user' THEN 1 END) AS user_messages,"
+        " COUNT(CASE WHEN m.role = 'assistant' THEN 1 END) AS answers"
+        " FROM {schema}conversations c LEFT JOIN {schema}messages m"
+        " ON m.tenant_id = c.tenant_id AND m.conversation_id = c.id AND m.created_at >= :since"
+        " WHERE c.tenant_id = :tenant_id GROUP BY c.user_id"
+        " HAVING COUNT(m.id) > 0 OR COUNT(CASE WHEN c.created_at >= :since THEN 1 END) > 0"
+        " ORDER BY c.user_id LIMIT :limit"
+    )
+    # per caller: the model calls the egress audit recorded since :since
+    select_tenant_call_usage: str = (
+        "SELECT user_id, COUNT(*) AS model_calls,"
+        " COUNT(CASE WHEN blocked THEN 1 END) AS blocked_calls FROM {schema}egress_audit"
+        " WHERE tenant_id = :tenant_id AND at >= :since GROUP BY user_id"
+        " ORDER BY user_id LIMIT :limit"
+    )
+
     # -- egress: policies, pseudonym vault, audit ----------------------------------------------
     select_tenant_policy: str = (
         "SELECT default_mode, allow_off_mode, allowed_providers, allowed_models"

@@ -110,8 +110,9 @@ class TenantDatabase(Protocol):
     def dialect(self) -> SqlDialect: ...
 
     def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None
+        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
     ) -> AbstractAsyncContextManager[UnitOfWork]:
         """A transaction scoped to ``tenant_id`` (and ``user_id``, for a user's conversations)
-        that rolls back unless committed."""
+        that rolls back unless committed. ``admin``: the work is the tenant admin's (its users
+        and usage), which reads every user's conversations of the tenant (ADR 0041)."""
         ...

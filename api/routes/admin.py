@@ -1,10 +1,12 @@
-"""The admin page over HTTP: the egress policies of the caller's own tenant and its users (a
-tenant ``admin``, or the platform ``operator`` for its own tenant), and the ingress guard's
-recent rejections by type (the shared graph's: ``operator`` only; ADR 0041).
+"""The admin page over HTTP: the egress policies of the caller's own tenant and its users, the
+tenant's users and their usage (a tenant ``admin``, or the platform ``operator`` for its own
+tenant), and the ingress guard's recent rejections by type (the shared graph's: ``operator``
+only; ADR 0041).
 
 Tenant-scoped by construction: the tenant is always the caller's (``principal.tenant_id``),
-never a path or body field, so an operator of one tenant can neither read nor change another
-tenant's policies (on PostgreSQL row-level security refuses it as well).
+never a path or body field, so the admin of one tenant can neither read nor change another
+tenant's policies, nor see its users or usage (on PostgreSQL row-level security refuses it as
+well). The users and usage views are counts and times, never a message or a title.
 
 Guard rejections are the process's (:class:`graph.ingress_guard.RejectionLog`): the rules graph
 is shared and knows no tenants, so neither do its rejections. They are shown by type only —
@@ -14,6 +16,7 @@ built from the rejected write (ADR 0016).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query
@@ -23,21 +26,27 @@ from api.auth import Principal, require_admin, require_operator
 from api.bootstrap import Container
 from api.deps import ContainerDep
 from egress.policy import EgressMode, TenantPolicy, UserPolicy, resolve_mode
-from errors import EgressBlocked
+from errors import EgressBlocked, InvalidInput
 
 __all__ = [
     "GuardRejectionOut",
     "GuardRejectionsOut",
     "TenantPolicyIn",
     "TenantPolicyOut",
+    "TenantUsageOut",
+    "TenantUserOut",
+    "TenantUsersOut",
     "UserPoliciesOut",
     "UserPolicyIn",
     "UserPolicyOut",
+    "UserUsageOut",
     "guard_rejections",
     "router",
     "set_tenant_policy",
     "set_user_policy",
     "tenant_policy",
+    "tenant_usage",
+    "tenant_users",
     "user_policies",
 ]
 
@@ -153,7 +162,7 @@ def _user_out(
 
 @router.get(
     "/api/admin/egress/tenant",
-    summary="The operator's tenant's egress policy (operators)",
+    summary="The caller's tenant's egress policy (tenant admins)",
 )
 async def tenant_policy(container: ContainerDep, principal: _Admin) -> TenantPolicyOut:
     policies = container.conversations.egress_adapters().policies
@@ -163,7 +172,7 @@ async def tenant_policy(container: ContainerDep, principal: _Admin) -> TenantPol
 
 @router.put(
     "/api/admin/egress/tenant",
-    summary="Replace the operator's tenant's egress policy (operators)",
+    summary="Replace the caller's tenant's egress policy (tenant admins)",
     description="The whole policy; 422 `invalid_input` for an unknown mode or a malformed list.",
 )
 async def set_tenant_policy(
@@ -182,7 +191,7 @@ async def set_tenant_policy(
 
 @router.get(
     "/api/admin/egress/users",
-    summary="The egress policies of the operator's tenant's users (operators)",
+    summary="The egress policies of the caller's tenant's users (tenant admins)",
     description="Users that have a policy of their own; the others follow the tenant's.",
 )
 async def user_policies(
@@ -202,7 +211,7 @@ async def user_policies(
 
 @router.put(
     "/api/admin/egress/users/{user_id}",
-    summary="Set one of the operator's tenant's users' egress mode (operators)",
+    summary="Set one of the caller's tenant's users' egress mode (tenant admins)",
     description="null clears it (the user follows the tenant's policy). 422 `invalid_input` "
     "for an unknown mode.",
 )
@@ -214,3 +223,106 @@ async def set_user_policy(
     await policies.set_user_policy(principal.tenant_id, user_id, policy)
     tenant = await policies.tenant_policy(principal.tenant_id)
     return _user_out(user_id, policy, tenant, _global_default(container))
+
+
+class TenantUserOut(BaseModel):
+    userId: str
+    conversations: int = Field(description="Conversations the user owns in the tenant")
+    lastActivity: datetime = Field(description="The latest update of any of them (UTC)")
+    egressMode: EgressMode | None = Field(
+        description="The user's own egress mode, or null (the tenant's policy)"
+    )
+    effectiveMode: str = Field(
+        description="The mode the user's calls run in (no per-call override), or `refused`"
+    )
+
+
+class TenantUsersOut(BaseModel):
+    tenantId: str
+    users: list[TenantUserOut] = Field(
+        description="Users that own conversations in the tenant, in id order"
+    )
+
+
+@router.get(
+    "/api/admin/users",
+    summary="The caller's tenant's users (tenant admins)",
+    description="Users that own conversations in the caller's tenant, in id order: how many, "
+    "their last activity and their egress mode. Never another tenant's users; counts and times "
+    "only, never a conversation's text.",
+)
+async def tenant_users(
+    container: ContainerDep,
+    principal: _Admin,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> TenantUsersOut:
+    store = container.conversations
+    tenant = await store.egress_adapters().policies.tenant_policy(principal.tenant_id)
+    users = await store.tenant_users(principal.tenant_id, limit=limit)
+    default = _global_default(container)
+    out = []
+    for user in users:
+        policy = UserPolicy(mode=EgressMode(user.egress_mode) if user.egress_mode else None)
+        effective = _user_out(user.user_id, policy, tenant, default).effectiveMode
+        out.append(
+            TenantUserOut(
+                userId=user.user_id,
+                conversations=user.conversations,
+                lastActivity=user.last_activity,
+                egressMode=policy.mode,
+                effectiveMode=effective,
+            )
+        )
+    return TenantUsersOut(tenantId=principal.tenant_id, users=out)
+
+
+class UserUsageOut(BaseModel):
+    userId: str
+    conversations: int = Field(description="Conversations started in the window")
+    userMessages: int = Field(description="Questions asked (user messages) in the window")
+    answers: int = Field(description="Answers written (assistant messages, any status)")
+    modelCalls: int = Field(description="Model calls the egress audit recorded")
+    blockedCalls: int = Field(description="Of those, calls the egress policy blocked")
+
+
+class TenantUsageOut(BaseModel):
+    tenantId: str
+    since: datetime | None = Field(description="The window's start (null: all time)")
+    users: list[UserUsageOut] = Field(
+        description="Users with any activity in the window, in id order. Token counts are not "
+        "stored, so they are not reported."
+    )
+
+
+@router.get(
+    "/api/admin/usage",
+    summary="Usage per user of the caller's tenant (tenant admins)",
+    description="Per user with activity since `since` (ISO 8601 with a zone; all time when "
+    "absent): conversations started, questions, answers, and model calls (blocked ones "
+    "among them). Only what the store records: token counts are not stored. Never another "
+    "tenant's users.",
+)
+async def tenant_usage(
+    container: ContainerDep,
+    principal: _Admin,
+    since: Annotated[datetime | None, Query(description="The window's start")] = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> TenantUsageOut:
+    if since is not None and since.tzinfo is None:
+        raise InvalidInput("since needs a time zone (for example 2026-01-01T00:00:00Z)")
+    usage = await container.conversations.tenant_usage(principal.tenant_id, since, limit=limit)
+    return TenantUsageOut(
+        tenantId=principal.tenant_id,
+        since=since,
+        users=[
+            UserUsageOut(
+                userId=u.user_id,
+                conversations=u.conversations,
+                userMessages=u.user_messages,
+                answers=u.answers,
+                modelCalls=u.model_calls,
+                blockedCalls=u.blocked_calls,
+            )
+            for u in usage
+        ],
+    )

@@ -148,6 +148,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "003_row_level_security.sql",
         "004_streaming_answers.sql",
         "005_conversation_owners.sql",
+        "006_tenant_admin_reads.sql",
     ]
 
 

@@ -40,14 +40,16 @@ class FakeDatabase(SqlConversationStore):
         self.rowcount = rowcount
         self.ran = []  # (unit's tenant, statement name, params)
         self.users = {}  # statement name -> the users of the units it ran in
+        self.admin = {}  # statement name -> whether its units were the tenant admin's
         self.units = []  # StatementUnitOfWork, in order
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id, user_id=None):
+    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
             self.users.setdefault(name, set()).add(user_id)
+            self.admin.setdefault(name, set()).add(admin)
             return Result(self.rowcount, list(self.rows.get(name, [])))
 
         work = StatementUnitOfWork(run)
@@ -104,6 +106,8 @@ async def exercise_everything(db):
     )  # fmt: skip
     await egress.audit.record(record)
     await egress.audit.recent("acme")
+    await db.tenant_users("acme")
+    await db.tenant_usage("acme")
 
 
 def conversation_row():
@@ -144,6 +148,15 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     for _, name, params in db.ran:
         if name in conversation_work:
             assert params["user_id"] == "alice", name
+    # the tenant admin's aggregate reads, and only they, carry the admin claim (RLS, ADR 0041)
+    admin_work = {name for name, admins in db.admin.items() if True in admins}
+    assert admin_work == {
+        "select_tenant_users",
+        "select_tenant_message_usage",
+        "select_tenant_call_usage",
+    }
+    for name in admin_work:
+        assert db.admin[name] == {True} and db.users[name] == {None}, name
 
 
 async def test_the_sqlite_seq_query_ignored_the_tenant_and_a_turn_now_numbers_per_tenant():
@@ -195,7 +208,7 @@ class FinishedAnswer(FakeDatabase):
     """The answer's row is no longer ``streaming``: the guarded updates change nothing."""
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id, user_id=None):
+    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
