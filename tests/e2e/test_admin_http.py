@@ -1,6 +1,7 @@
-"""The admin page's endpoints over real HTTP (``api/routes/admin.py``): egress policies for a
-tenant's admins, of their own tenant, never another's (SQLite, and PostgreSQL with RLS); guard
-rejections by type, never by value, for the platform operator only (ADR 0041)."""
+"""The admin page's endpoints over real HTTP (``api/routes/admin.py``): egress policies, users
+and usage for a tenant's admins, of their own tenant, never another's (SQLite, and PostgreSQL
+with RLS); guard rejections by type, never by value, for the platform operator only (ADR 0041).
+"""
 
 import json
 import uuid
@@ -24,12 +25,16 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 KEYS = {
     "k-acme-admin": "acme:ann:admin",
     "k-acme-alice": "acme:alice",
+    "k-acme-bob": "acme:bob",
+    "k-globex-gina": "globex:gina",
     "k-globex-admin": "globex:gus:admin",
     "k-ops": "regintel:olga:operator",
 }
 OPERATOR = {"Authorization": "Bearer k-ops"}
 ACME_ADMIN = {"Authorization": "Bearer k-acme-admin"}
 ALICE = {"Authorization": "Bearer k-acme-alice"}
+BOB = {"Authorization": "Bearer k-acme-bob"}
+GINA = {"Authorization": "Bearer k-globex-gina"}
 GLOBEX_ADMIN = {"Authorization": "Bearer k-globex-admin"}
 LEAKED = "vat@revenue.gov"  # term-shaped: the capture screen passes it, the guard refuses it
 LEAKY_CONCEPT = "TAX:IE:HERON_LEVY"
@@ -80,6 +85,8 @@ ENDPOINTS = [
     ("PUT", "/api/admin/egress/tenant", {"defaultMode": "enforce"}),
     ("GET", "/api/admin/egress/users", None),
     ("PUT", "/api/admin/egress/users/bob", {"mode": "enforce"}),
+    ("GET", "/api/admin/users", None),
+    ("GET", "/api/admin/usage", None),
 ]
 
 
@@ -232,3 +239,75 @@ async def test_guard_rejections_are_shown_by_type_never_by_value(base: str) -> N
             "/api/admin/guard-rejections", params={"limit": 501}, headers=OPERATOR
         )
         assert error_code(too_many) == (422, "invalid_input")
+
+
+async def ask(client: httpx.AsyncClient, headers: dict[str, str], text: str) -> None:
+    async with client.stream("POST", "/api/chat", json={"message": text}, headers=headers) as r:
+        assert r.status_code == 200
+        events = [e async for e in sse_events(r)]
+    assert events[-1].event == "done", events[-1]
+
+
+async def test_a_tenant_admin_sees_its_own_users_and_usage_never_another_tenants(
+    base: str,
+) -> None:
+    question = "Is there a heron levy in Ireland?"  # reaches the model (see the test above)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        before = await client.get("/api/admin/users", headers=ACME_ADMIN)
+        assert before.json() == {"tenantId": "acme", "users": []}
+        await ask(client, ALICE, question)
+        await ask(client, ALICE, "And in the UK?")
+        await ask(client, BOB, question)
+        await ask(client, GINA, "gina's private question about a heron levy")
+        await client.put("/api/admin/egress/users/alice", json={"mode": "report-only"},
+                         headers=ACME_ADMIN)  # fmt: skip
+
+        got = await client.get("/api/admin/users", headers=ACME_ADMIN)
+        assert got.status_code == 200, got.text
+        users = got.json()
+        assert users["tenantId"] == "acme"
+        assert [(u["userId"], u["conversations"]) for u in users["users"]] == [
+            ("alice", 2),
+            ("bob", 1),
+        ]
+        alice, bob = users["users"]
+        assert (alice["egressMode"], alice["effectiveMode"]) == ("report-only", "enforce")
+        assert (bob["egressMode"], bob["effectiveMode"]) == (None, "enforce")
+        assert bob["lastActivity"] > alice["lastActivity"]  # bob asked last
+        for absent in ("gina", "globex", "heron", "UK?"):  # no other tenant, no chat text
+            assert absent not in got.text, absent
+
+        usage = (await client.get("/api/admin/usage", headers=ACME_ADMIN)).json()
+        assert usage["tenantId"] == "acme" and usage["since"] is None
+        counts = {
+            u["userId"]: (u["conversations"], u["userMessages"], u["answers"], u["blockedCalls"])
+            for u in usage["users"]
+        }
+        assert counts == {"alice": (2, 2, 2, 0), "bob": (1, 1, 1, 0)}
+        assert all(u["modelCalls"] >= 1 for u in usage["users"])
+        assert "gina" not in json.dumps(usage)
+
+        # globex's admin: globex's user only, nothing of acme's users or admin
+        for path in ("/api/admin/users", "/api/admin/usage"):
+            theirs = await client.get(path, headers=GLOBEX_ADMIN)
+            assert theirs.status_code == 200, theirs.text
+            assert theirs.json()["tenantId"] == "globex"
+            assert [u["userId"] for u in theirs.json()["users"]] == ["gina"], path
+            for absent in ("alice", "bob", "ann", "acme"):
+                assert absent not in theirs.text, (path, absent)
+
+        # the platform operator is the admin of its own tenant only
+        ops = (await client.get("/api/admin/users", headers=OPERATOR)).json()
+        assert ops == {"tenantId": "regintel", "users": []}
+
+        # a window after the chats: nobody; a window without a zone: refused
+        future = "2999-01-01T00:00:00Z"
+        later = await client.get("/api/admin/usage", params={"since": future}, headers=ACME_ADMIN)
+        assert later.json()["users"] == []
+        naive = await client.get(
+            "/api/admin/usage", params={"since": "2026-01-01T00:00:00"}, headers=ACME_ADMIN
+        )
+        assert error_code(naive) == (422, "invalid_input")
+        for params in ({"since": "yesterday"}, {"limit": 0}):
+            bad = await client.get("/api/admin/usage", params=params, headers=ACME_ADMIN)
+            assert error_code(bad) == (422, "invalid_input"), params
