@@ -35,7 +35,17 @@ from egress.pii.findings import PERSON, PiiFinding
 from egress.pii.lexicon import Lexicon
 from egress.pii.names import SENTENCE_START_WORDS
 
-__all__ = ["AnyCaseNameRecogniser"]
+__all__ = [
+    "CUED",
+    "CUED_UNKNOWN",
+    "PAIR",
+    "PROPAGATED",
+    "STRONG_CUED",
+    "UNKNOWN_FIRST",
+    "UNKNOWN_SURNAME",
+    "WEAK_PAIR",
+    "AnyCaseNameRecogniser",
+]
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
 _PARTICLES = frozenset("ni nic mac mc van von de da di du le la del der den ter ten bin al".split())
