@@ -227,3 +227,25 @@ async def test_a_tenant_admin_is_not_the_graph_operator(base: str) -> None:
             for who, headers in (("ann", ACME_ADMIN), ("op", OPERATOR), ("alice", ALICE))
         }
         assert sessions == {"ann": "admin", "op": "operator", "alice": "member"}
+
+
+async def test_tenant_admins_see_their_own_tenants_users_from_their_tokens(base: str) -> None:
+    """Issue 30 item 2, users and usage (ADR 0041): the role and the tenant come from the
+    token's ``app_metadata`` only; each admin lists its own tenant's users, never another's."""
+    forged = ISSUER_KEYS.claims("mallory", "acme", user_metadata={"role": "admin"})
+    mallory = bearer(ISSUER_KEYS.hs256(forged))
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        for headers in (ALICE, BOB, CAROL):
+            assert (await chat(client, headers)).status_code == 200
+        for path in ("/api/admin/users", "/api/admin/usage"):
+            for member in (ALICE, mallory):  # a role in user_metadata is no role
+                refused = await client.get(path, headers=member)
+                assert (refused.status_code, error_code(refused)) == (403, "forbidden"), path
+            acme = (await client.get(path, headers=ACME_ADMIN)).json()
+            assert acme["tenantId"] == "acme"
+            assert [u["userId"] for u in acme["users"]] == ["alice", "bob"], path
+            globex = await client.get(path, headers=GLOBEX_ADMIN)
+            assert [u["userId"] for u in globex.json()["users"]] == ["carol"], path
+            assert "alice" not in globex.text and "ann" not in globex.text
+        usage = (await client.get("/api/admin/usage", headers=ACME_ADMIN)).json()["users"]
+        assert [(u["userMessages"], u["answers"]) for u in usage] == [(1, 1), (1, 1)]
