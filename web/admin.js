@@ -1,5 +1,6 @@
 // The admin view. A tenant's admin: the egress policies of its own tenant and its users
-// (GET/PUT /api/admin/egress/...). The platform operator also: concepts awaiting review
+// (GET/PUT /api/admin/egress/...), and its users with their usage, counts only
+// (GET /api/admin/users, /api/admin/usage). The platform operator also: concepts awaiting review
 // (confirm, merge into another, reject; GET/POST /api/review/concepts...) and guard
 // rejections by type (never by value; GET /api/admin/guard-rejections). Everything shown is
 // built as text nodes.
@@ -80,6 +81,7 @@ export class AdminView {
     const { signal } = this.listening;
     this.el("review-refresh").addEventListener("click", () => this.loadQueue(), { signal });
     this.el("guard-refresh").addEventListener("click", () => this.loadRejections(), { signal });
+    this.el("users-refresh").addEventListener("click", () => this.loadUsers(), { signal });
     this.el("tenant-policy-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.saveTenantPolicy();
@@ -94,16 +96,17 @@ export class AdminView {
   /** Let go of the page's elements and clear what they show (sign-out). */
   close() {
     this.listening.abort();
-    for (const id of ["review-table", "guard-counts", "guard-recent", "user-policies"]) {
+    for (const id of ["review-table", "guard-counts", "guard-recent", "user-policies", "tenant-users"]) {
       this.el(id).querySelector("tbody").replaceChildren();
     }
-    for (const id of ["review-status", "guard-status", "egress-status"]) this.say(id, "");
+    for (const id of ["review-status", "guard-status", "egress-status", "users-status"]) this.say(id, "");
   }
 
   refresh() {
-    if (!this.operator) return this.loadPolicies();
+    if (!this.operator) return Promise.all([this.loadPolicies(), this.loadUsers()]);
     return Promise.all([
       this.loadQueue(), this.loadConcepts(), this.loadRejections(), this.loadPolicies(),
+      this.loadUsers(),
     ]);
   }
 
@@ -284,6 +287,45 @@ export class AdminView {
       );
       return row;
     }));
+    return true;
+  }
+
+  // -- users and usage ----------------------------------------------------------------------------
+
+  async loadUsers() {
+    let users;
+    let usage;
+    try {
+      [users, usage] = await Promise.all([
+        this.api.json("GET", "/api/admin/users"),
+        this.api.json("GET", "/api/admin/usage"),
+      ]);
+    } catch (error) {
+      return this.failed(error, "users-status");
+    }
+    const counts = new Map(usage.users.map((u) => [u.userId, u]));
+    const body = this.el("tenant-users").querySelector("tbody");
+    body.replaceChildren(...users.users.map((user) => {
+      const used = counts.get(user.userId) || {};
+      const row = make("tr");
+      row.dataset.userId = user.userId;
+      row.append(
+        make("td", user.userId), make("td", String(user.conversations)),
+        make("td", String(used.userMessages ?? 0)), make("td", String(used.answers ?? 0)),
+        make("td", `${used.modelCalls ?? 0} (${used.blockedCalls ?? 0})`),
+        make("td", when(user.lastActivity)),
+        make("td", user.egressMode ? `${user.egressMode} → ${user.effectiveMode}` : `(the tenant's) ${user.effectiveMode}`),
+      );
+      return row;
+    }));
+    if (!users.users.length) {
+      const row = make("tr");
+      const none = make("td", "No user of this tenant has a conversation yet.", "hint");
+      none.colSpan = 7;
+      row.append(none);
+      body.append(row);
+    }
+    this.say("users-status", "");
     return true;
   }
 

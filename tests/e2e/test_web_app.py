@@ -515,4 +515,11 @@ def test_the_review_page_shows_the_definition_sources_and_flags_and_a_tenant_adm
     expect(admin.get_by_role("heading", name="Egress policies")).to_be_visible()
     expect(admin.get_by_role("heading", name="Concepts awaiting review")).to_be_hidden()
     expect(admin.get_by_role("heading", name="Guard rejections")).to_be_hidden()
+    # its own tenant's users and their usage, counts only (ADR 0041)
+    expect(admin.get_by_role("heading", name="Users and usage")).to_be_visible()
+    alices = admin.locator('#tenant-users tr[data-user-id="alice"]')
+    expect(alices).to_have_count(1)
+    assert int(alices.locator("td").nth(2).inner_text()) >= 1  # her questions
+    users = admin.locator("#tenant-users").inner_text()
+    assert "carol" not in users and "egret" not in users.lower()  # globex's user; chat text
     admin.context.close()
