@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.auth import Principal, require_admin, require_operator
 from api.bootstrap import Container
 from api.deps import ContainerDep
+from conversations.port import TenantAdminQueries
 from egress.policy import EgressMode, TenantPolicy, UserPolicy, resolve_mode
 from errors import EgressBlocked, InvalidInput
 
@@ -256,8 +257,9 @@ async def tenant_users(
     principal: _Admin,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> TenantUsersOut:
-    store = container.conversations
-    tenant = await store.egress_adapters().policies.tenant_policy(principal.tenant_id)
+    store: TenantAdminQueries = container.conversations  # the narrow port (ADR 0043)
+    policies = container.conversations.egress_adapters().policies
+    tenant = await policies.tenant_policy(principal.tenant_id)
     users = await store.tenant_users(principal.tenant_id, limit=limit)
     default = _global_default(container)
     out = []
@@ -310,7 +312,8 @@ async def tenant_usage(
 ) -> TenantUsageOut:
     if since is not None and since.tzinfo is None:
         raise InvalidInput("since needs a time zone (for example 2026-01-01T00:00:00Z)")
-    usage = await container.conversations.tenant_usage(principal.tenant_id, since, limit=limit)
+    store: TenantAdminQueries = container.conversations  # the narrow port (ADR 0043)
+    usage = await store.tenant_usage(principal.tenant_id, since, limit=limit)
     return TenantUsageOut(
         tenantId=principal.tenant_id,
         since=since,
