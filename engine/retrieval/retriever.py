@@ -124,10 +124,11 @@ class RetrievalConfig:
     unnamed_weight: float = 0.5  # channel over every act when the question names some
     dense_weight: float = 1.0  # the semantic channel (dense.py), beside the lexical one
     lexical_weight: float = 1.0  # the lexical channel(s)
-    # Recitals in the semantic channel as in the lexical one (ADR 0045: broad dev R@5 0.525 with
-    # recitals unscaled and no flow, 0.601 with these): scaled, and flowing to linked articles.
-    dense_recital_factor: float = 0.6
-    dense_recital_flow: float = 0.6
+    dense_recital_factor: float = 1.0  # recitals in the dense channel, as recital_factor
+    # A linked recital's cosine flowing to its article (0: off). 0.6 with recitals at 0.6 raised
+    # broad dev R@5 0.515 -> 0.579, but moved the gate's coverage, which was calibrated without
+    # it (ADR 0045, "Tried, not kept"): kept off until the gate is recalibrated with it.
+    dense_recital_flow: float = 0.0
     query_cache: int = 512  # question vectors kept (a repeated question is not re-encoded)
     gate: GateThresholds = field(default_factory=GateThresholds)
 
@@ -297,8 +298,7 @@ class Retriever:
                 config.dense_recital_flow,
             )
             ranked = self._rows.top(dense_units, _PROVISIONS, config.depth)
-            # The gate reads the best raw cosine (its bar was calibrated on that scale).
-            similarity = float(cosine.max()) if len(cosine) else 0.0
+            similarity = float(dense_units.max()) if len(dense_units) else 0.0
             channels.append(Channel("dense", ranked, config.dense_weight))
         if focus:
             near = self._shape.within_two_hops(focus)
