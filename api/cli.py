@@ -316,7 +316,11 @@ def eval_retrieval(
         reports[mode] = evaluate(questions, retrieve)
     embedder.close()
     if as_json:
-        console.print_json(json.dumps({mode: r.to_dict() for mode, r in reports.items()}))
+        # One mode: its report, as before --modes existed; several: keyed by mode.
+        if len(reports) == 1:
+            console.print_json(json.dumps(next(iter(reports.values())).to_dict()))
+        else:
+            console.print_json(json.dumps({mode: r.to_dict() for mode, r in reports.items()}))
         return
     for mode, report in reports.items():
         console.print(f"== {mode} ==", markup=False, highlight=False)
