@@ -436,7 +436,7 @@ def evidence_text(
     (with the period its act is in force and the act's source) and best-matching paragraphs
     (else its text), bounded; for a rule node its description."""
     props = node.properties
-    if not props.get("text") or props.get("status") == "provisional":
+    if not props.get("text") or is_quarantined(node):
         return describe(node, conflicts)
     head = " — ".join(str(props[k]) for k in ("name", "title") if props.get(k))
     dated = (

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from conversations.models import Conversation, Visibility
+from conversations.port import ConversationQueries
 
 __all__ = [
     "MAX_TITLE_CHARS",
@@ -132,9 +133,8 @@ async def list_conversations(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=100_000, description="Skip this many.")] = 0,
 ) -> list[ConversationListItem]:
-    found = await container.conversations.list_conversations(
-        principal.tenant_id, principal.user_id, limit, offset
-    )
+    queries: ConversationQueries = container.conversations  # the narrow port (ADR 0043)
+    found = await queries.list_conversations(principal.tenant_id, principal.user_id, limit, offset)
     return [
         ConversationListItem(
             id=c.id,
@@ -162,7 +162,8 @@ async def get_conversation(
     principal: Annotated[Principal, Depends(authenticate)],
     limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
 ) -> ConversationOut:
-    store, tenant, user = container.conversations, principal.tenant_id, principal.user_id
+    store: ConversationQueries = container.conversations  # the narrow port (ADR 0043)
+    tenant, user = principal.tenant_id, principal.user_id
     conversation = await store.get_conversation(tenant, conversation_id, user_id=user)
     context = await store.load_context(tenant, conversation_id, user_id=user)
     messages = await store.recent_messages(tenant, conversation_id, limit, user_id=user)

@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from graph.models import GraphNode
+from graph.quarantine import is_quarantined
 
 __all__ = [
     "DocKind",
@@ -147,7 +148,7 @@ def _document(node: GraphNode) -> RetrievalDoc | None:
     label = node.label
     if label in _NOT_EVIDENCE:
         return None
-    provisional = props.get("status") == "provisional"
+    provisional = is_quarantined(node)
     match = _PROVISION_ID.match(node.id)
     if match or label in _PROVISION_LABELS:
         kind = _provision_kind(match) if match else _PROVISION_LABELS[label]

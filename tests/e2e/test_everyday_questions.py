@@ -12,6 +12,7 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
+from tests.support.seeded import copy_data_dir
 from tests.support.server import running_server, sse_events
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -22,8 +23,10 @@ DORA = "EU:REG_2022_2554"
 
 
 @pytest.fixture(scope="module")
-def base(seeded_template):
-    settings = Settings(data_dir=seeded_template, log_json=False, embedder="local")
+def base(seeded_template, tmp_path_factory):
+    # A copy: the session's template is shared, and the turns here capture concepts into it.
+    data_dir = copy_data_dir(seeded_template, tmp_path_factory.mktemp("everyday") / "data")
+    settings = Settings(data_dir=data_dir, log_json=False, embedder="local")
     with running_server(create_app(settings)) as url:
         yield url
 
