@@ -31,6 +31,7 @@ import jwt
 import structlog
 
 from errors import IdentityProviderUnavailable, InvalidToken, TokenExpired
+from infra.lifetime import Lifetime
 
 __all__ = ["ASYMMETRIC_ALGORITHMS", "JwksKeys", "SupabaseTokens", "looks_like_jwt"]
 
@@ -157,6 +158,7 @@ class SupabaseTokens:
         self._jwks = jwks
         self._http = http
         self._leeway = leeway_seconds
+        self._lifetime = Lifetime("the Supabase token verifier")
 
     @classmethod
     def build(
@@ -194,7 +196,9 @@ class SupabaseTokens:
 
     async def claims(self, token: str) -> dict[str, Any]:
         """The token's claims once every check passed; :class:`errors.InvalidToken` (or
-        :class:`errors.TokenExpired`) otherwise."""
+        :class:`errors.TokenExpired`) otherwise; :class:`errors.AdapterClosed` after
+        :meth:`aclose` (its JWKS client is gone)."""
+        self._lifetime.check()
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError as exc:
@@ -250,5 +254,5 @@ class SupabaseTokens:
         return found.key
 
     async def aclose(self) -> None:
-        if self._http is not None:
+        if self._lifetime.close() and self._http is not None:
             await self._http.aclose()

@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from api.auth import principal_from_claims
 from api.tokens import JwksKeys, SupabaseTokens
-from errors import IdentityProviderUnavailable, InvalidToken, NoTenant, TokenExpired
+from errors import AdapterClosed, IdentityProviderUnavailable, InvalidToken, NoTenant, TokenExpired
 from tests.support.server import running_server
 from tests.support.tokens import (
     AUDIENCE,
@@ -63,6 +63,23 @@ async def test_hs256_with_the_project_secret(tokens: SupabaseTokens, issuer: Tok
     claims = await tokens.claims(issuer.hs256(issuer.claims("alice", "acme")))
     principal = principal_from_claims(claims)
     assert (principal.tenant_id, principal.user_id, principal.role) == ("acme", "alice", "member")
+
+
+async def test_a_closed_verifier_refuses_tokens(
+    issuer: TokenIssuer, jwks_server: JwksServer
+) -> None:
+    """After ``aclose`` (its JWKS client closed) a token is refused with ``AdapterClosed``, not
+    fetched through a closed client; a second ``aclose`` is harmless."""
+    verifier = SupabaseTokens.build(
+        audience=AUDIENCE, issuer=ISSUER, secret=issuer.secret, jwks_url=jwks_server.url
+    )
+    token = issuer.hs256(issuer.claims("alice", "acme"))
+    assert (await verifier.claims(token))["sub"] == "alice"
+    await verifier.aclose()
+    with pytest.raises(AdapterClosed, match="token verifier is closed"):
+        await verifier.claims(token)
+    await verifier.aclose()
+    assert jwks_server.requests == []
 
 
 @pytest.mark.parametrize("kid", ["rsa-1", "ec-1"])
