@@ -36,8 +36,13 @@ class EmbedReport:
     left: int = 0  # beyond the run's limit: `regintel embed` embeds them
 
     def summary(self) -> dict[str, object]:
-        return {"model": self.model, "texts": self.texts, "embedded": self.embedded,
-                "reused": self.reused, "left": self.left}  # fmt: skip
+        return {
+            "model": self.model,
+            "texts": self.texts,
+            "embedded": self.embedded,
+            "reused": self.reused,
+            "left": self.left,
+        }
 
 
 async def embed_graph(

@@ -34,8 +34,11 @@ _MARKUP = re.compile(
 )
 _NEWLINE = re.compile(r"[\r\n\u0085\u2028\u2029]")
 _CITATION = re.compile(r"\[\s*[A-Z][A-Z0-9_]*(?::[A-Za-z0-9_.#-]+)+\s*\]")
-_FIGURE = re.compile(r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b"
-                     r"|\bper\s*cent\b|%|€|£|\$", re.IGNORECASE)  # fmt: skip
+_FIGURE = re.compile(
+    r"\d|\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b"
+    r"|\bper\s*cent\b|%|€|£|\$",
+    re.IGNORECASE,
+)
 # Text telling a model what to do with its answers, or to drop its rules. Narrow on purpose: a
 # definition says "must", "always", "output tax" and "previous years" without being one.
 _INSTRUCTION = re.compile(

@@ -170,10 +170,15 @@ class RedisIngestionQueue:
 
     async def _bury(self, delivery: JobDelivery, error: str) -> None:
         async with self._client.pipeline(transaction=True) as pipe:
-            pipe.xadd(self.dead_stream, {"concept_id": delivery.job.concept_id,
-                                         "reason": delivery.job.reason,
-                                         "attempts": str(delivery.attempt),
-                                         "error": error[:500]})  # fmt: skip
+            pipe.xadd(
+                self.dead_stream,
+                {
+                    "concept_id": delivery.job.concept_id,
+                    "reason": delivery.job.reason,
+                    "attempts": str(delivery.attempt),
+                    "error": error[:500],
+                },
+            )
             pipe.xack(self.stream, GROUP, delivery.id)
             pipe.xdel(self.stream, delivery.id)
             pipe.srem(self._queued, delivery.job.concept_id)

@@ -116,12 +116,15 @@ class ConceptEnricher:
             await self._writer.upsert_edges(
                 [
                     EdgeWrite(
-                        type="ALIGNS_WITH", source_id=concept_id, source_label="Concept",
-                        target_id=node.id, target_label=node.label,
+                        type="ALIGNS_WITH",
+                        source_id=concept_id,
+                        source_label="Concept",
+                        target_id=node.id,
+                        target_label=node.label,
                     )
                     for node in linked.values()
                 ]
-            )  # fmt: skip
+            )
         source: str | None = None
         if definition is not None and not concept.properties.get("definition"):
             words, node = definition
@@ -143,8 +146,9 @@ class ConceptEnricher:
 
     async def _labels(self, concept: GraphNode) -> list[str]:
         around = await self._reader.neighbourhood([concept.id], limit=200)
-        texts = {n.id: str(n.properties.get("text", "")) for n in around.nodes
-                 if n.label == "Label"}  # fmt: skip
+        texts = {
+            n.id: str(n.properties.get("text", "")) for n in around.nodes if n.label == "Label"
+        }
         labels = [str(concept.properties.get("pref_label") or "")]
         mine = [e for e in around.edges if e.source == concept.id and e.type == "HAS_ALT_LABEL"]
         labels += [texts[e.target] for e in mine if e.target in texts]
@@ -155,8 +159,11 @@ def defined_in(text: str, term: str) -> str | None:
     """The definition of ``term`` in a definitions provision, word for word: the clause from
     ``‘term’ means`` to the end of its point (EU acts) — or ``None``."""
     quoted = r"[‘'\"“]" + re.escape(term).replace(r"\ ", r"\s+") + r"[’'\"”]"
-    match = re.search(quoted + r"\s+means\s+(.+?)(?:;\s*(?:\(\d+\)|and\b)|\.\s*$|$)", text,
-                      re.IGNORECASE | re.DOTALL)  # fmt: skip
+    match = re.search(
+        quoted + r"\s+means\s+(.+?)(?:;\s*(?:\(\d+\)|and\b)|\.\s*$|$)",
+        text,
+        re.IGNORECASE | re.DOTALL,
+    )
     if match is None:
         return None
     clause = " ".join(text[match.start() : match.end(1)].split()).rstrip(";. ")

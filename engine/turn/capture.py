@@ -172,11 +172,13 @@ class CaptureCoordinator:
             "turn.capture", {"regintel.capture.concepts": len(concepts)}, tracer=parts.tracer
         ) as span:
             resolved = await parts.population.resolve_all(concepts, known)
-            span.set_attributes({
-                "regintel.capture.resolved": sum(r.skipped is None for r in resolved),
-                "regintel.capture.created": sum(r.created for r in resolved),
-                "regintel.capture.skipped": sum(r.skipped is not None for r in resolved),
-            })  # fmt: skip
+            span.set_attributes(
+                {
+                    "regintel.capture.resolved": sum(r.skipped is None for r in resolved),
+                    "regintel.capture.created": sum(r.created for r in resolved),
+                    "regintel.capture.skipped": sum(r.skipped is not None for r in resolved),
+                }
+            )
             return resolved
 
     async def _resolved(self) -> list[ResolvedConcept]:

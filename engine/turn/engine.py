@@ -205,10 +205,13 @@ class ChatEngine:
                 turn.evidence.ids(),
                 as_at=None
                 if window is None
-                else {"from": window.start.isoformat(), "to": window.end.isoformat(),
-                      "origin": window.origin},
+                else {
+                    "from": window.start.isoformat(),
+                    "to": window.end.isoformat(),
+                    "origin": window.origin,
+                },
                 changed=turn.changed,
-            )  # fmt: skip
+            )
             # The router and egress open their spans with this turn's tracer (infra.spans).
             with turn_tracing(self._tracer):
                 events = self._provider_events(turn, record, capture)

@@ -37,9 +37,11 @@ def chunk_sequence(
     created, model = int(time.time()), body.get("model", "")
 
     def chunk(delta: dict[str, Any] | None, finish: str | None = None) -> dict[str, Any]:
-        choices = [] if delta is None else [
-            {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        ]  # fmt: skip
+        choices = (
+            []
+            if delta is None
+            else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]
+        )
         return {
             "id": response_id,
             "object": "chat.completion.chunk",

@@ -44,8 +44,12 @@ def reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     elif isinstance(raw, list) and raw and all(isinstance(item, str) for item in raw):
         inputs = list(raw)
     else:
-        error = {"message": "'input' must be a string or a list of strings",
-                 "type": "invalid_request_error", "param": "input", "code": None}  # fmt: skip
+        error = {
+            "message": "'input' must be a string or a list of strings",
+            "type": "invalid_request_error",
+            "param": "input",
+            "code": None,
+        }
         return 400, {"error": error}
     dimensions = int(body.get("dimensions") or DEFAULT_DIMENSIONS)
     as_base64 = body.get("encoding_format") == "base64"
