@@ -47,6 +47,21 @@ _Receive = Callable[[], Any]
 _Send = Callable[[_Message], Any]
 
 
+async def _received(path: str, scope: _Scope, receive: _Receive) -> Received | None:
+    """The whole request, as recorded: ``None`` when the client disconnected before its end."""
+    raw = b""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        raw += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+    client = scope.get("client")
+    return Received(path, json.loads(raw or b"{}"), headers, tuple(client) if client else None)
+
+
 class _DroppedConnection(Exception):
     """Raised mid-body so that the server closes the connection, as a crashed upstream does."""
 
@@ -94,18 +109,10 @@ class StandinServer:
         if scope["method"] != "POST" or path not in PROTOCOL_PATHS:
             await _json(send, 404, {"error": {"message": f"no route {path}", "type": "not_found"}})
             return
-        raw = b""
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            raw += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        body = json.loads(raw or b"{}")
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        client = scope.get("client")
-        record = Received(path, body, headers, tuple(client) if client else None)
+        record = await _received(path, scope, receive)
+        if record is None:
+            return  # the client went away before its request was whole
+        body, headers = record.body, record.headers
         index = len(self.received)
         self.received.append(record)
         reply = self._replies[min(index, len(self._replies) - 1)]
@@ -129,21 +136,11 @@ class StandinServer:
 
     async def _embeddings(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
         """``POST /v1/embeddings`` (``tools.standin.embeddings``): one JSON reply, recorded."""
-        raw = b""
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            raw += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        body = json.loads(raw or b"{}")
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        client = scope.get("client")
-        self.received.append(
-            Received(embeddings.PATH, body, headers, tuple(client) if client else None)
-        )
-        status, reply = embeddings.reply(body)
+        record = await _received(embeddings.PATH, scope, receive)
+        if record is None:
+            return
+        self.received.append(record)
+        status, reply = embeddings.reply(record.body)
         await _json(send, status, reply)
 
     async def _respond(
