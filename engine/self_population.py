@@ -291,9 +291,17 @@ class SelfPopulation:
             # conversation is told its own.
             name = existing.properties.get("pref_label", existing.id)
             told = str(name) if status == "confirmed" else concept.prefLabel
+            # What this mention names, as a first capture of it would report (issue 26): the
+            # turn tells another conversation no more than if it had captured it first.
+            named = (
+                self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
+                if status == "provisional"
+                else []
+            )
             return ResolvedConcept(
                 id=existing.id, pref_label=told,
                 status=status, created=False, matched_by=matched_by,
+                aligned_with=tuple(node.id for node in named),
             )  # fmt: skip
         targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
         outcome = await self._concepts.write(

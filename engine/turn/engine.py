@@ -221,7 +221,8 @@ class ChatEngine:
                 resolved = await capture.finish(record.answer, answer_only=record.answer_only)
             record.capture_pending = capture.pending
             if resolved:
-                yield ConceptsEvent([_concept_data(r) for r in resolved])
+                own = frozenset(turn.active)
+                yield ConceptsEvent([_concept_data(r, own) for r in resolved])
             for warning in record.warnings:
                 yield WarningEvent(warning)
             days = turn.as_at.window() if turn.as_at is not None else None
@@ -320,13 +321,21 @@ def _reason(evidence: Evidence) -> str:
     return reason.value if reason is not None else "no_evidence"
 
 
-def _concept_data(resolved: ResolvedConcept) -> dict[str, Any]:
+def _concept_data(resolved: ResolvedConcept, own: frozenset[str]) -> dict[str, Any]:
+    """The ``concepts`` event's entry for one resolved concept.
+
+    A quarantined concept this conversation did not capture before (not in its context,
+    ``own``) was captured by another conversation, perhaps another tenant's: it is told as a
+    first capture, byte for byte, so that no reply says someone else asked (ADR 0020,
+    issue 26). Its id is one the mention spells itself (``engine.matching``)."""
+    quarantined = resolved.status == "provisional" and resolved.skipped is None
+    foreign = quarantined and not resolved.created and resolved.id not in own
     data: dict[str, Any] = {
         "id": resolved.id,
         "prefLabel": resolved.pref_label,
         "status": resolved.status,
-        "created": resolved.created,
-        "matchedBy": resolved.matched_by,
+        "created": resolved.created or foreign,
+        "matchedBy": "created" if foreign else resolved.matched_by,
         "alignedWith": list(resolved.aligned_with),
     }
     if resolved.skipped is not None:  # nothing written: out_of_coverage, ... (ADR 0023)

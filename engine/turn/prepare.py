@@ -128,6 +128,9 @@ class PreparedTurn:
     as_at: AsAt | None = None  # the window the evidence was in force in
     # Material changes of the conversation's active nodes since its last turn (ADR 0035).
     changed: list[dict[str, str]] = field(default_factory=list)
+    # The conversation's active node ids as the turn found them: the concepts it captured
+    # itself (a provisional one met again is its own; ADR 0020).
+    active: tuple[str, ...] = ()
     # The turn's trace (its ``turn`` span), carried from prepare to stream; None untraced.
     trace: Context | None = field(default=None, compare=False, repr=False)
 
@@ -229,6 +232,7 @@ class TurnPreparer:
             answer_id=answer_id,
             as_at=found.as_at,
             changed=found.changed,
+            active=tuple(loaded.active),
         )
 
     def checked_message(self, text: str) -> str:
