@@ -50,6 +50,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                             re.I)),
     ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?(?:tax|income) year "
                             + _YEAR + r"(?:[-/](?P<next>\d\d(?:\d\d)?))?\b", re.I)),
+    ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?" + _YEAR
+                            + r"[-/](?P<next>\d\d(?:\d\d)?)\b(?![-/]\d)", re.I)),
     ("month", re.compile(r"\b(?:in |during |for |as at |as of )?" + _MONTH + r",? " + _YEAR
                          + r"\b", re.I)),
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
@@ -108,6 +110,8 @@ def _last_day(year: int, month: int) -> date:
 def _tax_year_start(match: re.Match[str], jurisdictions: Sequence[str]) -> tuple[str, int]:
     """``(jurisdiction, first calendar year)`` of the tax year a match names."""
     year = int(match["year"])
+    if match["next"] and int(match["next"]) % 100 != (year + 1) % 100:
+        raise ValueError("not a tax year: 2024-26")  # "2020-12": a month, not a tax year
     uk = "UK" in jurisdictions and "IE" not in jurisdictions
     return ("UK" if uk or match["next"] else "IE", year)
 

@@ -23,11 +23,15 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Literal
 
+from engine.stated_dates import applies_to, stated_dates
+
 __all__ = [
+    "Asked",
     "ComputedDates",
     "TimelineRule",
     "Unit",
@@ -41,6 +45,8 @@ __all__ = [
     "next_weekday",
     "tax_year",
     "tax_year_of",
+    "when",
+    "when_all",
 ]
 
 Unit = Literal["hours", "days", "weeks", "months", "years"]
@@ -178,6 +184,7 @@ class TimelineRule:
     day_of_month: int | None = None  # the day the id names, e.g. ``_19TH``
     business_days: bool = False
     about_tax_years: bool = False  # the rule's words count in tax years
+    description: str = ""  # the rule's words (which events it covers, dates it states)
 
     @classmethod
     def from_node(cls, node_id: str, props: dict[str, Any]) -> TimelineRule | None:
@@ -204,6 +211,7 @@ class TimelineRule:
             day_of_month=int(day["day"]) if day else None,
             business_days=bool(_BUSINESS.search(text)),
             about_tax_years="tax year" in text.lower() or "TAX_YEAR" in node_id,
+            description=str(props.get("description") or ""),
         )
 
     @property
@@ -292,3 +300,218 @@ def _anchor(rule: TimelineRule, at: date) -> tuple[date, str]:
 
 def _weekday(day: date) -> str:
     return calendar.day_name[day.weekday()]
+
+
+AskedKind = Literal["today", "request", "day", "month", "year", "tax_year"]
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the question fixes in time (ADR 0047): a day (an event: a disposal, an arrival), a
+    month (a VAT period), a year or a tax year (whose obligations it asks about), or nothing
+    (``today`` or the request's ``asAt``: the engine then assumes, and says what it assumed)."""
+
+    start: date
+    end: date
+    kind: AskedKind
+
+    @classmethod
+    def of(cls, start: date, end: date, origin: str, described: str = "") -> Asked:
+        """From a turn's window (:class:`engine.as_at.AsAt`'s fields)."""
+        if origin in ("today", "request"):
+            return cls(start, start, "today" if origin == "today" else "request")
+        if "tax year" in described:
+            return cls(start, end, "tax_year")
+        if start == end:
+            return cls(start, end, "day")
+        if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31):
+            return cls(start, end, "year")
+        return cls(start, end, "month")
+
+    @property
+    def named(self) -> bool:
+        return self.kind not in ("today", "request")
+
+
+def _uk(jurisdiction: str) -> bool:
+    return jurisdiction in ("UK", "NI", "GB")
+
+
+def _named_tax_year(rule: TimelineRule, asked: Asked) -> int:
+    """The tax year a question names, in the rule's jurisdiction: "for 2025" or "the 2025 tax
+    year" is the tax year that starts in 2025 (Ireland: the calendar year 2025; the UK: 6 April
+    2025 to 5 April 2026); "2024-25" starts in 2024; a day or a month names the tax year that
+    holds it."""
+    if asked.kind in ("year", "tax_year"):
+        return asked.start.year
+    return tax_year_of(rule.jurisdiction, asked.start)
+
+
+def _tax_year_words(jurisdiction: str, year: int) -> str:
+    first, last = tax_year(jurisdiction, year)
+    name = f"{year}-{str(year + 1)[2:]}" if _uk(jurisdiction) else str(year)
+    return f"the {name} tax year ({first.isoformat()} to {last.isoformat()})"
+
+
+def _period_months(rule: TimelineRule, periods: Sequence[TimelineRule]) -> int | None:
+    """The length in months of the period a deadline counts from ("the end of the taxable
+    period"): a ``PERIOD`` rule of the same jurisdiction that names that period, or a quarter."""
+    if "quarter" in rule.anchor:
+        return 3
+    words = rule.anchor.replace("the end of the", "").replace("(approximately)", "").split()
+    wanted = " ".join(w for w in words if w not in ("days", "after", "months"))
+    for period in periods:
+        if period.kind == "PERIOD" and period.jurisdiction == rule.jurisdiction:
+            if period.unit == "months" and wanted and wanted in period.name.lower():
+                return period.value
+    return None
+
+
+def _period_of(day: date, months: int) -> tuple[date, date]:
+    """The period of ``months`` calendar months holding ``day``, periods counted from January
+    (two-month periods: January-February, March-April, ...; quarters: January-March, ...)."""
+    first_month = (day.month - 1) // months * months + 1
+    start = date(day.year, first_month, 1)
+    after = _add_months(start, months)
+    return start, after - timedelta(days=1)
+
+
+def _month_end(day: date) -> date:
+    return date(day.year, day.month, calendar.monthrange(day.year, day.month)[1])
+
+
+def when(
+    rule: TimelineRule,
+    asked: Asked,
+    today: date,
+    periods: Sequence[TimelineRule] = (),
+) -> ComputedDates | None:
+    """What ``rule`` gives for what the question fixes (ADR 0047), or ``None`` where the rule
+    does not apply to it (a December-disposal rule asked about a March disposal).
+
+    - A deadline counted from the end of a tax year is computed from the end of the tax year
+      the question names ("for 2025", "the 2024 tax year", "2024-25"); with none named, from
+      the last tax year complete at ``today`` (or the next, once its date has passed), and the
+      text says which year was assumed.
+    - A deadline counted from an event (a disposal, the end of a VAT period) is computed from
+      the day or month named; a rule stating which events it covers ("disposals made between 1
+      January and 30 November") is left out for any other; periodic returns know their periods.
+    - Dates the rule states ("from 2 February 2025") are quoted, never counted from today.
+    - Only a question naming nothing depends on ``today``.
+    """
+    if asked.kind == "request":
+        today = asked.start  # the client's asAt stands for "now"
+    stated = stated_dates(rule.description)
+    if rule.kind in ("TRANSITION", "DURATION") and stated and "entry into force" in rule.anchor:
+        listed = "; ".join(f"{what} from {day.isoformat()}" if what else f"from {day.isoformat()}"
+                           for what, day in stated)  # fmt: skip
+        return ComputedDates(rule.id, f"dates the rule states: {listed}", stated[0][1],
+                             max(d for _, d in stated))  # fmt: skip
+    at = asked.start if asked.named else today
+    assumed = "" if asked.named else f" (no date named: assumed {today.isoformat()})"
+    if rule.kind != "DEADLINE":
+        if rule.kind == "PERIOD" and "TAX_YEAR" not in rule.id and rule.unit == "months":
+            start, end = _period_of(at, rule.value)
+            text = f"the {rule.value}-month period holding {at.isoformat()} runs {start} to {end}"
+            return ComputedDates(rule.id, text + assumed, start, end)
+        computed = compute(rule, at)
+        return replace(computed, text=computed.text + assumed)
+    if rule.counts_from_tax_year or "into the tax year" in rule.anchor:
+        return _tax_year_deadline(rule, asked, today)
+    event = at
+    if asked.kind in ("year", "tax_year", "month"):
+        # An event somewhere in the named window: the first day of it the rule covers.
+        covered = [d for d in _days(asked.start, asked.end) if applies_to(rule.description, d)]
+        if not covered:
+            return None
+        event = covered[0]
+    elif not applies_to(rule.description, event):
+        return None
+    months = _period_months(rule, periods)
+    if months is None and ("period" in rule.anchor or "quarter" in rule.anchor):
+        if _covers_all(rule):
+            return None  # the period's length is not in the graph: no date beats a wrong one
+    if months is not None:
+        start, end = _period_of(event, months)
+        if "last day of the month" in rule.description:
+            due = _month_end(_add_months(date(end.year, end.month, 1), 1))
+            due = next_weekday(due) if rule.business_days else due
+        else:
+            due = _due(rule, end)
+        about = f"for the period {start.isoformat()} to {end.isoformat()}"
+        return ComputedDates(rule.id, f"{about}: due {due.isoformat()} ({_weekday(due)})" + assumed,
+                             end, due)  # fmt: skip
+    due = _due(rule, event)
+    what = "for an event on" if asked.kind in ("day", "today", "request") else "for events from"
+    text = f"{what} {event.isoformat()}: due {due.isoformat()} ({_weekday(due)})"
+    return ComputedDates(rule.id, text + assumed, event, due)
+
+
+def _covers_all(rule: TimelineRule) -> bool:
+    """Whether the rule states no limit on the events it covers (no range, no month)."""
+    return all(applies_to(rule.description, date(2001, m, 1)) for m in range(1, 13))
+
+
+def _days(start: date, end: date) -> list[date]:
+    """The first day of each month in the window, and its first day (enough to test rules that
+    cover months or ranges of months)."""
+    days, day = [start], date(start.year, start.month, 1)
+    while True:
+        day = _add_months(day, 1)
+        if day > end:
+            return days
+        days.append(day)
+
+
+def _tax_year_deadline(rule: TimelineRule, asked: Asked, today: date) -> ComputedDates:
+    if asked.named:
+        year, note = _named_tax_year(rule, asked), ""
+    else:
+        year = tax_year_of(rule.jurisdiction, today) - (
+            0 if "into the tax year" in rule.anchor else 1
+        )
+        if _tax_year_due(rule, year) < today:
+            year += 1  # already passed for that year: the next one is what is still to come
+        assumed = _tax_year_words(rule.jurisdiction, year)
+        note = f" (no tax year named: assumed {assumed}, the next due after {today.isoformat()})"
+    due = _tax_year_due(rule, year)
+    moved = ", moved off a weekend" if rule.business_days else ""
+    named = _tax_year_words(rule.jurisdiction, year)
+    text = f"for {named}: due {due.isoformat()} ({_weekday(due)}{moved}){note}"
+    first, last = tax_year(rule.jurisdiction, year)
+    return ComputedDates(rule.id, text, last if rule.counts_from_tax_year else first, due)
+
+
+def _tax_year_due(rule: TimelineRule, year: int) -> date:
+    first, last = tax_year(rule.jurisdiction, year)
+    if "into the tax year" in rule.anchor:
+        return (
+            _due(rule, first - timedelta(days=1))
+            if rule.fixed
+            else add_duration(first, rule.value, rule.unit)
+        )
+    return _due(rule, last)
+
+
+_ON_THE_POINT = ("DEADLINE", "PERIOD", "TRANSITION")
+
+
+def when_all(
+    rules: Sequence[TimelineRule], asked: Asked, today: date, limit: int = 3
+) -> tuple[list[ComputedDates], list[str]]:
+    """:func:`when` for each rule (the ``PERIOD`` rules among them give the periods), at most
+    ``limit`` results; and the ids of the rules that do not apply to what was asked (a
+    December-disposal rule for a March disposal), which an answer must not quote. Where a
+    deadline is computed, windows of another kind (a lookback, a lock-in linked to the same
+    obligation) are left out: the question asked when something is due."""
+    computed: list[tuple[TimelineRule, ComputedDates]] = []
+    excluded: list[str] = []
+    for rule in rules:
+        dates = when(rule, asked, today, rules)
+        if dates is not None:
+            computed.append((rule, dates))
+        elif not _covers_all(rule) and rule.kind == "DEADLINE":
+            excluded.append(rule.id)
+    if any(rule.kind == "DEADLINE" for rule, _ in computed):
+        computed = [(rule, dates) for rule, dates in computed if rule.kind in _ON_THE_POINT]
+    return [dates for _, dates in computed[:limit]], excluded

@@ -55,7 +55,7 @@ from engine.grounding import refusal_sentence
 from engine.lexicon import ConceptLexicon
 from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.router import LlmRouter, Route
-from engine.timeline import TimelineRule, compute, concerns_timeline
+from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
 from errors import ConversationReadOnly, InvalidInput
 from graph.models import utc_timestamp
 from infra.spans import stage
@@ -391,17 +391,20 @@ class TurnPreparer:
         (ADR 0033). The rules join the evidence, so the answer may cite them."""
         if not evidence.hits or not concerns_timeline(question):
             return []
-        computed: list[tuple[str, str]] = []
         known = set(evidence.ids())
-        for node in self._evidence.timelines_of(evidence.ids())[:3]:
-            rule = TimelineRule.from_node(node.id, dict(node.properties))
-            if rule is None:
-                continue
-            computed.append((node.id, compute(rule, as_at.start).text))
-            if node.id not in known:
+        nodes = {node.id: node for node in self._evidence.timelines_of(evidence.ids())}
+        rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
+        asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described)
+        # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
+        # not apply to it (December disposals, asked about March) is no evidence for it.
+        dates, excluded = when_all(rules, asked, self._today())
+        evidence.hits[:] = [hit for hit in evidence.hits if hit.node.id not in excluded]
+        for computed in dates:
+            if computed.rule_id not in known:
+                node = nodes[computed.rule_id]
                 evidence.hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
                 known.add(node.id)
-        return computed
+        return [(computed.rule_id, computed.text) for computed in dates]
 
 
 def conversation_jurisdictions(message: str, history: Sequence[StoredMessage]) -> list[str]:

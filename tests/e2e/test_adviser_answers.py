@@ -1,0 +1,89 @@
+"""The questions a tax adviser asks first, over real HTTP on the seeded graph (issue 23): the
+offline extractive provider, the real egress, a copy of the session's seeded template.
+
+Deadlines are computed for the year asked (ADR 0047), event-anchored and periodic deadlines
+from their event and period, dates a rule states are quoted; the graph refuses what it does
+not hold; quotes answer the question; follow-ups remember the conversation."""
+
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from tests.support.server import running_server, sse_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+ALICE = {"Authorization": "Bearer dev-acme-alice"}
+
+
+@pytest.fixture(scope="module")
+def base(seeded_template, tmp_path_factory):
+    from tests.support.seeded import copy_data_dir
+
+    data = copy_data_dir(seeded_template, tmp_path_factory.mktemp("adviser") / "data")
+    with running_server(create_app(Settings(data_dir=data, log_json=False))) as url:
+        yield url
+
+
+async def ask(
+    base: str, message: str, conversation: str | None = None
+) -> tuple[str, dict[str, Any]]:
+    body: dict[str, Any] = {"message": message}
+    if conversation:
+        body["conversationId"] = conversation
+    async with (
+        httpx.AsyncClient(base_url=base, timeout=120) as client,
+        client.stream("POST", "/api/chat", json=body, headers=ALICE) as response,
+    ):
+        assert response.status_code == 200, await response.aread()
+        events = [e async for e in sse_events(response) if e.event]
+    answer = "".join(e.payload["delta"] for e in events if e.event == "text")
+    return answer, events[-1].payload
+
+
+def computed(answer: str) -> str:
+    """The answer's computed dates (the timeline engine's lines)."""
+    assert "Computed dates:" in answer, answer
+    return answer.split("Computed dates:", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("question", "due", "not_due"),
+    [
+        ("When must I file my Form 11 for 2025?", "2026-10-31", "2025-10-31"),
+        ("When must I file my Form 11 for the 2024 tax year?", "2025-10-31", "2024-10-31"),
+        ("What is the UK self assessment deadline for the 2023 tax year?", "2025-01-31",
+         "2024-01-31"),
+        ("When is the UK online self assessment return for 2024-25 due?", "2026-01-31",
+         "2027-01-31"),
+        ("When is the Irish VAT return for January 2025 due?", "2025-03-19", "2025-01-19"),
+        ("I sold shares on 10 March 2025 — when is the CGT due?", "2025-12-15", "2026-01-31"),
+    ],
+)  # fmt: skip
+async def test_deadlines_are_computed_for_the_year_period_or_event_asked(
+    base, question, due, not_due
+):
+    answer, _ = await ask(base, question)
+    dates = computed(answer)
+    assert due in dates and not_due not in dates, answer
+
+
+async def test_a_december_disposal_rule_is_not_quoted_for_a_march_disposal(base):
+    answer, done = await ask(base, "I sold shares on 10 March 2025 — when is the CGT due?")
+    assert "IE:TIMELINE:CGT_PAYMENT_31_JAN" not in answer
+    assert "IE:TIMELINE:CGT_PAYMENT_15_DEC" in done["referencedNodes"]
+
+
+async def test_the_ai_act_prohibitions_apply_from_the_date_the_act_states(base):
+    answer, _ = await ask(base, "When do the AI Act prohibitions apply?")
+    dates = computed(answer)
+    assert "prohibitions and AI literacy from 2025-02-02" in dates, answer
+    assert "from today" not in answer and "until 20" not in dates
+
+
+async def test_a_deadline_without_a_year_says_which_year_it_assumed(base):
+    answer, _ = await ask(base, "When must I file my Form 11?")
+    assert "assumed the" in computed(answer), answer
