@@ -14,6 +14,17 @@ v1 checks, in order, and rejects the whole write on the first failure:
    spaces. In the taken-apart forms only confident findings (score ≥ 0.8: checksums, context,
    known names) count, since joining digit groups makes phone-shaped noise of every year.
 
+   A provision's published wording (``text`` of an Article, Paragraph, Recital, Annex or
+   Definition: what the legal ingester writes from the official source) is scanned with the same
+   detectors, but three shapes that legislation writes and personal data does not are read as
+   what they are (ADR 0045): a period of years ("2017-2030") or a standard's number
+   ("ISO 26262-2018") is no phone number; an outline number ("7.2.2.1.", "paragraph 7.2.2.2(c)")
+   is no IP address unless IP context names it; and a name counts only with a title or a cue
+   before it ("Mr", "Dr", "contact", "my name is"): an act names bare only the public persons
+   it cites (a report's chair) and words that a name list shares with a product or a benchmark
+   ("PaaS", "Libor", "Paris Agreement", "Sybil attack"). Every other finding there still
+   rejects the write: e-mail, IBAN, validated or prefixed phone numbers, identifiers, titled names.
+
 An increment of relationship counters (ADR 0036) gets checks 1 and 2 (its ids scanned for PII
 like a write's) and names only the schema's counters, each with a positive integer.
 
@@ -62,6 +73,32 @@ _ID = re.compile(r"^[\w][\w:.\-#/]{0,199}$")
 # Separators of built values: snake case, id parts, URL paths and queries.
 _SEPARATORS = re.compile(r"[_:/\\?#=&+.,;~\-]+")
 _BUILT = re.compile(r"_|%[0-9A-Fa-f]{2}|^https?://")
+#: Labels whose ``text`` is a provision's published wording (see the module docstring).
+PUBLISHED_WORDING = frozenset({"Article", "Paragraph", "Recital", "Annex", "Definition"})
+# A period of years, "2017-2030" / "2014–2020" / "1990/2000": the second year not before the first.
+_YEARS = re.compile(r"^((?:19|20)\d\d)\s?[-‐‑–/]\s?((?:19|20)\d\d)$")
+# A standard's number right after its body: "ISO 26262-2018", "EN 303 645", "ISO/IEC 27001".
+_STANDARD_BEFORE = re.compile(
+    r"\b(?:ISO|IEC|EN|ETSI|CEN|CENELEC|SAE|IEEE|ITU-[TR]|ANSI|BS|DIN|NIST)(?:/[A-Z]+)*"
+    r"(?:/(?:PAS|TS|TR))?\s?$"
+)
+# Words that make a dotted number a section ("paragraph 7.2.2.2"); IP context unmakes it.
+_SECTION_BEFORE = re.compile(
+    r"\b(?:paragraphs?|points?|sections?|subsections?|clauses?|items?|annex(?:es)?|tables?"
+    r"|figures?|chapters?|parts?|and|or|to|of)\s+$",
+    re.IGNORECASE,
+)
+_IP_CONTEXT = re.compile(r"\b(?:ip|ipv4|ipv6|host|server|address(?:es)?)\b", re.IGNORECASE)
+# An outline number (each level under 100) is written as a heading ("7.2.2.1. The"), a deeper
+# level ("7.2.2.1.3") or with a point ("7.2.2.2(c)").
+_OUTLINE_AFTER = re.compile(r"\.(?:\s|\d|$)|\(")
+# What makes a bare name a person in published wording: a title or a cue right before it.
+_NAME_CONTEXT = re.compile(
+    r"(?:\b(?:mr|mrs|ms|miss|mx|dr|prof|sir|dame|madam|mme|mlle|herr|frau|rev|lord|lady)\.?"
+    r"|\b(?:name\s+is|named|called|call\s+me|i\s+am|i'm|dear|contact|attn:?|c/o"
+    r"|ask\s+for|spoke\s+(?:to|with)|signed|regards,?|sincerely,?))\s*$",
+    re.IGNORECASE,
+)
 #: Least score a finding in a taken-apart form needs (see the module docstring).
 TAKEN_APART_MIN_SCORE = 0.8
 
@@ -192,7 +229,8 @@ class IngressGuard:
             "updated_at",
         }
         hidden = f"{node.label}:{id_digest(node.id)}"
-        props = self._check_properties(node.properties, allowed, target, hidden)
+        published = node.label in PUBLISHED_WORDING
+        props = self._check_properties(node.properties, allowed, target, hidden, published)
         return NodeWrite(id=node.id, label=node.label, properties=props)
 
     def _check_edge(self, edge: EdgeWrite) -> EdgeWrite:
@@ -245,7 +283,12 @@ class IngressGuard:
             self._reject(SchemaViolation, hidden, "id", "id must be 1-200 word characters or :.-#/")
 
     def _check_properties(
-        self, props: dict[str, PropertyValue], allowed: set[str], target: str, hidden: str
+        self,
+        props: dict[str, PropertyValue],
+        allowed: set[str],
+        target: str,
+        hidden: str,
+        published: bool = False,
     ) -> dict[str, PropertyValue]:
         limits = self._schema.limits
         if len(props) > limits.max_properties:
@@ -254,10 +297,13 @@ class IngressGuard:
         for name, value in props.items():
             if name not in allowed:
                 self._reject(SchemaViolation, target, None, "a property is not allowed")
-            checked[name] = self._check_value(name, value, target, hidden)
+            wording = published and name == "text"
+            checked[name] = self._check_value(name, value, target, hidden, wording)
         return checked
 
-    def _check_value(self, name: str, value: object, target: str, hidden: str) -> PropertyValue:
+    def _check_value(
+        self, name: str, value: object, target: str, hidden: str, wording: bool = False
+    ) -> PropertyValue:
         kind = self._schema.property_types[name]
         limits = self._schema.limits
         if kind == "string[]":
@@ -267,12 +313,12 @@ class IngressGuard:
             if len(items) > limits.max_list_items:
                 self._reject(SchemaViolation, target, name, "list too long")
             for item in items:
-                self._check_string(item, name, target, hidden)
+                self._check_string(item, name, target, hidden, wording)
             return items
         if kind == "string":
             if not isinstance(value, str):
                 self._reject(SchemaViolation, target, name, "expected a string")
-            self._check_string(str(value), name, target, hidden)
+            self._check_string(str(value), name, target, hidden, wording)
             return str(value)
         if kind == "bool":
             if not isinstance(value, bool):
@@ -286,20 +332,24 @@ class IngressGuard:
             return int(value)
         return float(value)
 
-    def _check_string(self, text: str, name: str, target: str, hidden: str) -> None:
+    def _check_string(
+        self, text: str, name: str, target: str, hidden: str, wording: bool = False
+    ) -> None:
         # `text` (a provision's wording) has its own, larger bound; every other string 4000.
         if len(text) > self._schema.limits.max_chars(name):
             self._reject(SchemaViolation, target, name, "string too long")
         if any(ord(c) < 32 and c not in "\n\t" for c in text):
             self._reject(SchemaViolation, target, name, "control characters are not allowed")
-        self._scan(text, hidden, name)
+        self._scan(text, hidden, name, wording=wording)
         if _BUILT.search(text):
             decoded = _unquote(text)
             if decoded != text:
-                self._scan(decoded, hidden, name)
-            self._scan(decoded, hidden, name, taken_apart=True)
+                self._scan(decoded, hidden, name, wording=wording)
+            self._scan(decoded, hidden, name, taken_apart=True, wording=wording)
 
-    def _scan(self, text: str, target: str, name: str, *, taken_apart: bool = False) -> None:
+    def _scan(
+        self, text: str, target: str, name: str, *, taken_apart: bool = False, wording: bool = False
+    ) -> None:
         if taken_apart:
             spaced = _SEPARATORS.sub(" ", text).strip()
             if spaced == text or not spaced:
@@ -311,6 +361,8 @@ class IngressGuard:
             ]
         else:
             findings = list(self._pii.detect(text))
+        if wording and findings:
+            findings = _not_legal_shapes(text if not taken_apart else spaced, findings)
         if findings:
             types = tuple(sorted({f.entity_type for f in findings}))
             self._reject(
@@ -331,6 +383,42 @@ class IngressGuard:
             "graph_write_rejected", code=error.code, target=target, property=prop, reason=reason
         )
         raise error(f"graph write rejected: {target}: {reason}", details={"property": prop})
+
+
+def _not_legal_shapes(text: str, findings: list[PiiFindingLike]) -> list[PiiFindingLike]:
+    """The findings in a provision's published wording that are not one of the shapes that
+    legislation writes (see the module docstring): those still reject the write."""
+    kept: list[PiiFindingLike] = []
+    sections: list[int] = []  # ends of dotted numbers read as sections, to continue a list
+    for finding in findings:
+        start, end = getattr(finding, "start", None), getattr(finding, "end", None)
+        if not isinstance(start, int) or not isinstance(end, int):
+            kept.append(finding)
+            continue
+        value, before = text[start:end], text[max(0, start - 40) : start]
+        kind = finding.entity_type
+        if kind == "PHONE_NUMBER" and float(getattr(finding, "score", 1.0)) < 0.9:
+            years = _YEARS.match(value)
+            if years and int(years.group(1)) <= int(years.group(2)):
+                continue  # a period: "the Strategic Plan for Forests 2017-2030"
+            if _STANDARD_BEFORE.search(before):
+                continue  # a standard's number: "ISO 26262-2018"
+        small = all(part.isdigit() and int(part) < 100 for part in value.split("."))
+        if kind == "IP_ADDRESS" and small and not _IP_CONTEXT.search(before):
+            if (
+                _OUTLINE_AFTER.match(text, end)
+                or _SECTION_BEFORE.search(before)
+                or (
+                    sections
+                    and re.fullmatch(r"[\s,;]*(?:and|or|to)?\s*", text[sections[-1] : start])
+                )
+            ):
+                sections.append(end)
+                continue  # an outline number: "7.2.2.1. The vehicle", "paragraph 7.2.2.2(c)"
+        if kind == "PERSON" and not _NAME_CONTEXT.search(before):
+            continue  # a bare name in legislation: a public person, a product, a benchmark
+        kept.append(finding)
+    return kept
 
 
 def _unquote(text: str) -> str:
