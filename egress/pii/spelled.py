@@ -37,13 +37,20 @@ from egress.pii.standard import offline_tld_extractor
 __all__ = ["SpelledEmailRecogniser", "SpelledPhoneRecogniser"]
 
 _BR_OPEN, _BR_CLOSE = r"[\[({<]", r"[\])}>]"
+# Any wrapper people put around a marker so that robots miss it: brackets, or the same kind of
+# symbol on both sides ("*at*", "#at#", "'at'", "-at-", "_at_", "~at~", "|at|").
+_OPEN = r"(?:[\[({<]|[*#_'\"~|-])"
+_CLOSE = r"(?:[\])}>]|[*#_'\"~|-])"
 _AT = (
-    rf"\s{{0,3}}(?:{_BR_OPEN}\s{{0,2}}at\s{{0,2}}{_BR_CLOSE}|-at-|_at_|@)\s{{0,3}}"
+    rf"\s{{0,3}}(?:{_OPEN}\s{{0,2}}(?:at|@)\s{{0,2}}{_CLOSE}"
+    rf"|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@)\s{{0,3}}"
     r"|[ \t]{1,3}at[ \t]{1,3}"
 )
+# "dot", "period" and "point" are the words for the dot; "[.]", "(.)" a wrapped one.
+_DOT_WORD = r"dot|period|point"
 _DOT = (
-    rf"\s{{0,3}}(?:{_BR_OPEN}\s{{0,2}}dot\s{{0,2}}{_BR_CLOSE}|-dot-|_dot_)\s{{0,3}}"
-    r"|[ \t]{1,3}dot[ \t]{1,3}|[ \t]{0,2}\.[ \t]{0,2}"
+    rf"\s{{0,3}}{_OPEN}\s{{0,2}}(?:{_DOT_WORD}|\.)\s{{0,2}}{_CLOSE}\s{{0,3}}"
+    rf"|[ \t]{{1,3}}(?:{_DOT_WORD})[ \t]{{1,3}}|[ \t]{{0,2}}\.[ \t]{{0,2}}"
 )
 _LOCAL_PART = r"[\w%+]{1,64}"
 _LOCAL_SEP = rf"(?:{_DOT}|[_-])"
@@ -55,12 +62,14 @@ _EMAIL = re.compile(
     re.IGNORECASE,
 )
 _DOT_ONLY = re.compile(rf"(?:{_DOT})", re.IGNORECASE)
-_DOT_MARKER = re.compile(r"\.|(?i:\bdot\b)")
+_DOT_MARKER = re.compile(rf"\.|(?i:{_DOT_WORD})")
 _BEFORE = 120  # characters searched before an at-marker (a local part and its separators)
 _AFTER = 200  # and after it (the domain)
 # Where an at-marker may be: searched first, so most text costs one regex pass.
 _AT_MARKER = re.compile(
-    rf"{_BR_OPEN}\s{{0,2}}at\s{{0,2}}{_BR_CLOSE}|-at-|_at_|\s@|@\s|[ \t]at[ \t]", re.IGNORECASE
+    rf"{_OPEN}\s{{0,2}}(?:at|@)\s{{0,2}}{_CLOSE}|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@"
+    r"|[ \t]at[ \t]",
+    re.IGNORECASE,
 )
 
 _DIGIT_WORDS = {
@@ -80,12 +89,12 @@ _DIGIT_WORDS = {
 }
 _WORD = r"zero|oh|o|nought|one|two|three|four|five|six|seven|eight|nine"
 _PIECE = (
-    rf"(?:(?:double|treble|triple)[ \t]{{1,2}}(?:{_WORD}|\d)(?![\w])"
+    rf"(?:(?:double|treble|triple)[ \t-]{{1,2}}(?:{_WORD}|\d)(?![\w])"
     rf"|(?:{_WORD})(?![\w])|\d{{1,5}}(?![\w]))"
 )
 _GAP = r"(?:[ \t]{0,2}[,./()\-][ \t]{0,2}|[ \t]{1,3})"
 _PHONE = re.compile(
-    rf"(?<![\w+])(?P<plus>(?:\+|plus[ \t]{{1,2}}))?\(?{_PIECE}(?:{_GAP}\(?{_PIECE}\)?){{2,16}}",
+    rf"(?<![\w+])(?P<plus>(?:\+|plus[ \t]{{1,2}}))?\(?{_PIECE}(?:{_GAP}\(?{_PIECE}\)?){{1,16}}",
     re.IGNORECASE,
 )
 _SPELLED_TRIGGER = re.compile(rf"\b(?:{_WORD}|double|treble|triple)\b|\d", re.IGNORECASE)
@@ -93,6 +102,7 @@ _SPELLED_TRIGGER = re.compile(rf"\b(?:{_WORD}|double|treble|triple)\b|\d", re.IG
 # recogniser's job, already validated there.
 _PLAIN = re.compile(r"^\+?[\d ()]+$")
 _PLAIN_GROUPS = re.compile(r"\d{2,5}")
+_DATE = re.compile(r"\d{1,4}[-./]\d{1,2}[-./]\d{1,4}")
 
 
 class SpelledEmailRecogniser:
@@ -184,6 +194,8 @@ class SpelledPhoneRecogniser:
             if _PLAIN.match(value) and len(_PLAIN_GROUPS.findall(value)) <= 4 and " " in value:
                 if not re.search(r"(?:^|\s)\d(?:\s\d){4,}", value):
                     continue  # typed in the usual groups: PhoneRecogniser's
+            if _DATE.fullmatch(value):
+                continue  # "05/06/2023" is a day, whatever it dials
             digits = _digits_of(value)
             if _valid_phone(digits):
                 start = match.start()
@@ -192,8 +204,11 @@ class SpelledPhoneRecogniser:
 
 
 def _valid_phone(digits: str) -> bool:
+    """A number someone could dial: an IE or GB number from its trunk ``0`` (possible from
+    nine digits on; valid for the eight-digit ones, "022 95080"), or one in international form
+    that is possible in Ireland or the UK or valid in its own country's numbering plan."""
     plain = digits.replace("+", "")
-    if not 9 <= len(plain) <= 13 or digits.count("+") > 1 or "+" in digits[1:]:
+    if not 8 <= len(plain) <= 15 or digits.count("+") > 1 or "+" in digits[1:]:
         return False
     if digits.startswith("+") or plain.startswith("00"):
         number = "+" + plain[2:] if plain.startswith("00") else digits
@@ -209,6 +224,9 @@ def _valid_phone(digits: str) -> bool:
             continue
         # Possible, not valid: a number read out digit by digit is a number whatever its range
         # (the plain recogniser also accepts a possible number in international form).
-        if parsed.country_code in (353, 44) and phonenumbers.is_possible_number(parsed):
+        if parsed.country_code in (353, 44) and len(plain) >= 9:
+            if phonenumbers.is_possible_number(parsed):
+                return True
+        elif phonenumbers.is_valid_number(parsed):
             return True
     return False

@@ -75,6 +75,10 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "ref: 2024/0123/45 dated 01/02/2024, lodgement 1,234.56 on 12.03.2024",
         "one, two or three children: does the credit change?",
         "MY EMPLOYER PAYS CLASS A PRSI, WHAT DO I PAY?",
+        "VAT is charged at the point of sale. In Ireland the rate is 23%.",
+        "the rate at zero point five per cent applies from 05/06/2023",
+        "as referred to in point (a) of Article 6(1), at the request of the controller",
+        "meet me at the office dot dot dot just kidding",
     ],
 )
 def test_tax_chat_typed_the_same_ways_has_no_finding(
@@ -94,6 +98,17 @@ def test_tax_chat_typed_the_same_ways_has_no_finding(
         ("reply to EMMA.OCALLAGHAN77 AT OUTLOOK DOT COM", "EMMA.OCALLAGHAN77 AT OUTLOOK DOT COM"),
         ("mail x_y12 {at} yahoo {dot} co {dot} uk", "x_y12 {at} yahoo {dot} co {dot} uk"),
         ("(email: dumitru_c _at_ gmail.com)", "dumitru_c _at_ gmail.com"),
+        # Any wrapper around a marker, "(a)", "[@]", "[.]", "period"/"point", "@" with a word dot.
+        ("email: hollis58 _at_ dcu _dot_ ie", "hollis58 _at_ dcu _dot_ ie"),
+        ("i use barrows13 *at* indigo *dot* ie", "barrows13 *at* indigo *dot* ie"),
+        ("it is rpitts #at# talktalk #dot# net, ok", "rpitts #at# talktalk #dot# net"),
+        ("to l 'dot' ross 'at' law 'dot' co 'dot' uk", "l 'dot' ross 'at' law 'dot' co 'dot' uk"),
+        ("mine is andre-moreno (a) aol.com if that helps", "andre-moreno (a) aol.com"),
+        ("cc p.leavitt [@] ul [.] ie on it", "p.leavitt [@] ul [.] ie"),
+        ("to vhopkins at live period co period uk", "vhopkins at live period co period uk"),
+        ("(contact nunez67 at msn point com)", "nunez67 at msn point com"),
+        ("drop a line to bessie dot seward@dcu dot ie", "bessie dot seward@dcu dot ie"),
+        ("mail ann ~at~ mu ~dot~ ie", "ann ~at~ mu ~dot~ ie"),
     ],
 )
 def test_an_e_mail_address_written_out_is_one_finding(
@@ -116,6 +131,16 @@ def test_an_e_mail_address_written_out_is_one_finding(
         ("mobile: plus three five three eight seven 123 4567", None),
         ("text 0 7 7 0 0 9 0 0 1 2 3", "0 7 7 0 0 9 0 0 1 2 3"),
         ("landline 021 four five six seven eight nine oh", "021 four five six seven eight nine oh"),
+        # Another country's number in words, from its country code (valid in its own plan).
+        ("tel. plus four eight five one two three double four five six seven", None),
+        ("they rang from plus three five one nine one two four two seven two five zero", None),
+        # Eight digits from the trunk 0 (a valid IE number), words joined by hyphens.
+        ("you can text 022 / 95080", "022 / 95080"),
+        ("my mobile is 0 2 2 1 2 2 4 3", "0 2 2 1 2 2 4 3"),
+        (
+            "office oh-double-two-double-two-five-oh-nine, ask",
+            "oh-double-two-double-two-five-oh-nine",
+        ),
     ],
 )
 def test_a_phone_number_in_words_or_odd_separators_is_one_finding(
