@@ -11,6 +11,11 @@ __all__ = [
     "Conversation",
     "ConversationContext",
     "ConversationSummary",
+    "ErasureKind",
+    "ErasureRecord",
+    "ErasureTotals",
+    "ExportedConversation",
+    "ExportedMessage",
     "MessageRole",
     "MessageStatus",
     "NewMessage",
@@ -103,3 +108,64 @@ class UserUsage(BaseModel):
     answers: int = 0
     model_calls: int = 0
     blocked_calls: int = 0
+
+
+ErasureKind = Literal["conversation", "all_conversations", "user", "expired"]
+"""What an erasure removed: one conversation of its owner; every conversation of their own (the
+user asked); a user of the tenant (their admin asked: their conversations, and their id taken
+off the egress audit); conversations past the retention period (the retention job)."""
+
+
+class ExportedMessage(BaseModel):
+    """A message as its owner exports it (GDPR Articles 15 and 20)."""
+
+    id: str
+    seq: int
+    role: MessageRole
+    content: str
+    status: MessageStatus
+    referenced_nodes: list[str] = Field(default_factory=list)
+    created_at: datetime
+    updated_at: datetime | None = None
+
+
+class ExportedConversation(BaseModel):
+    """One of the owner's conversations with every message, oldest first, and its context."""
+
+    id: str
+    visibility: Visibility
+    created_at: datetime
+    updated_at: datetime
+    active_node_ids: list[str] = Field(default_factory=list)
+    messages: list[ExportedMessage] = Field(default_factory=list)
+
+
+class ErasureTotals(BaseModel):
+    """What an erasure removed, as counts only (the non-personal totals that are kept)."""
+
+    conversations: int = 0
+    questions: int = 0  # user messages
+    answers: int = 0  # assistant messages
+    pseudonyms: int = 0  # egress vault originals
+    model_calls: int = 0  # egress audit records taken off the erased conversation (or user)
+
+    def plus(self, other: ErasureTotals) -> ErasureTotals:
+        return ErasureTotals(
+            conversations=self.conversations + other.conversations,
+            questions=self.questions + other.questions,
+            answers=self.answers + other.answers,
+            pseudonyms=self.pseudonyms + other.pseudonyms,
+            model_calls=self.model_calls + other.model_calls,
+        )
+
+
+class ErasureRecord(ErasureTotals):
+    """One entry of the erasure audit trail: who asked, whose data, what kind, the totals;
+    never any erased text."""
+
+    id: int | None = None  # the trail's; None on the record an erasure call returns
+    kind: ErasureKind
+    subject_user_id: str  # whose conversations ("" for the retention job's records)
+    conversation_id: str | None = None  # the one conversation of a ``conversation`` erasure
+    requested_by: str  # the user who asked, or "retention"
+    at: datetime

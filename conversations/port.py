@@ -13,7 +13,8 @@ switches on the backend's type.
 
 Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (five methods),
 the conversation routes on :class:`ConversationQueries`, a tenant admin's users and usage views
-on :class:`TenantAdminQueries`; :class:`ConversationStore` is all three plus migrations,
+on :class:`TenantAdminQueries`, export and erasure on :class:`ConversationExport` and
+:class:`ConversationErasure`; :class:`ConversationStore` is all of them plus migrations,
 sharing, health and lifetime. After :meth:`ConversationStore.aclose` every call
 raises :class:`errors.AdapterClosed`; nothing reopens silently.
 """
@@ -28,6 +29,10 @@ from conversations.models import (
     Conversation,
     ConversationContext,
     ConversationSummary,
+    ErasureKind,
+    ErasureRecord,
+    ErasureTotals,
+    ExportedConversation,
     NewMessage,
     StoredMessage,
     TenantUser,
@@ -40,6 +45,8 @@ from egress.sanitiser import PseudonymVault
 
 __all__ = [
     "ConversationBackend",
+    "ConversationErasure",
+    "ConversationExport",
     "ConversationQueries",
     "ConversationState",
     "ConversationStore",
@@ -172,9 +179,65 @@ class TenantAdminQueries(Protocol):
         ...
 
 
-class ConversationStore(TurnStore, ConversationQueries, TenantAdminQueries, Protocol):
-    """The whole store, as the composition root holds it: the turn's, the routes' and the
-    tenant admin's ports plus migrations, sharing, health and lifetime."""
+class ConversationExport(Protocol):
+    """What the export route reads (GDPR Articles 15 and 20, ADR 0047)."""
+
+    async def export_conversations(
+        self, tenant_id: str, *, user_id: str
+    ) -> list[ExportedConversation]:
+        """Every conversation ``user_id`` owns in the tenant (never one shared with them), oldest
+        first, each with all its messages (oldest first) and its context."""
+        ...
+
+
+class ConversationErasure(Protocol):
+    """Erasure and retention (GDPR Article 17, ADR 0047): the privacy routes and the retention
+    job depend on this port only.
+
+    Erasing a conversation deletes its messages, its context, the egress vault's originals of
+    it and the conversation itself, takes its id off the egress audit's records (their counts
+    stay), remembers the id (a turn still running writes nothing back) and appends a record of
+    counts to the erasure audit trail, never any text. Only the owner's own conversations are
+    erased (a tenant admin's erasure of a user and the retention job act in the owner's name);
+    another user's or tenant's id is :class:`errors.NotFound`."""
+
+    async def erase_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str, requested_by: str
+    ) -> ErasureRecord:
+        """Erase one conversation ``user_id`` owns; :class:`errors.NotFound` otherwise."""
+        ...
+
+    async def erase_conversations(
+        self, tenant_id: str, *, user_id: str, requested_by: str, kind: ErasureKind
+    ) -> ErasureRecord:
+        """Erase every conversation ``user_id`` owns in the tenant, one unit of work each.
+
+        ``kind`` ``all_conversations``: the user asked. ``user``: their admin erases the user:
+        also their own egress policy, and their id is taken off every egress audit record;
+        :class:`errors.NotFound` when the tenant holds nothing of them."""
+        ...
+
+    async def erase_expired(self, before: datetime, batch: int = 200) -> ErasureTotals:
+        """The retention job: erase every tenant's conversations last written before ``before``
+        (one record per tenant that had any). Safe to run in several workers at once: each
+        conversation is erased by one of them, the others find it gone."""
+        ...
+
+    async def erasures(self, tenant_id: str, limit: int = 100) -> list[ErasureRecord]:
+        """The tenant's erasure audit trail, newest first."""
+        ...
+
+
+class ConversationStore(
+    TurnStore,
+    ConversationQueries,
+    TenantAdminQueries,
+    ConversationExport,
+    ConversationErasure,
+    Protocol,
+):
+    """The whole store, as the composition root holds it: the turn's, the routes', the tenant
+    admin's and the privacy ports plus migrations, sharing, health and lifetime."""
 
     async def init(self) -> None:
         """Apply migrations. Idempotent."""

@@ -57,9 +57,11 @@ from infra.lifetime import Lifetime
 __all__ = [
     "APP_ROLE",
     "CHECK_AFTER_IDLE_SECONDS",
+    "ERASER_ROLE",
     "MIGRATIONS",
     "MIGRATION_LOCK",
     "POSTGRES",
+    "RETENTION_ROLE",
     "SCHEMA",
     "CheckoutCheck",
     "Connection",
@@ -103,6 +105,12 @@ _CHECK_ROLE = (
     " FROM pg_roles WHERE rolname = current_user"
 )
 _PING = "SELECT 1"
+# the retention job's one read across tenants: their ids, which row-level security shows only to
+# the job's claim (migration 007); then it works in each tenant's name (ADR 0047)
+_TENANT_IDS = "SELECT id FROM regintel.tenants ORDER BY id"
+RETENTION_ROLE = "retention"
+# the role erasure runs as (migration 007): regintel_app's rights plus the deletes
+ERASER_ROLE = "regintel_eraser"
 # a pooled connection back in the pool for less than this is checked without a round trip
 CHECK_AFTER_IDLE_SECONDS = 5.0
 
@@ -269,7 +277,13 @@ class PostgresConversationStore(SqlConversationStore):
 
     @asynccontextmanager
     async def tenant_transaction(
-        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
+        self,
+        tenant_id: str,
+        user_id: str | None = None,
+        *,
+        admin: bool = False,
+        role: str | None = None,
+        sql_role: str | None = None,
     ) -> AsyncIterator[Connection]:
         """One transaction as ``app_role`` with the caller's claims set (tenant, and user when
         the work is a user's; ``app_metadata.role: admin`` for the tenant admin's reads, which
@@ -277,11 +291,9 @@ class PostgresConversationStore(SqlConversationStore):
         when the block ends without an error. :meth:`unit_of_work` is this, rolled back unless
         committed."""
         async with self._connection() as conn, conn.transaction():
-            if self._app_role:
-                await conn.execute(
-                    sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(self._app_role))
-                )
-            role = "admin" if admin else None
+            if as_role := sql_role or self._app_role:
+                await conn.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(as_role)))
+            role = role or ("admin" if admin else None)
             await conn.execute(
                 _SET_CLAIMS, {"tenant_id": tenant_id, "user_id": user_id, "role": role}
             )
@@ -289,10 +301,18 @@ class PostgresConversationStore(SqlConversationStore):
 
     @asynccontextmanager
     async def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
+        self,
+        tenant_id: str,
+        user_id: str | None = None,
+        *,
+        admin: bool = False,
+        erasure: bool = False,
     ) -> AsyncIterator[UnitOfWork]:
-        """A :meth:`tenant_transaction` that rolls back unless the work was committed."""
-        async with self.tenant_transaction(tenant_id, user_id, admin=admin) as conn:
+        """A :meth:`tenant_transaction` that rolls back unless the work was committed; an
+        ``erasure``'s runs as :data:`ERASER_ROLE`, the only role that may delete (ADR 0047)."""
+        async with self.tenant_transaction(
+            tenant_id, user_id, admin=admin, sql_role=ERASER_ROLE if erasure else None
+        ) as conn:
 
             async def run(statement: str, params: Params) -> Result:
                 cursor = await conn.execute(statement, params)
@@ -346,6 +366,13 @@ class PostgresConversationStore(SqlConversationStore):
                 f"role {role!r} bypasses row-level security (superuser or BYPASSRLS): "
                 "configure app_role (regintel_app) or log in as a role without those rights"
             )
+
+    async def tenant_ids(self) -> list[str]:
+        """Every tenant's id (the retention job's), read with the job's claim."""
+        async with self.tenant_transaction("", role=RETENTION_ROLE) as conn:
+            cur = await conn.execute(_TENANT_IDS)
+            rows = await cur.fetchall()
+        return [str(row["id"]) for row in rows]
 
     async def ping(self) -> None:
         async with self._connection() as conn:

@@ -9,6 +9,10 @@ The vault numbers placeholders ``[TYPE_n]`` by counting what is there, so two as
 one conversation must not interleave: SQLite's ``BEGIN IMMEDIATE`` serialises them; PostgreSQL
 takes the dialect's ``lock_pseudonyms`` (an advisory lock per conversation, released at
 commit) first. The primary key still refuses a duplicate if that were ever bypassed.
+
+Erasure (ADR 0047) takes the same vault lock and remembers the erased conversation's id: a
+turn still running when its conversation was erased gets its placeholders but stores no
+original, and its audit record names neither the conversation nor an erased user.
 """
 
 from __future__ import annotations
@@ -19,7 +23,11 @@ from conversations.unit_of_work import Row, TenantDatabase
 from egress.audit import EgressAuditRecord
 from egress.policy import CallerPolicies, EgressMode, TenantPolicy, UserPolicy
 
-__all__ = ["SqlAuditSink", "SqlPolicyStore", "SqlPseudonymVault"]
+__all__ = ["ERASED", "SqlAuditSink", "SqlPolicyStore", "SqlPseudonymVault"]
+
+ERASED = "(erased)"
+"""What an erased conversation's (or user's) id reads as on the egress audit's records; the
+statements ``anonymise_conversation_calls`` and ``anonymise_user_calls`` write it too."""
 
 
 class SqlPolicyStore:
@@ -131,6 +139,8 @@ class SqlPseudonymVault:
                 return str(found["placeholder"])
             counted = await work.fetch_one(statements.count_placeholders, key)
             placeholder = f"[{entity_type}_{int(counted['n'] if counted else 0) + 1}]"
+            if await work.fetch_one(statements.select_erased_conversation, key) is not None:
+                return placeholder  # erased while its turn ran: the original is not kept
             now = dialect.timestamp(datetime.now(UTC))
             await work.execute(
                 statements.insert_pseudonym, {**key, "placeholder": placeholder, "now": now}
@@ -152,16 +162,29 @@ class SqlAuditSink:
         self._database = database
 
     async def record(self, entry: EgressAuditRecord) -> None:
+        """Append ``entry``; a call of a conversation erased while its turn ran is recorded
+        without the conversation's id (and the user's, when the user was erased: ADR 0047)."""
         dialect = self._database.dialect
-        params = {
+        statements = dialect.statements
+        key = {"tenant_id": entry.tenant_id, "conversation_id": entry.conversation_id}
+        async with self._database.unit_of_work(entry.tenant_id) as work:
+            erased = await work.fetch_one(statements.select_erased_conversation, key)
+            if erased is not None:
+                anonymous = {"conversation_id": ERASED}
+                if erased["user_erased"]:
+                    anonymous["user_id"] = ERASED
+                entry = entry.model_copy(update=anonymous)
+            await work.execute(statements.insert_audit, self._params(entry))
+            await work.commit()
+
+    def _params(self, entry: EgressAuditRecord) -> dict[str, object]:
+        dialect = self._database.dialect
+        return {
             **entry.model_dump(exclude={"counts", "violations", "at"}),
             "counts": dialect.encode_object(entry.counts),
             "violations": dialect.encode_list(entry.violations),
             "at": dialect.timestamp(entry.at),
         }
-        async with self._database.unit_of_work(entry.tenant_id) as work:
-            await work.execute(dialect.statements.insert_audit, params)
-            await work.commit()
 
     async def recent(self, tenant_id: str, limit: int = 100) -> list[EgressAuditRecord]:
         """The tenant's last ``limit`` records, newest first."""

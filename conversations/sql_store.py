@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
+from collections import defaultdict
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 
@@ -34,6 +35,11 @@ from conversations.models import (
     Conversation,
     ConversationContext,
     ConversationSummary,
+    ErasureKind,
+    ErasureRecord,
+    ErasureTotals,
+    ExportedConversation,
+    ExportedMessage,
     NewMessage,
     StoredMessage,
     TenantUser,
@@ -47,7 +53,13 @@ from errors import ConversationReadOnly, NotFound
 
 __all__ = ["SqlConversationStore"]
 
+# a message's fields the export leaves out: its sanitised form is the store's, not the user's
+_NOT_EXPORTED = {"content_sanitised", "conversation_id"}
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # "since the beginning" for a usage window
+_FOREVER = datetime(9999, 12, 31, tzinfo=UTC)  # erasure on request: whenever last written
+_RETENTION = "retention"  # who asked, in the retention job's records
+_RETENTION_ROUNDS = 1000  # batches of one tenant in one run, at most (then the next run goes on)
 
 
 class SqlConversationStore(ABC):
@@ -59,12 +71,18 @@ class SqlConversationStore(ABC):
 
     @abstractmethod
     def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
+        self,
+        tenant_id: str,
+        user_id: str | None = None,
+        *,
+        admin: bool = False,
+        erasure: bool = False,
     ) -> AbstractAsyncContextManager[UnitOfWork]:
         """One transaction scoped to ``tenant_id`` (and to ``user_id``, when the work is a
         user's: their conversations) that rolls back unless committed. ``admin``: the tenant
         admin's aggregate reads over every user of the tenant (PostgreSQL passes the admin
-        claim to row-level security; SQLite has none)."""
+        claim to row-level security; SQLite has none). ``erasure``: the work deletes the
+        user's conversations (PostgreSQL runs it as the eraser role, ADR 0047)."""
 
     @abstractmethod
     async def init(self) -> None:
@@ -358,6 +376,207 @@ class SqlConversationStore(ABC):
             found.model_calls = int(row["model_calls"])
             found.blocked_calls = int(row["blocked_calls"])
         return [usage[user] for user in sorted(usage)][:limit]
+
+    # -- export, erasure, retention (ADR 0047) -------------------------------------------------
+
+    async def export_conversations(
+        self, tenant_id: str, *, user_id: str
+    ) -> list[ExportedConversation]:
+        """The conversations ``user_id`` owns, oldest first, with every message and the context
+        (two reads, one unit of work)."""
+        dialect, statements = self.dialect, self.dialect.statements
+        params = {"tenant_id": tenant_id, "user_id": user_id}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            conversations = await work.fetch_all(statements.select_owned_conversations, params)
+            rows = await work.fetch_all(statements.select_owned_messages, params)
+        messages: defaultdict[str, list[ExportedMessage]] = defaultdict(list)
+        for row in rows:
+            stored = self._message({**row, "content_sanitised": ""})
+            messages[str(row["conversation_id"])].append(
+                ExportedMessage(seq=int(row["seq"]), **stored.model_dump(exclude=_NOT_EXPORTED))
+            )
+        return [
+            ExportedConversation(
+                id=str(row["id"]),
+                visibility=row["visibility"],
+                created_at=row["created_at"],
+                updated_at=row["updated_at"],
+                active_node_ids=dialect.decode_list(row["active_node_ids"])
+                if row["active_node_ids"] is not None
+                else [],
+                messages=messages.get(str(row["id"]), []),
+            )
+            for row in conversations
+        ]
+
+    async def erase_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str, requested_by: str
+    ) -> ErasureRecord:
+        """Erase one conversation ``user_id`` owns and record it, in one unit of work;
+        :class:`errors.NotFound` for anything else (another user's, another tenant's)."""
+        async with self.unit_of_work(tenant_id, user_id, erasure=True) as work:
+            totals = await self._erase_one(work, tenant_id, user_id, conversation_id)
+            if totals is None:
+                raise NotFound(f"conversation {conversation_id} not found")
+            record = await self._record(
+                work, tenant_id, "conversation", user_id, conversation_id, requested_by, totals
+            )
+            await work.commit()
+        return record
+
+    async def erase_conversations(
+        self, tenant_id: str, *, user_id: str, requested_by: str, kind: ErasureKind
+    ) -> ErasureRecord:
+        """Every conversation ``user_id`` owns, one unit of work each (a user with many never
+        holds the store for long; a failure half-way leaves whole conversations, and asking
+        again finishes the work), then, for ``kind`` ``user``, their egress policy and their id
+        on the egress audit, and the record, together."""
+        if kind not in ("all_conversations", "user"):
+            raise ValueError(f"not an erasure of a user's conversations: {kind}")
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "user_id": user_id}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            ids = [
+                str(row["id"])
+                for row in await work.fetch_all(statements.select_owned_conversation_ids, key)
+            ]
+        totals = ErasureTotals()
+        erase_user = kind == "user"
+        for conversation_id in ids:
+            async with self.unit_of_work(tenant_id, user_id, erasure=True) as work:
+                erased = await self._erase_one(
+                    work, tenant_id, user_id, conversation_id, user_erased=erase_user
+                )
+                await work.commit()
+            if erased is not None:  # else: erased meanwhile (the user, the retention job)
+                totals = totals.plus(erased)
+        async with self.unit_of_work(tenant_id, user_id, erasure=True) as work:
+            policies = 0
+            if erase_user:
+                calls = await work.execute(statements.anonymise_user_calls, key)
+                totals = totals.plus(ErasureTotals(model_calls=calls))
+                policies = await work.execute(statements.delete_user_policy, key)
+                if not (ids or calls or policies):
+                    raise NotFound(f"user {user_id} not found")  # nothing of them here
+            record = await self._record(work, tenant_id, kind, user_id, None, requested_by, totals)
+            await work.commit()
+        return record
+
+    async def erase_expired(self, before: datetime, batch: int = 200) -> ErasureTotals:
+        """Erase every tenant's conversations last written before ``before``, in the owner's
+        name, one unit of work each; each is locked and checked against ``before`` again
+        first, so a conversation written meanwhile stays and a second worker running the same
+        job skips what the first erased. One record per tenant with anything erased."""
+        statements = self.dialect.statements
+        everything = ErasureTotals()
+        for tenant_id in await self.tenant_ids():
+            totals = ErasureTotals()
+            params = {"tenant_id": tenant_id, "before": self.dialect.timestamp(before)}
+            for _ in range(_RETENTION_ROUNDS):
+                async with self.unit_of_work(tenant_id, admin=True) as work:
+                    expired = await work.fetch_all(
+                        statements.select_expired_conversations, {**params, "limit": batch}
+                    )
+                for row in expired:
+                    owner = str(row["user_id"])
+                    async with self.unit_of_work(tenant_id, owner, erasure=True) as work:
+                        erased = await self._erase_one(
+                            work, tenant_id, owner, str(row["id"]), before=before
+                        )
+                        await work.commit()
+                    if erased is not None:
+                        totals = totals.plus(erased)
+                if len(expired) < batch:
+                    break
+            if totals.conversations:
+                async with self.unit_of_work(tenant_id) as work:
+                    await self._record(work, tenant_id, "expired", "", None, _RETENTION, totals)
+                    await work.commit()
+            everything = everything.plus(totals)
+        return everything
+
+    async def erasures(self, tenant_id: str, limit: int = 100) -> list[ErasureRecord]:
+        """The tenant's erasure audit trail, newest first."""
+        params = {"tenant_id": tenant_id, "limit": limit}
+        async with self.unit_of_work(tenant_id) as work:
+            rows = await work.fetch_all(self.dialect.statements.select_erasures, params)
+        return [ErasureRecord.model_validate(dict(row)) for row in rows]
+
+    async def tenant_ids(self) -> list[str]:
+        """Every tenant's id, for the retention job: the only read across tenants (the
+        adapters give it; on PostgreSQL a claim of the job's own lets row-level security show
+        the ids and nothing else)."""
+        raise NotImplementedError
+
+    async def _erase_one(
+        self,
+        work: UnitOfWork,
+        tenant_id: str,
+        user_id: str,
+        conversation_id: str,
+        *,
+        before: datetime = _FOREVER,
+        user_erased: bool = False,
+    ) -> ErasureTotals | None:
+        """Erase one conversation of ``user_id`` inside ``work``; ``None`` (nothing done) if
+        it is not theirs, is gone, or was written since ``before``.
+
+        The conversation's row lock comes first (a turn's saves take it first too, so a save
+        either lands before and is erased, or comes after and finds no conversation), then the
+        vault's lock of the conversation (a sanitisation in flight either lands before or
+        reads the erased id and stores nothing)."""
+        dialect, statements = self.dialect, self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        lock = {**key, "before": dialect.timestamp(before)}
+        if await work.fetch_one(statements.lock_owned_conversation, lock) is None:
+            return None
+        if statements.lock_pseudonyms is not None:
+            await work.execute(statements.lock_pseudonyms, key)
+        counted = await work.fetch_one(statements.count_conversation_messages, key)
+        pseudonyms = await work.execute(statements.delete_pseudonyms, key)
+        await work.execute(statements.delete_messages, key)
+        await work.execute(statements.delete_context, key)
+        calls = await work.execute(
+            statements.anonymise_erased_user_calls
+            if user_erased
+            else statements.anonymise_conversation_calls,
+            key,
+        )
+        now = dialect.timestamp(datetime.now(UTC))
+        await work.execute(
+            statements.insert_erased_conversation, {**key, "user_erased": user_erased, "now": now}
+        )
+        await work.execute(statements.delete_conversation, key)
+        return ErasureTotals(
+            conversations=1,
+            questions=int(counted["questions"]) if counted else 0,
+            answers=int(counted["answers"]) if counted else 0,
+            pseudonyms=pseudonyms,
+            model_calls=calls,
+        )
+
+    async def _record(
+        self,
+        work: UnitOfWork,
+        tenant_id: str,
+        kind: ErasureKind,
+        subject_user_id: str,
+        conversation_id: str | None,
+        requested_by: str,
+        totals: ErasureTotals,
+    ) -> ErasureRecord:
+        """Append the erasure's record (counts, never text) to the audit trail, in ``work``."""
+        now = datetime.now(UTC)
+        fields = {
+            "kind": kind,
+            "subject_user_id": subject_user_id,
+            "conversation_id": conversation_id,
+            "requested_by": requested_by,
+            **totals.model_dump(),
+        }
+        params = {"tenant_id": tenant_id, **fields, "now": self.dialect.timestamp(now)}
+        await work.execute(self.dialect.statements.insert_erasure, params)
+        return ErasureRecord(at=now, **fields)
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -51,6 +51,8 @@ _CREATE_MIGRATIONS_TABLE = (
 _MIGRATIONS_APPLIED = "SELECT name FROM schema_migrations"
 _RECORD_MIGRATION = "INSERT INTO schema_migrations (name, applied_at) VALUES (:name, :now)"
 _PING = "SELECT 1"
+# the retention job's one read across tenants: their ids (ADR 0047)
+_TENANT_IDS = "SELECT id FROM tenants ORDER BY id"
 
 
 def _timestamp(moment: datetime) -> str:
@@ -156,7 +158,12 @@ class SqliteConversationStore(SqlConversationStore):
 
     @asynccontextmanager
     async def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
+        self,
+        tenant_id: str,
+        user_id: str | None = None,
+        *,
+        admin: bool = False,
+        erasure: bool = False,
     ) -> AsyncIterator[UnitOfWork]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` if committed, else ``ROLLBACK``. No row-level
         security here: the statements' own ``tenant_id`` and ``user_id`` filters are the
@@ -209,6 +216,13 @@ class SqliteConversationStore(SqlConversationStore):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(_RECORD_MIGRATION, {"name": file.name, "now": _now()})
+
+    async def tenant_ids(self) -> list[str]:
+        """Every tenant's id (the retention job's)."""
+        async with self._lock:
+            return await self._call(
+                lambda conn: [str(row[0]) for row in conn.execute(_TENANT_IDS).fetchall()]
+            )
 
     async def ping(self) -> None:
         await self._call(lambda conn: conn.execute(_PING).fetchone())

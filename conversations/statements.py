@@ -154,6 +154,94 @@ class Statements:
         " ORDER BY user_id LIMIT :limit"
     )
 
+    # -- export, erasure, retention (ADR 0047) ------------------------------------------------
+    # the owner's own conversations (never those shared with them) with their context
+    select_owned_conversations: str = (
+        "SELECT c.id, c.visibility, c.created_at, c.updated_at, x.active_node_ids"
+        " FROM {schema}conversations c LEFT JOIN {schema}contexts x"
+        " ON x.tenant_id = c.tenant_id AND x.conversation_id = c.id"
+        " WHERE c.tenant_id = :tenant_id AND c.user_id = :user_id ORDER BY c.created_at, c.id"
+    )
+    select_owned_messages: str = (
+        "SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.status, m.referenced_nodes,"
+        " m.created_at, m.updated_at FROM {schema}messages m JOIN {schema}conversations c"
+        " ON c.tenant_id = m.tenant_id AND c.id = m.conversation_id"
+        " WHERE m.tenant_id = :tenant_id AND c.user_id = :user_id ORDER BY m.conversation_id, m.seq"
+    )
+    select_owned_conversation_ids: str = (
+        "SELECT id FROM {schema}conversations WHERE tenant_id = :tenant_id"
+        " AND user_id = :user_id ORDER BY id"
+    )
+    # any owner's conversations last written before :before (the retention job, admin claim)
+    select_expired_conversations: str = (
+        "SELECT id, user_id FROM {schema}conversations WHERE tenant_id = :tenant_id"
+        " AND updated_at < :before ORDER BY updated_at, id LIMIT :limit"
+    )
+    # the owner's conversation, locked first: a turn's save touches it first, so the two queue
+    # up; the retention job passes its cutoff (a conversation written since then is kept)
+    lock_owned_conversation: str = (
+        "SELECT id FROM {schema}conversations WHERE tenant_id = :tenant_id"
+        " AND id = :conversation_id AND user_id = :user_id AND updated_at < :before{row_lock}"
+    )
+    count_conversation_messages: str = (
+        "SELECT COUNT(CASE WHEN role = 'user' THEN 1 END) AS questions,"
+        " COUNT(CASE WHEN role = 'assistant' THEN 1 END) AS answers FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    delete_pseudonyms: str = (
+        "DELETE FROM {schema}pseudonyms WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    delete_messages: str = (
+        "DELETE FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    delete_context: str = (
+        "DELETE FROM {schema}contexts WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    delete_conversation: str = (
+        "DELETE FROM {schema}conversations WHERE tenant_id = :tenant_id"
+        " AND id = :conversation_id AND user_id = :user_id"
+    )
+    # the egress audit keeps the call (its counts, provider, model, time), not whose it was
+    anonymise_conversation_calls: str = (
+        "UPDATE {schema}egress_audit SET conversation_id = '(erased)'"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    anonymise_erased_user_calls: str = (
+        "UPDATE {schema}egress_audit SET user_id = '(erased)', conversation_id = '(erased)'"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+    )
+    anonymise_user_calls: str = (
+        "UPDATE {schema}egress_audit SET user_id = '(erased)', conversation_id = '(erased)'"
+        " WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+    delete_user_policy: str = (
+        "DELETE FROM {schema}user_policies WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+    insert_erased_conversation: str = (
+        "INSERT INTO {schema}erased_conversations (tenant_id, conversation_id, user_erased,"
+        " erased_at) VALUES (:tenant_id, :conversation_id, :user_erased, :now)"
+        " ON CONFLICT (tenant_id, conversation_id) DO NOTHING"
+    )
+    # read by the vault and the egress audit before they write a conversation's row
+    select_erased_conversation: str = (
+        "SELECT user_erased FROM {schema}erased_conversations WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    insert_erasure: str = (
+        "INSERT INTO {schema}erasures (tenant_id, kind, subject_user_id, conversation_id,"
+        " requested_by, conversations, questions, answers, pseudonyms, model_calls, at)"
+        " VALUES (:tenant_id, :kind, :subject_user_id, :conversation_id, :requested_by,"
+        " :conversations, :questions, :answers, :pseudonyms, :model_calls, :now)"
+    )
+    select_erasures: str = (
+        "SELECT id, kind, subject_user_id, conversation_id, requested_by, conversations,"
+        " questions, answers, pseudonyms, model_calls, at FROM {schema}erasures"
+        " WHERE tenant_id = :tenant_id ORDER BY id DESC LIMIT :limit"
+    )
+
     # -- egress: policies, pseudonym vault, audit ----------------------------------------------
     select_tenant_policy: str = (
         "SELECT default_mode, allow_off_mode, allowed_providers, allowed_models"

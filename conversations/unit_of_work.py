@@ -110,9 +110,16 @@ class TenantDatabase(Protocol):
     def dialect(self) -> SqlDialect: ...
 
     def unit_of_work(
-        self, tenant_id: str, user_id: str | None = None, *, admin: bool = False
+        self,
+        tenant_id: str,
+        user_id: str | None = None,
+        *,
+        admin: bool = False,
+        erasure: bool = False,
     ) -> AbstractAsyncContextManager[UnitOfWork]:
         """A transaction scoped to ``tenant_id`` (and ``user_id``, for a user's conversations)
         that rolls back unless committed. ``admin``: the work is the tenant admin's (its users
-        and usage), which reads every user's conversations of the tenant (ADR 0041)."""
+        and usage), which reads every user's conversations of the tenant (ADR 0041).
+        ``erasure``: the work erases ``user_id``'s conversations, the only work that deletes
+        (on PostgreSQL it runs as the eraser role, ADR 0047)."""
         ...

@@ -149,6 +149,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "004_streaming_answers.sql",
         "005_conversation_owners.sql",
         "006_tenant_admin_reads.sql",
+        "007_erasure.sql",
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 from dataclasses import fields
+from datetime import UTC, datetime
 
 import pytest
 
@@ -41,15 +42,17 @@ class FakeDatabase(SqlConversationStore):
         self.ran = []  # (unit's tenant, statement name, params)
         self.users = {}  # statement name -> the users of the units it ran in
         self.admin = {}  # statement name -> whether its units were the tenant admin's
+        self.erasure = {}  # statement name -> whether its units were an erasure's
         self.units = []  # StatementUnitOfWork, in order
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False):
+    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False, erasure=False):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
             self.users.setdefault(name, set()).add(user_id)
             self.admin.setdefault(name, set()).add(admin)
+            self.erasure.setdefault(name, set()).add(erasure)
             return Result(self.rowcount, list(self.rows.get(name, [])))
 
         work = StatementUnitOfWork(run)
@@ -61,6 +64,9 @@ class FakeDatabase(SqlConversationStore):
 
     async def ping(self):
         return None
+
+    async def tenant_ids(self):
+        return ["acme"]
 
     async def aclose(self):
         return None
@@ -108,6 +114,11 @@ async def exercise_everything(db):
     await egress.audit.recent("acme")
     await db.tenant_users("acme")
     await db.tenant_usage("acme")
+    await db.export_conversations("acme", user_id="alice")
+    await db.erase_conversation("acme", conversation.id, user_id="alice", requested_by="alice")
+    await db.erase_conversations("acme", user_id="alice", requested_by="ann", kind="user")
+    await db.erase_expired(datetime.now(UTC))
+    await db.erasures("acme")
 
 
 def conversation_row():
@@ -129,6 +140,10 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
             "select_context_for_update": [{"active_node_ids": '["A"]'}],
             "last_seq": [{"seq": 4}],
             "count_placeholders": [{"n": 0}],
+            "select_owned_conversation_ids": [{"id": "c"}],
+            "lock_owned_conversation": [{"id": "c"}],
+            "count_conversation_messages": [{"questions": 1, "answers": 1}],
+            "select_expired_conversations": [{"id": "c", "user_id": "alice"}],
         }
     )
     await exercise_everything(db)
@@ -154,9 +169,16 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
         "select_tenant_users",
         "select_tenant_message_usage",
         "select_tenant_call_usage",
+        "select_expired_conversations",  # the retention job finds any owner's (ADR 0047)
     }
     for name in admin_work:
         assert db.admin[name] == {True} and db.users[name] == {None}, name
+    # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
+    # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0047)
+    erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
+    assert len(erasing) == 8
+    for name in erasing:
+        assert db.erasure[name] == {True}, name
 
 
 async def test_the_sqlite_seq_query_ignored_the_tenant_and_a_turn_now_numbers_per_tenant():
@@ -208,7 +230,7 @@ class FinishedAnswer(FakeDatabase):
     """The answer's row is no longer ``streaming``: the guarded updates change nothing."""
 
     @asynccontextmanager
-    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False):
+    async def unit_of_work(self, tenant_id, user_id=None, *, admin=False, erasure=False):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
