@@ -37,6 +37,9 @@ class PatchRecord:
     seq: int
     patch: GraphPatch
     nodes: dict[str, GraphNode]  # every reviewed node of the patch and its edges' endpoints
+    # The last state read of each node the patch removes that is still stored (merged, or
+    # otherwise out of tenants' view): a replay's filter judges the removal on it.
+    gone: dict[str, GraphNode] = field(default_factory=dict)
 
 
 def _note_node(nodes: dict[str, WriteOutcome], node_id: str, outcome: WriteOutcome) -> None:
@@ -142,6 +145,7 @@ class PatchBuilder:
         reviewed = {i: n for i, n in nodes.items() if not is_hidden(n)}
         patch = GraphPatch(seq=0, timestamp=batch.timestamp)
         sent: dict[str, str] = {}
+        gone: dict[str, GraphNode] = {}
         for node_id, outcome in batch.nodes.items():
             node = nodes.get(node_id)
             if _not_visible_yet(node_id, node, batch):
@@ -149,6 +153,8 @@ class PatchBuilder:
             if _left_view(node_id, node, batch):
                 patch.nodes.removed.append(node_id)
                 sent[node_id] = ""
+                if node is not None:
+                    gone[node_id] = node
             elif node is not None and node_id in reviewed:
                 # A patch carries the node as it is when the patch is built, which may already
                 # hold a later write; that write's own notice then brings nothing new.
@@ -169,7 +175,7 @@ class PatchBuilder:
             return None  # all of it quarantined: not even its timing is news to a tenant
         patch.seq = next(self._seq)
         self.sent.record(sent)
-        return PatchRecord(patch.seq, patch, reviewed)
+        return PatchRecord(patch.seq, patch, reviewed, gone)
 
     async def _read(self, batch: Batch) -> dict[str, GraphNode]:
         """The batch's nodes and its edges' endpoints: what the catch-up read, the rest in one

@@ -7,6 +7,13 @@ or gets a ``resync`` when the id is older than the log, or from another process'
 Each subscriber has a :class:`~graph.patch_filter.PatchFilter` and a bounded queue; one that
 falls ``max_queue`` patches behind gets a final ``resync`` and is dropped. Filtering is in
 memory, so the work per patch does not grow with the subscriber count.
+
+A live subscriber is told a removal of a node it was sent (or named). A replay's subscriber is
+new, but its client is not: it holds what its earlier stream and its snapshot showed. So a
+replay tells every removal whose node, as the log last carried it, passes the filter, and
+every removal of a node the log never carried (the client may have it from a snapshot; a
+removal of a node it lacks changes nothing). Without this a reconnecting UI kept nodes that
+were merged or rejected while it was away (issue 26).
 """
 
 from __future__ import annotations
@@ -88,8 +95,9 @@ class PatchLog:
             elif len(replay) > self._max_queue:
                 sub.queue.put_nowait(Resync("too much was missed to replay"))
             else:
+                versions = self._versions()
                 for record in replay:
-                    self._deliver(sub, record)
+                    self._deliver(sub, record, versions)
         self._subscribers.add(sub)
 
         async def events() -> AsyncGenerator[StreamEvent, None]:
@@ -118,8 +126,18 @@ class PatchLog:
             return None
         return [r for r in self._log if r.seq > seq]
 
-    def _deliver(self, sub: _Subscriber, record: PatchRecord) -> None:
-        patch = _filtered(sub, record.patch, record.nodes)
+    def _versions(self) -> dict[str, GraphNode]:
+        """Each node the log carries, as it last carried it (removed ones as they left)."""
+        versions: dict[str, GraphNode] = {}
+        for record in self._log:
+            versions.update(record.nodes)
+            versions.update(record.gone)
+        return versions
+
+    def _deliver(
+        self, sub: _Subscriber, record: PatchRecord, versions: dict[str, GraphNode] | None = None
+    ) -> None:
+        patch = _filtered(sub, record.patch, record.nodes, versions)
         if patch is None:
             return
         if sub.queue.qsize() >= self._max_queue:
@@ -133,10 +151,14 @@ class PatchLog:
 
 
 def _filtered(
-    sub: _Subscriber, patch: GraphPatch, nodes: dict[str, GraphNode]
+    sub: _Subscriber,
+    patch: GraphPatch,
+    nodes: dict[str, GraphNode],
+    versions: dict[str, GraphNode] | None = None,
 ) -> GraphPatch | None:
     """What of ``patch`` this subscriber's filter lets through; a node it knew that no longer
-    passes is ``removed`` for it. ``None`` when nothing is left."""
+    passes is ``removed`` for it. ``versions``: in a replay, the log's last state of each node,
+    on which a removal is judged (module docstring). ``None`` when nothing is left."""
     flt = sub.filter
     if flt.everything:
         return patch
@@ -153,9 +175,18 @@ def _filtered(
                 sub.known.discard(node.id)  # it no longer passes this subscriber's filter
                 out.nodes.removed.append(node.id)
     for node_id in patch.nodes.removed:
-        if node_id in sub.known or node_id in flt.node_ids:
+        if node_id in sub.known or node_id in flt.node_ids or _replayed(flt, node_id, versions):
             sub.known.discard(node_id)
             out.nodes.removed.append(node_id)
     out.edges.added = [e for e in patch.edges.added if flt.edge_matches(e, nodes)]
     out.edges.updated = [e for e in patch.edges.updated if flt.edge_matches(e, nodes)]
     return None if out.empty else out
+
+
+def _replayed(flt: PatchFilter, node_id: str, versions: dict[str, GraphNode] | None) -> bool:
+    """Whether a replay tells this removal: the node as the log last carried it passes the
+    filter, or the log never carried it (the client may hold it from a snapshot)."""
+    if versions is None:
+        return False
+    last = versions.get(node_id)
+    return last is None or flt.matches(last)

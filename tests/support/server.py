@@ -42,6 +42,7 @@ class SseEvent:
     event: str | None
     data: dict[str, Any] | None
     comment: str | None = None
+    id: str | None = None  # the event's SSE ``id`` (a graph patch's, for ``Last-Event-ID``)
 
     @property
     def payload(self) -> dict[str, Any]:
@@ -53,14 +54,18 @@ class SseEvent:
 async def sse_events(response: httpx.Response) -> AsyncIterator[SseEvent]:
     """Parse an SSE body as it arrives; comment frames are yielded too."""
     event: str | None = None
+    event_id: str | None = None
     data: list[str] = []
     async for line in response.aiter_lines():
         if line.startswith(":"):
             yield SseEvent(None, None, comment=line[1:].strip())
         elif line.startswith("event:"):
             event = line[6:].strip()
+        elif line.startswith("id:"):
+            event_id = line[3:].strip()
         elif line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
         elif line == "" and (event or data):
-            yield SseEvent(event, json.loads("\n".join(data)) if data else None)
-            event, data = None, []
+            payload = json.loads("\n".join(data)) if data else None
+            yield SseEvent(event, payload, id=event_id)
+            event, event_id, data = None, None, []
