@@ -422,6 +422,7 @@ class SqlConversationStore(ABC):
                 work, tenant_id, "conversation", user_id, conversation_id, requested_by, totals
             )
             await work.commit()
+        await self._after_erasure()
         return record
 
     async def erase_conversations(
@@ -460,6 +461,7 @@ class SqlConversationStore(ABC):
                     raise NotFound(f"user {user_id} not found")  # nothing of them here
             record = await self._record(work, tenant_id, kind, user_id, None, requested_by, totals)
             await work.commit()
+        await self._after_erasure()
         return record
 
     async def erase_expired(self, before: datetime, batch: int = 200) -> ErasureTotals:
@@ -493,6 +495,8 @@ class SqlConversationStore(ABC):
                     await self._record(work, tenant_id, "expired", "", None, _RETENTION, totals)
                     await work.commit()
             everything = everything.plus(totals)
+        if everything.conversations:
+            await self._after_erasure()
         return everything
 
     async def erasures(self, tenant_id: str, limit: int = 100) -> list[ErasureRecord]:
@@ -501,6 +505,10 @@ class SqlConversationStore(ABC):
         async with self.unit_of_work(tenant_id) as work:
             rows = await work.fetch_all(self.dialect.statements.select_erasures, params)
         return [ErasureRecord.model_validate(dict(row)) for row in rows]
+
+    async def _after_erasure(self) -> None:
+        """What an adapter does once an erasure committed (SQLite: empty its log)."""
+        return None
 
     async def tenant_ids(self) -> list[str]:
         """Every tenant's id, for the retention job: the only read across tenants (the

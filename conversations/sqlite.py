@@ -53,6 +53,7 @@ _RECORD_MIGRATION = "INSERT INTO schema_migrations (name, applied_at) VALUES (:n
 _PING = "SELECT 1"
 # the retention job's one read across tenants: their ids (ADR 0047)
 _TENANT_IDS = "SELECT id FROM tenants ORDER BY id"
+_CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)"
 
 
 def _timestamp(moment: datetime) -> str:
@@ -109,6 +110,9 @@ class SqliteConversationStore(SqlConversationStore):
                     # commit, which cost ~0.3 ms a commit, several per turn (ADR 0038).
                     conn.execute("PRAGMA synchronous=NORMAL")
                     conn.execute("PRAGMA foreign_keys=ON")
+                    # erased text is overwritten with zeros in the file, not left in free
+                    # pages (ADR 0047)
+                    conn.execute("PRAGMA secure_delete=ON")
                     conn.execute("PRAGMA busy_timeout=0")  # inline never waits (see _call)
                 except sqlite3.Error:
                     conn.close()
@@ -216,6 +220,13 @@ class SqliteConversationStore(SqlConversationStore):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(_RECORD_MIGRATION, {"name": file.name, "now": _now()})
+
+    async def _after_erasure(self) -> None:
+        """Copy the erasure into the file and empty the write-ahead log, which still holds the
+        erased pages' earlier versions; best effort (a reader in another process may keep part
+        of the log until the next checkpoint)."""
+        async with self._lock:
+            await self._call(lambda conn: conn.execute(_CHECKPOINT).fetchall())
 
     async def tenant_ids(self) -> list[str]:
         """Every tenant's id (the retention job's)."""
