@@ -316,6 +316,13 @@ class Settings(BaseSettings):
     shutdown_timeout_seconds: float = Field(
         default=10.0, gt=0, description="Deadline for closing every adapter at shutdown."
     )
+    conversation_retention_days: int = Field(
+        default=0,
+        ge=0,
+        le=36500,
+        description="Erase conversations last written more than this many days ago (every "
+        "worker checks hourly; safe with several). 0: kept until erased (ADR 0047).",
+    )
 
     redis_url: SecretStr | None = Field(
         default=None,  # it may hold the password
