@@ -33,6 +33,7 @@ from api.tokens import SupabaseTokens
 from api.topology import build_bus, build_ingestion_queue, build_rate_limiter, build_redis
 from conversations.factory import build_conversation_store
 from conversations.port import ConversationBackend
+from conversations.retention import RetentionJob
 from egress.client import EgressClient
 from egress.originals import JsonlOriginalRequestSink
 from egress.pii import PiiDetector, build_ingress_detector, build_pii_detector
@@ -270,6 +271,10 @@ async def _conversations(
     conversations = overrides.get("conversations") or _build_conversation_store(settings)
     stack.push_async_callback(conversations.aclose)
     await conversations.init()
+    if days := settings.conversation_retention_days:  # erasure by age, in every worker (ADR 0047)
+        retention = RetentionJob(conversations, days)
+        stack.push_async_callback(retention.aclose)
+        retention.start()
     return conversations
 
 
