@@ -271,7 +271,7 @@ async def _conversations(
     conversations = overrides.get("conversations") or _build_conversation_store(settings)
     stack.push_async_callback(conversations.aclose)
     await conversations.init()
-    if days := settings.conversation_retention_days:  # erasure by age, in every worker (ADR 0047)
+    if days := settings.conversation_retention_days:  # erasure by age, in every worker (ADR 0048)
         retention = RetentionJob(conversations, days)
         stack.push_async_callback(retention.aclose)
         retention.start()

@@ -321,7 +321,7 @@ class Settings(BaseSettings):
         ge=0,
         le=36500,
         description="Erase conversations last written more than this many days ago (every "
-        "worker checks hourly; safe with several). 0: kept until erased (ADR 0047).",
+        "worker checks hourly; safe with several). 0: kept until erased (ADR 0048).",
     )
 
     redis_url: SecretStr | None = Field(

@@ -180,7 +180,7 @@ class TenantAdminQueries(Protocol):
 
 
 class ConversationExport(Protocol):
-    """What the export route reads (GDPR Articles 15 and 20, ADR 0047)."""
+    """What the export route reads (GDPR Articles 15 and 20, ADR 0048)."""
 
     async def export_conversations(
         self, tenant_id: str, *, user_id: str
@@ -191,7 +191,7 @@ class ConversationExport(Protocol):
 
 
 class ConversationErasure(Protocol):
-    """Erasure and retention (GDPR Article 17, ADR 0047): the privacy routes and the retention
+    """Erasure and retention (GDPR Article 17, ADR 0048): the privacy routes and the retention
     job depend on this port only.
 
     Erasing a conversation deletes its messages, its context, the egress vault's originals of

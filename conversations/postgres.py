@@ -106,7 +106,7 @@ _CHECK_ROLE = (
 )
 _PING = "SELECT 1"
 # the retention job's one read across tenants: their ids, which row-level security shows only to
-# the job's claim (migration 007); then it works in each tenant's name (ADR 0047)
+# the job's claim (migration 007); then it works in each tenant's name (ADR 0048)
 _TENANT_IDS = "SELECT id FROM regintel.tenants ORDER BY id"
 RETENTION_ROLE = "retention"
 # the role erasure runs as (migration 007): regintel_app's rights plus the deletes
@@ -309,7 +309,7 @@ class PostgresConversationStore(SqlConversationStore):
         erasure: bool = False,
     ) -> AsyncIterator[UnitOfWork]:
         """A :meth:`tenant_transaction` that rolls back unless the work was committed; an
-        ``erasure``'s runs as :data:`ERASER_ROLE`, the only role that may delete (ADR 0047)."""
+        ``erasure``'s runs as :data:`ERASER_ROLE`, the only role that may delete (ADR 0048)."""
         async with self.tenant_transaction(
             tenant_id, user_id, admin=admin, sql_role=ERASER_ROLE if erasure else None
         ) as conn:

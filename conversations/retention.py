@@ -1,4 +1,4 @@
-"""The retention job: erase conversations last written more than ``days`` ago (ADR 0047).
+"""The retention job: erase conversations last written more than ``days`` ago (ADR 0048).
 
 Every API worker runs one when ``REGINTEL_CONVERSATION_RETENTION_DAYS`` is set: the first pass a
 little after start-up, then one an ``interval`` (an hour), each delayed by a random part of

@@ -10,7 +10,7 @@ one conversation must not interleave: SQLite's ``BEGIN IMMEDIATE`` serialises th
 takes the dialect's ``lock_pseudonyms`` (an advisory lock per conversation, released at
 commit) first. The primary key still refuses a duplicate if that were ever bypassed.
 
-Erasure (ADR 0047) takes the same vault lock and remembers the erased conversation's id: a
+Erasure (ADR 0048) takes the same vault lock and remembers the erased conversation's id: a
 turn still running when its conversation was erased gets its placeholders but stores no
 original, and its audit record names neither the conversation nor an erased user.
 """
@@ -163,7 +163,7 @@ class SqlAuditSink:
 
     async def record(self, entry: EgressAuditRecord) -> None:
         """Append ``entry``; a call of a conversation erased while its turn ran is recorded
-        without the conversation's id (and the user's, when the user was erased: ADR 0047)."""
+        without the conversation's id (and the user's, when the user was erased: ADR 0048)."""
         dialect = self._database.dialect
         statements = dialect.statements
         key = {"tenant_id": entry.tenant_id, "conversation_id": entry.conversation_id}

@@ -82,7 +82,7 @@ class SqlConversationStore(ABC):
         user's: their conversations) that rolls back unless committed. ``admin``: the tenant
         admin's aggregate reads over every user of the tenant (PostgreSQL passes the admin
         claim to row-level security; SQLite has none). ``erasure``: the work deletes the
-        user's conversations (PostgreSQL runs it as the eraser role, ADR 0047)."""
+        user's conversations (PostgreSQL runs it as the eraser role, ADR 0048)."""
 
     @abstractmethod
     async def init(self) -> None:
@@ -377,7 +377,7 @@ class SqlConversationStore(ABC):
             found.blocked_calls = int(row["blocked_calls"])
         return [usage[user] for user in sorted(usage)][:limit]
 
-    # -- export, erasure, retention (ADR 0047) -------------------------------------------------
+    # -- export, erasure, retention (ADR 0048) -------------------------------------------------
 
     async def export_conversations(
         self, tenant_id: str, *, user_id: str

@@ -51,7 +51,7 @@ _CREATE_MIGRATIONS_TABLE = (
 _MIGRATIONS_APPLIED = "SELECT name FROM schema_migrations"
 _RECORD_MIGRATION = "INSERT INTO schema_migrations (name, applied_at) VALUES (:name, :now)"
 _PING = "SELECT 1"
-# the retention job's one read across tenants: their ids (ADR 0047)
+# the retention job's one read across tenants: their ids (ADR 0048)
 _TENANT_IDS = "SELECT id FROM tenants ORDER BY id"
 _CHECKPOINT = "PRAGMA wal_checkpoint(TRUNCATE)"
 
@@ -111,7 +111,7 @@ class SqliteConversationStore(SqlConversationStore):
                     conn.execute("PRAGMA synchronous=NORMAL")
                     conn.execute("PRAGMA foreign_keys=ON")
                     # erased text is overwritten with zeros in the file, not left in free
-                    # pages (ADR 0047)
+                    # pages (ADR 0048)
                     conn.execute("PRAGMA secure_delete=ON")
                     conn.execute("PRAGMA busy_timeout=0")  # inline never waits (see _call)
                 except sqlite3.Error:

@@ -154,7 +154,7 @@ class Statements:
         " ORDER BY user_id LIMIT :limit"
     )
 
-    # -- export, erasure, retention (ADR 0047) ------------------------------------------------
+    # -- export, erasure, retention (ADR 0048) ------------------------------------------------
     # the owner's own conversations (never those shared with them) with their context
     select_owned_conversations: str = (
         "SELECT c.id, c.visibility, c.created_at, c.updated_at, x.active_node_ids"

@@ -121,5 +121,5 @@ class TenantDatabase(Protocol):
         that rolls back unless committed. ``admin``: the work is the tenant admin's (its users
         and usage), which reads every user's conversations of the tenant (ADR 0041).
         ``erasure``: the work erases ``user_id``'s conversations, the only work that deletes
-        (on PostgreSQL it runs as the eraser role, ADR 0047)."""
+        (on PostgreSQL it runs as the eraser role, ADR 0048)."""
         ...

@@ -1,5 +1,5 @@
 """A user's access to and erasure of their conversations, and a tenant admin's erasure of a user
-(GDPR Articles 15, 17 and 20; ADR 0047).
+(GDPR Articles 15, 17 and 20; ADR 0048).
 
 * ``GET /api/conversations/export``: every conversation the caller owns (never one another user
   shared with them), with every message, its status, referenced nodes and times, as one JSON
@@ -77,7 +77,7 @@ class ExportedConversationOut(BaseModel):
     activeNodeIds: list[str] = Field(description="The conversation's context: graph node ids.")
     branches: list[str] = Field(
         default_factory=list,
-        description="Always empty: conversations have no branches yet (ADR 0047).",
+        description="Always empty: conversations have no branches yet (ADR 0048).",
     )
     messages: list[ExportedMessageOut] = Field(description="Every message, oldest first.")
 

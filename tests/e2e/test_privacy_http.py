@@ -1,4 +1,4 @@
-"""Export and erasure over real HTTP (``api/routes/privacy.py``, ADR 0047), on SQLite and on
+"""Export and erasure over real HTTP (``api/routes/privacy.py``, ADR 0048), on SQLite and on
 PostgreSQL as ``regintel_app`` with row-level security: the export returns everything the user
 owns; after an erasure a full dump of the database (SQLite's ``.dump`` and the file's bytes;
 ``pg_dump``) holds no text of what was erased; a turn streaming while its conversation is

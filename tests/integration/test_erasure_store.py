@@ -1,5 +1,5 @@
 """Export, erasure and retention in the conversation store (``ConversationExport`` and
-``ConversationErasure``, ADR 0047) on SQLite and on PostgreSQL as ``regintel_app`` with
+``ConversationErasure``, ADR 0048) on SQLite and on PostgreSQL as ``regintel_app`` with
 row-level security: the owner's own conversations only; erasure leaves no text of them (messages,
 context, vault originals), keeps counts (the egress audit without the ids, the erasure trail);
 a turn that was running writes nothing back; the retention job erases by cutoff, once, with two

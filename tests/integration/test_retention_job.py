@@ -1,4 +1,4 @@
-"""The retention job (``conversations.retention``, ADR 0047) over a real store (SQLite and
+"""The retention job (``conversations.retention``, ADR 0048) over a real store (SQLite and
 PostgreSQL): it erases what is older than its period and nothing else, on its schedule, and a
 failing pass does not stop the next; and the app starts one only when the setting is on."""
 

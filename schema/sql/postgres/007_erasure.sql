@@ -1,4 +1,4 @@
--- Export, erasure and retention (ADR 0047). Erasure deletes a conversation's messages, context
+-- Export, erasure and retention (ADR 0048). Erasure deletes a conversation's messages, context
 -- and pseudonym vault originals and the conversation itself; what it keeps is counts: a row of
 -- the erasure audit trail (no text) and the egress audit's records with the erased conversation
 -- (and, for an erased user, the user) replaced by '(erased)'.

@@ -1,4 +1,4 @@
--- Export, erasure and retention (ADR 0047, mirrors postgres/007_erasure.sql, without RLS: the
+-- Export, erasure and retention (ADR 0048, mirrors postgres/007_erasure.sql, without RLS: the
 -- statements' tenant and owner filters are the scoping). Erasure keeps counts only: the erasure
 -- audit trail (no text) and the egress audit's records with the erased ids replaced.
 CREATE TABLE IF NOT EXISTS erasures (

@@ -169,12 +169,12 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
         "select_tenant_users",
         "select_tenant_message_usage",
         "select_tenant_call_usage",
-        "select_expired_conversations",  # the retention job finds any owner's (ADR 0047)
+        "select_expired_conversations",  # the retention job finds any owner's (ADR 0048)
     }
     for name in admin_work:
         assert db.admin[name] == {True} and db.users[name] == {None}, name
     # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
-    # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0047)
+    # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
     assert len(erasing) == 8
     for name in erasing:

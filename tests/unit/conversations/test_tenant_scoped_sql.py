@@ -37,7 +37,7 @@ EXEMPT = {
     ("postgres.py", "_RECORD_MIGRATION"),
     ("postgres.py", "_CHECK_ROLE"),
     ("postgres.py", "_PING"),
-    # the retention job lists the tenants' ids, then works in each tenant's name (ADR 0047)
+    # the retention job lists the tenants' ids, then works in each tenant's name (ADR 0048)
     ("sqlite.py", "_TENANT_IDS"),
     ("postgres.py", "_TENANT_IDS"),
 }
