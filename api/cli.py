@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
+import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from api.bootstrap import open_graph
 from api.logging import configure_logging
 from api.settings import Settings
+from corpus.parse import detect_format
 from engine.legal_ingest import ingest_acts
 from engine.review import (
     REVIEW_AUDIT_FILE,
@@ -32,10 +34,20 @@ from engine.review import (
     review_queue,
 )
 from engine.seeding import DEFAULT_SEEDS, seed_graph
-from errors import GraphUnavailable, InvalidInput, NotFound, ReviewConflict
+from errors import (
+    GraphUnavailable,
+    GraphWriteRejected,
+    InvalidInput,
+    NotFound,
+    RegintelError,
+    ReviewConflict,
+)
+from graph.models import NodeWrite
 from graph.port import GraphReader
+from graph.write_service import GraphWriteService
 
 __all__ = [
+    "acts_to_ingest",
     "app",
     "concept_app",
     "concept_audit",
@@ -146,9 +158,14 @@ def seed(
     async def run() -> dict[str, object]:
         async with open_graph(settings) as handle:
             with _progress() as advance:
-                report = await seed_graph(
-                    handle.graph, handle.writer, folder, legal, progress=advance
-                )
+                advance(f"seed rules and concepts from {folder}", 0)
+                try:
+                    report = await seed_graph(
+                        handle.graph, handle.writer, folder, legal, progress=advance
+                    )
+                except GraphWriteRejected as exc:
+                    raise _located(exc, folder, handle.writer) from None
+                advance("embed the new provisions", 0)
                 embedded = await _embed_new(
                     settings, handle.graph, advance, limit=_SEED_EMBED_LIMIT
                 )
@@ -156,29 +173,90 @@ def seed(
             graph = {"nodes": counts.nodes, "edges": counts.edges}
             return {**report.summary(), "graph": graph, "embeddings": embedded}
 
-    console.print_json(json.dumps(_run(run())))
+    summary = _run(run())
+    console.print_json(json.dumps(summary))
+    legal_report = summary.get("legal")
+    if isinstance(legal_report, dict):
+        _explain_skipped_edges(legal_report)
 
 
 @app.command()
 def ingest(
     paths: Annotated[
-        list[Path], typer.Argument(help="EU acts: EUR-Lex XHTML, Formex, AKN or EU act JSON.")
+        list[Path],
+        typer.Argument(
+            help="EU acts (EUR-Lex XHTML, Formex, AKN or EU act JSON), or folders of them: a "
+            "folder's files that are not acts are named and skipped."
+        ),
     ],
 ) -> None:
     """Ingest EU legal acts into the rules graph (idempotent; through the ingress guard)."""
     settings = Settings()
     for path in paths:
-        if not path.is_file():
-            raise typer.BadParameter(f"{path}: no such file")
+        if not path.exists():  # a usage error (exit 2), before anything is opened
+            raise typer.BadParameter(f"{path}: no such file or folder")
+    acts, skipped = _run_checked(lambda: acts_to_ingest(paths))
+    for path, reason in skipped:
+        _err(f"skipped {path}: {reason}")
+    if not acts:
+        _fail("no act to ingest: " + ", ".join(str(p) for p in paths) + " holds none")
 
     async def run() -> dict[str, object]:
         async with open_graph(settings) as handle:
             with _progress() as advance:
-                report = await ingest_acts(paths, handle.graph, handle.writer, advance)
+                report = await ingest_acts(acts, handle.graph, handle.writer, advance)
                 embedded = await _embed_new(settings, handle.graph, advance)
-            return {**report.summary(), "embeddings": embedded}
+            return {
+                **report.summary(),
+                "skippedFiles": [{"path": str(p), "reason": r} for p, r in skipped],
+                "embeddings": embedded,
+            }
 
-    console.print_json(json.dumps(_run(run())))
+    summary = _run(run())
+    console.print_json(json.dumps(summary))
+    _explain_skipped_edges(summary)
+
+
+def acts_to_ingest(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The acts ``paths`` name, and the files of their folders that are not acts, with why.
+
+    A file named on the command line must be an act (:class:`errors.InvalidInput` otherwise); a
+    folder is read for the files it holds (recursively; a folder of Formex files is one act) and
+    the rest is skipped, by name."""
+    acts: list[Path] = []
+    skipped: list[tuple[Path, str]] = []
+    for path in paths:
+        if not path.exists():
+            raise InvalidInput(f"{path}: no such file or folder")
+        if path.is_file() or any(path.glob("*.fmx.xml")):
+            detect_format(path)
+            acts.append(path)
+            continue
+        formex = {p.parent for p in path.rglob("*.fmx.xml")}
+        acts += sorted(formex)
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            if file.parent in formex:
+                continue
+            try:
+                detect_format(file)
+            except InvalidInput as exc:
+                skipped.append((file, exc.message.removeprefix(f"{file.name}: ")))
+            except (OSError, EOFError) as exc:  # unreadable, a broken .gz
+                skipped.append((file, f"unreadable ({type(exc).__name__})"))
+            else:
+                acts.append(file)
+    return acts, skipped
+
+
+def _explain_skipped_edges(summary: dict[str, object]) -> None:
+    """One line on what ``skippedEdges`` counts (issue 26): not an error, and why."""
+    count = summary.get("skippedEdges")
+    if isinstance(count, int) and count:
+        _err(
+            f"skippedEdges {count}: references (CITES, PART_OF) to provisions the graph does "
+            "not hold (an act not ingested, a paragraph its act lacks) or from a provision the "
+            "guard refused; they are linked once their target is ingested"
+        )
 
 
 _SEED_EMBED_LIMIT = 500  # texts `regintel seed` embeds beyond the shipped vectors (the rest: embed)
@@ -486,17 +564,73 @@ def _audit(settings: Settings) -> ReviewAudit:
 _T = TypeVar("_T")
 
 
+#: Errors in the data a command reads (a seed file, an act): one line, never a traceback.
+_DATA_ERRORS: tuple[type[BaseException], ...] = (
+    ValueError,  # a seed file's SeedFileError, JSON, a parser's complaint
+    KeyError,
+    SyntaxError,  # lxml's XMLSyntaxError
+    yaml.YAMLError,
+    OSError,
+    EOFError,  # a truncated .gz
+)
+
+
 def _run(work: Coroutine[Any, Any, _T], hint: str = "") -> _T:
     """Run a graph command; a graph that cannot be opened (held by a running server, down) is
-    one clear line on stderr and exit status 1, not a traceback."""
+    one clear line on stderr and exit status 1, not a traceback; so is an error in the data it
+    reads (issue 26): what, where and which rule, in a line or two."""
     try:
         return asyncio.run(work)
     except GraphUnavailable as exc:
-        err = Console(stderr=True)
-        err.print(
-            f"regintel: {exc.message}{'; ' + hint if hint else ''}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(1) from None
+        _fail(f"{exc.message}{'; ' + hint if hint else ''}")
+    except RegintelError as exc:
+        _fail(f"{exc.message} ({exc.code})")
+    except _DATA_ERRORS as exc:
+        _fail(_data_error(exc))
+
+
+def _run_checked(check: Callable[[], _T]) -> _T:
+    """A check before the graph is opened, with :func:`_run`'s one-line errors."""
+    try:
+        return check()
+    except RegintelError as exc:
+        _fail(f"{exc.message} ({exc.code})")
+    except _DATA_ERRORS as exc:
+        _fail(_data_error(exc))
+
+
+def _data_error(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _err(line: str) -> None:
+    Console(stderr=True).print(f"regintel: {line}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _fail(line: str) -> NoReturn:
+    _err(line)
+    raise typer.Exit(1)
+
+
+def _located(exc: GraphWriteRejected, folder: Path, writer: GraphWriteService) -> RegintelError:
+    """The guard's refusal during ``seed``, with the seed file and node it came from: the
+    rules are checked again file by file (only after a refusal; the value is never shown)."""
+    for file in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+        for index, node in enumerate(data.get("nodes") or []):
+            write = NodeWrite(
+                id=str(node.get("id", "")),
+                label=str(node.get("label", "")),
+                properties=node.get("properties") or {},
+            )
+            try:
+                writer.check_nodes([write])
+            except GraphWriteRejected as found:
+                rule = "the ingress guard keeps personal data and unknown properties out"
+                where = f"{file.name}: nodes[{index}] ({write.label})"
+                return type(found)(f"{where}: {found.message}; {rule}")
+    return type(exc)(f"{exc.message} (in the shipped acts or rate tables, not {folder})")
 
 
 @contextmanager
@@ -508,7 +642,21 @@ def _progress() -> Iterator[Callable[[str, int], None]]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    err = Console(stderr=True)
+    if not err.is_terminal:
+        # No bar off a terminal (`make demo` piped, CI): one line per stage instead, so a long
+        # seed is never silent (issue 26).
+        last: list[str] = []
+
+        def say(step: str, count: int) -> None:
+            stage = step.split(" ", 1)[0] if step.startswith("parsed ") else step
+            if not last or last[-1] != stage:
+                last.append(stage)
+                _err(step)
+
+        yield say
+        return
+    with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task("ingesting", total=None)
 
         def advance(step: str, count: int) -> None:
