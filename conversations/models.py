@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -18,9 +18,13 @@ __all__ = [
     "ExportedMessage",
     "MessageRole",
     "MessageStatus",
+    "ModelUsage",
     "NewMessage",
     "StoredMessage",
     "TenantUser",
+    "UsageEntry",
+    "UsageTotals",
+    "UserTokenUsage",
     "UserUsage",
     "Visibility",
 ]
@@ -169,3 +173,32 @@ class ErasureRecord(ErasureTotals):
     conversation_id: str | None = None  # the one conversation of a ``conversation`` erasure
     requested_by: str  # the user who asked, or "retention"
     at: datetime
+
+
+class UsageEntry(BaseModel):
+    """One turn's token usage, as the ledger adds it up (ADR 0049)."""
+
+    day: date
+    provider: str
+    model: str
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    cost_micros: int = Field(default=0, ge=0)  # millionths of the price table's currency
+
+
+class UsageTotals(BaseModel):
+    """Turns, tokens and cost added up (by model, or by user)."""
+
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_micros: int = 0
+
+
+class ModelUsage(UsageTotals):
+    provider: str
+    model: str
+
+
+class UserTokenUsage(UsageTotals):
+    user_id: str

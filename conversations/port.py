@@ -22,7 +22,7 @@ raises :class:`errors.AdapterClosed`; nothing reopens silently.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol
 
 from conversations.models import (
@@ -33,9 +33,12 @@ from conversations.models import (
     ErasureRecord,
     ErasureTotals,
     ExportedConversation,
+    ModelUsage,
     NewMessage,
     StoredMessage,
     TenantUser,
+    UsageEntry,
+    UserTokenUsage,
     UserUsage,
     Visibility,
 )
@@ -54,6 +57,7 @@ __all__ = [
     "PolicyAdmin",
     "TenantAdminQueries",
     "TurnStore",
+    "UsageLedger",
 ]
 
 
@@ -228,12 +232,37 @@ class ConversationErasure(Protocol):
         ...
 
 
+class UsageLedger(Protocol):
+    """Token usage and cost per tenant, user, day, provider and model (ADR 0049): counts only.
+
+    Kept when a user is erased, without their id (ADR 0048)."""
+
+    async def record_usage(self, tenant_id: str, user_id: str, entry: UsageEntry) -> None:
+        """Add one turn's tokens and cost to the user's day (one upsert)."""
+        ...
+
+    async def usage_by_model(
+        self, tenant_id: str, since: date, *, user_id: str | None = None
+    ) -> list[ModelUsage]:
+        """Totals per provider and model since ``since`` (a day, included): the user's own, or
+        the tenant's (``user_id`` ``None``)."""
+        ...
+
+    async def usage_by_user(
+        self, tenant_id: str, since: date, limit: int = 20
+    ) -> list[UserTokenUsage]:
+        """The tenant's users with usage since ``since``, the heaviest (by cost, then tokens)
+        first."""
+        ...
+
+
 class ConversationStore(
     TurnStore,
     ConversationQueries,
     TenantAdminQueries,
     ConversationExport,
     ConversationErasure,
+    UsageLedger,
     Protocol,
 ):
     """The whole store, as the composition root holds it: the turn's, the routes', the tenant

@@ -29,7 +29,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from contextlib import AbstractAsyncContextManager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from conversations.models import (
     Conversation,
@@ -40,14 +40,18 @@ from conversations.models import (
     ErasureTotals,
     ExportedConversation,
     ExportedMessage,
+    ModelUsage,
     NewMessage,
     StoredMessage,
     TenantUser,
+    UsageEntry,
+    UsageTotals,
+    UserTokenUsage,
     UserUsage,
     Visibility,
 )
 from conversations.port import ConversationState, EgressAdapters
-from conversations.sql_egress import SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
+from conversations.sql_egress import ERASED, SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
 from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
 from errors import ConversationReadOnly, NotFound
 
@@ -457,6 +461,7 @@ class SqlConversationStore(ABC):
                 calls = await work.execute(statements.anonymise_user_calls, key)
                 totals = totals.plus(ErasureTotals(model_calls=calls))
                 policies = await work.execute(statements.delete_user_policy, key)
+                await self._fold_usage(work, tenant_id, user_id)
                 if not (ids or calls or policies):
                     raise NotFound(f"user {user_id} not found")  # nothing of them here
             record = await self._record(work, tenant_id, kind, user_id, None, requested_by, totals)
@@ -586,6 +591,66 @@ class SqlConversationStore(ABC):
         await work.execute(self.dialect.statements.insert_erasure, params)
         return ErasureRecord(at=now, **fields)
 
+    # -- token usage (ADR 0049) -----------------------------------------------------------------
+
+    async def record_usage(self, tenant_id: str, user_id: str, entry: UsageEntry) -> None:
+        """Add one turn's tokens and cost to the user's day (one upsert that adds)."""
+        params = {
+            "tenant_id": tenant_id,
+            "user_id": user_id,
+            **entry.model_dump(exclude={"day"}),
+            "day": entry.day.isoformat(),
+            "turns": 1,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await work.execute(self.dialect.statements.upsert_usage, params)
+            await work.commit()
+
+    async def usage_by_model(
+        self, tenant_id: str, since: date, *, user_id: str | None = None
+    ) -> list[ModelUsage]:
+        """Totals per provider and model since ``since``: the user's, or the tenant's."""
+        statements = self.dialect.statements
+        params = {"tenant_id": tenant_id, "user_id": user_id, "since": since.isoformat()}
+        statement = (
+            statements.select_tenant_usage_by_model
+            if user_id is None
+            else statements.select_user_usage_by_model
+        )
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            rows = await work.fetch_all(statement, params)
+        return [
+            ModelUsage(provider=str(row["provider"]), model=str(row["model"]), **_totals(row))
+            for row in rows
+        ]
+
+    async def usage_by_user(
+        self, tenant_id: str, since: date, limit: int = 20
+    ) -> list[UserTokenUsage]:
+        """The tenant's users with usage since ``since``, heaviest first."""
+        params = {"tenant_id": tenant_id, "since": since.isoformat(), "limit": limit}
+        async with self.unit_of_work(tenant_id) as work:
+            rows = await work.fetch_all(self.dialect.statements.select_tenant_usage_by_user, params)
+        return [UserTokenUsage(user_id=str(row["user_id"]), **_totals(row)) for row in rows]
+
+    async def _fold_usage(self, work: UnitOfWork, tenant_id: str, user_id: str) -> None:
+        """An erased user's usage rows become the user ``(erased)``'s (added to any there)."""
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "user_id": user_id}
+        for row in await work.fetch_all(statements.select_user_usage_rows, key):
+            await work.execute(
+                statements.upsert_usage,
+                {
+                    "tenant_id": tenant_id,
+                    "user_id": ERASED,
+                    "day": str(row["day"]),
+                    "provider": row["provider"],
+                    "model": row["model"],
+                    **_totals(row),
+                },
+            )
+        await work.execute(statements.delete_user_usage, key)
+
     # -- helpers ---------------------------------------------------------------------------
 
     async def _read_one(
@@ -625,3 +690,8 @@ class SqlConversationStore(ABC):
             if datetime.now(UTC) - written > timedelta(seconds=self.stream_lease):
                 message.status = "interrupted"  # nobody writes it any more: its process died
         return message
+
+
+def _totals(row: Row) -> dict[str, int]:
+    """A usage row's sums as ints (PostgreSQL's ``SUM`` of a bigint is a numeric)."""
+    return {name: int(row[name] or 0) for name in UsageTotals.model_fields}

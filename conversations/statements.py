@@ -242,6 +242,46 @@ class Statements:
         " WHERE tenant_id = :tenant_id ORDER BY id DESC LIMIT :limit"
     )
 
+    # -- token usage (ADR 0049): counts and cost per user, day, provider and model ----------------
+    upsert_usage: str = (
+        "INSERT INTO {schema}usage_daily (tenant_id, user_id, day, provider, model, turns,"
+        " input_tokens, output_tokens, cost_micros) VALUES (:tenant_id, :user_id, :day,"
+        " :provider, :model, :turns, :input_tokens, :output_tokens, :cost_micros)"
+        " ON CONFLICT (tenant_id, user_id, day, provider, model) DO UPDATE SET"
+        " turns = usage_daily.turns + excluded.turns,"
+        " input_tokens = usage_daily.input_tokens + excluded.input_tokens,"
+        " output_tokens = usage_daily.output_tokens + excluded.output_tokens,"
+        " cost_micros = usage_daily.cost_micros + excluded.cost_micros"
+    )
+    select_user_usage_by_model: str = (
+        "SELECT provider, model, SUM(turns) AS turns, SUM(input_tokens) AS input_tokens,"
+        " SUM(output_tokens) AS output_tokens, SUM(cost_micros) AS cost_micros"
+        " FROM {schema}usage_daily WHERE tenant_id = :tenant_id AND user_id = :user_id"
+        " AND day >= :since GROUP BY provider, model ORDER BY provider, model"
+    )
+    select_tenant_usage_by_model: str = (
+        "SELECT provider, model, SUM(turns) AS turns, SUM(input_tokens) AS input_tokens,"
+        " SUM(output_tokens) AS output_tokens, SUM(cost_micros) AS cost_micros"
+        " FROM {schema}usage_daily WHERE tenant_id = :tenant_id AND day >= :since"
+        " GROUP BY provider, model ORDER BY provider, model"
+    )
+    # the tenant's heaviest users first (by cost, then tokens)
+    select_tenant_usage_by_user: str = (
+        "SELECT user_id, SUM(turns) AS turns, SUM(input_tokens) AS input_tokens,"
+        " SUM(output_tokens) AS output_tokens, SUM(cost_micros) AS cost_micros"
+        " FROM {schema}usage_daily WHERE tenant_id = :tenant_id AND day >= :since"
+        " GROUP BY user_id ORDER BY SUM(cost_micros) DESC,"
+        " SUM(input_tokens) + SUM(output_tokens) DESC, user_id LIMIT :limit"
+    )
+    # an erased user's rows, folded into the user '(erased)' (the tenant's totals stay)
+    select_user_usage_rows: str = (
+        "SELECT day, provider, model, turns, input_tokens, output_tokens, cost_micros"
+        " FROM {schema}usage_daily WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+    delete_user_usage: str = (
+        "DELETE FROM {schema}usage_daily WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+
     # -- egress: policies, pseudonym vault, audit ----------------------------------------------
     select_tenant_policy: str = (
         "SELECT default_mode, allow_off_mode, allowed_providers, allowed_models"

@@ -150,6 +150,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "005_conversation_owners.sql",
         "006_tenant_admin_reads.sql",
         "007_erasure.sql",
+        "008_usage.sql",
     ]
 
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from conversations.models import ConversationContext, NewMessage
+from conversations.models import ConversationContext, NewMessage, UsageEntry
 from conversations.sql_store import SqlConversationStore
 from conversations.sqlite import SQLITE
 from conversations.unit_of_work import Result, StatementUnitOfWork
@@ -115,6 +115,11 @@ async def exercise_everything(db):
     await db.tenant_users("acme")
     await db.tenant_usage("acme")
     await db.export_conversations("acme", user_id="alice")
+    day = datetime(2026, 11, 27, tzinfo=UTC).date()
+    await db.record_usage("acme", "alice", UsageEntry(day=day, provider="p", model="m"))
+    await db.usage_by_model("acme", day, user_id="alice")
+    await db.usage_by_model("acme", day)
+    await db.usage_by_user("acme", day)
     await db.erase_conversation("acme", conversation.id, user_id="alice", requested_by="alice")
     await db.erase_conversations("acme", user_id="alice", requested_by="ann", kind="user")
     await db.erase_expired(datetime.now(UTC))
@@ -144,6 +149,17 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
             "lock_owned_conversation": [{"id": "c"}],
             "count_conversation_messages": [{"questions": 1, "answers": 1}],
             "select_expired_conversations": [{"id": "c", "user_id": "alice"}],
+            "select_user_usage_rows": [
+                {
+                    "day": "2026-11-27",
+                    "provider": "p",
+                    "model": "m",
+                    "turns": 1,
+                    "input_tokens": 2,
+                    "output_tokens": 3,
+                    "cost_micros": 4,
+                }
+            ],
         }
     )
     await exercise_everything(db)
@@ -162,7 +178,9 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
         assert db.users[name] == {"alice"}, name
     for _, name, params in db.ran:
         if name in conversation_work:
-            assert params["user_id"] == "alice", name
+            # an erased user's usage is added to the user "(erased)"'s (ADR 0049)
+            erased_usage = name == "upsert_usage" and params["user_id"] == "(erased)"
+            assert params["user_id"] == "alice" or erased_usage, name
     # the tenant admin's aggregate reads, and only they, carry the admin claim (RLS, ADR 0041)
     admin_work = {name for name, admins in db.admin.items() if True in admins}
     assert admin_work == {
@@ -176,7 +194,7 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
-    assert len(erasing) == 8
+    assert len(erasing) == 9
     for name in erasing:
         assert db.erasure[name] == {True}, name
 
