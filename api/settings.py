@@ -323,6 +323,11 @@ class Settings(BaseSettings):
         description="Erase conversations last written more than this many days ago (every "
         "worker checks hourly; safe with several). 0: kept until erased (ADR 0048).",
     )
+    usage_prices_per_million: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description='Prices per million input and output tokens by "provider/model" or '
+        '"model", e.g. {"openai/gpt-4o-mini": [0.15, 0.6]}; unnamed models cost 0 (ADR 0049).',
+    )
 
     redis_url: SecretStr | None = Field(
         default=None,  # it may hold the password
