@@ -23,5 +23,8 @@ def test_a_running_app_keeps_its_start_up_heap_frozen_and_unfreezes_it_at_shutdo
         # the seeded indexes alone are hundreds of thousands of objects
         assert frozen > 100_000
         gc.collect()  # a full collection walks what arrived since, and leaves the rest frozen
-        assert gc.get_freeze_count() == frozen
+        # A frozen object the app frees by reference counting (a background task's start-up
+        # state replaced) leaves the permanent generation: a dozen did under CI load. What
+        # must not happen is the heap coming back to the collector (the count near 0).
+        assert gc.get_freeze_count() > frozen * 0.99
     assert gc.get_freeze_count() == 0  # unfrozen at shutdown: collectable again
