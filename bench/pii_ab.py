@@ -3,7 +3,8 @@ law text and latency per 2,000 characters.
 
     .venv/bin/python bench/pii_ab.py --baseline ceadc89 \
         [--acts ../shared/data/eu-legislation/eu-regulations-json] \
-        [--text ../shared/data/pii/presidio_synth_dataset_v2.dev.json] [--rounds 4] [--show 20]
+        [--text ../shared/data/pii/presidio_synth_dataset_v2.dev.json] [--rounds 4] [--show 20] \
+        [--detector egress|ingress] [--no-latency]
 
 The baseline's ``egress/`` is taken with ``git archive`` into a temporary folder and imported
 ahead of the working tree in its own worker process (the rest of the project is the working
@@ -70,9 +71,9 @@ def chunks_of(text_path: Path) -> list[str]:
 
 def worker(task: str, args: argparse.Namespace) -> None:
     """Runs in a child process whose ``sys.path`` starts with the side's tree."""
-    from egress.pii import build_pii_detector
+    from egress.pii import build_ingress_detector, build_pii_detector
 
-    detector = build_pii_detector()
+    detector = build_pii_detector() if args.detector == "egress" else build_ingress_detector()
     if task == "law":
         findings = []
         for n, para in enumerate(law_paragraphs(args.acts)):
@@ -93,7 +94,7 @@ def worker(task: str, args: argparse.Namespace) -> None:
 
 def run(tree: Path | None, task: str, args: argparse.Namespace) -> Any:
     command = [sys.executable, __file__, "--worker", task, "--acts", str(args.acts)]
-    command += ["--text", str(args.text)]
+    command += ["--text", str(args.text), "--detector", args.detector]
     if tree is not None:
         command += ["--tree", str(tree)]
     out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
@@ -128,6 +129,8 @@ def main() -> int:
     parser.add_argument("--text", type=Path, default=TEXT)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--show", type=int, default=20)
+    parser.add_argument("--detector", choices=("egress", "ingress"), default="egress")
+    parser.add_argument("--no-latency", action="store_true", help="law text only")
     parser.add_argument("--worker", choices=("law", "latency"), help=argparse.SUPPRESS)
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -149,10 +152,12 @@ def main() -> int:
         law = {side: run(tree, "law", args) for side, tree in trees.items()}
         law_report(law, law_paragraphs(args.acts), args.show)
         times: dict[str, list[float]] = {side: [] for side in trees}
-        for _ in range(args.rounds):
+        for _ in range(0 if args.no_latency else args.rounds):
             for side, tree in trees.items():
                 times[side] += run(tree, "latency", args)
         for side, values in times.items():
+            if not values:
+                continue
             q = statistics.quantiles(values, n=100)
             print(
                 f"latency per 2,000 chars, {side:<9} ({len(values)} runs, cpu): "

@@ -48,7 +48,9 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
-_PARTICLES = frozenset("ni nic mac mc van von de da di du le la del der den ter ten bin al".split())
+_PARTICLES = frozenset(
+    "ni nic mac mc van von de da di du le la del der den ter ten bin al st".split()
+)
 # Words a chat uses around names that the name lists also hold ("paye" is a surname in one of
 # Faker's locales, "dora" a first name): never a name in lower case or capitals.
 _NEVER = frozenset(
@@ -66,30 +68,63 @@ _NEVER = frozenset(
     amicus curiae obiter dicta ratio decidendi stare decisis res judicata locus standi pari
     passu erga omnes""".split()
 )
+# People named by their role or relation to the writer: "my wife", "our bookkeeper", "the
+# deceased", "nanny", "employee" (with or without a determiner), or as a form label
+# ("patient:"). The role words themselves are never names.
+_ROLE_WORDS = """wife husband partner spouse fiance fiancee fiancé fiancée girlfriend boyfriend
+    ex son daughter stepson stepdaughter child kid baby twin mother father mum mam mom dad
+    granddad grandad grandpa grandma granny nan nana nanna grandmother grandfather grandson
+    granddaughter brother sister sibling aunt auntie uncle cousin nephew niece godson
+    goddaughter godmother godfather stepmother stepfather widow widower
+    accountant bookkeeper solicitor barrister lawyer adviser advisor agent broker auditor
+    landlord landlady tenant lodger flatmate housemate roommate neighbour neighbor
+    employer employee boss manager supervisor colleague coworker co-worker contractor
+    subcontractor apprentice intern worker secretary assistant receptionist nanny childminder
+    carer caregiver friend client customer patient student pupil claimant applicant taxpayer
+    beneficiary executor executrix administrator trustee guardian director shareholder
+    deceased holder""".split()
+_ROLE_PHRASES = (
+    r"(?:brother|sister|mother|father|son|daughter)-in-law|business\s+partner|au\s+pair"
+    r"|late\s+(?:father|mother|husband|wife)|account\s+holder|staff\s+member|tax\s+adviser"
+    r"|taxpayer\s+name|patient\s+name|client\s+name|ex-(?:wife|husband|partner)"
+)
+_RELATION = "|".join([_ROLE_PHRASES, *sorted(_ROLE_WORDS, key=len, reverse=True)])
+_ROLES = frozenset(_ROLE_WORDS)
+_CUE = (
+    r"(?:i'm|i’m|im|i\s+am)\s+(?:called|named)|(?:hi|hey|hello)\s*,?\s+its"
+    r"|i'm|i’m|im|i\s+am|this\s+is|hi\s*,?|hello\s*,?|hey\s*,?|it's|it’s"
+    r"|good\s+(?:morning|afternoon|evening)\s*,?|thanks|on\s+behalf\s+of|reply\s+to"
+    r"|(?:spoke|spoken|speaking|talked|talking|chatted|wrote|write|writing|speak|talk)"
+    r"\s+(?:to|with)|met\s+with|married\s+to|work\s+for|tell\s+me\s+if|asking\s+for"
+    r"|me\s+and|name\s+(?:[a-z]+\s+){1,4}is"
+    r"|(?:for\s+)?(?:my|our|his|her|their|your)\s+(?:" + _RELATION + r")\s*[,:]?"
+    r"|(?:the\s+)?(?:nanny|granny|auntie|employee|client|patient|taxpayer|deceased"
+    r"|account\s+holder)\s*[,:]?"
+)
 _STRONG_CUE = (
     r"my\s+name\s+is|my\s+name's|name\s*:|full\s+name\s*:|call\s+me|regards\s*,|kind\s+regards"
     r"|best\s+regards|signed\s*,?|sincerely\s*,?|cheers\s*,|thanks\s*,|thank\s+you\s*,"
-    r"|applicant\s*:|from\s*:|client\s*:|contact(?:\s+person)?\s*:|dear|attn\s*:?"
+    r"|many\s+thanks\s*,?|yours\s+(?:truly|faithfully)\s*,?|surname(?:\s+and\s+first\s+name)?\s*:"
+    r"|first\s+name\s*:|from\s*:|contact(?:\s+person)?\s*:|dear|attn\s*:?"
     r"|mr\.?|mrs\.?|ms\.?|miss|mx\.?|dr\.?|prof\.?"
-)
-_RELATION = (
-    r"wife|husband|partner|son|daughter|mother|father|mum|mam|dad|brother|sister|child"
-    r"|accountant|solicitor|landlord|landlady|tenant|employer|employee|boss|colleague|friend"
-    r"|neighbour|neighbor|client|manager|grandmother|grandfather|granny|aunt|uncle|cousin"
-    r"|business\s+partner|late\s+(?:father|mother|husband|wife)|carer|agent|director"
-)
-_CUE = (
-    r"i'm|i’m|im|i\s+am|this\s+is|hi\s*,?|hello\s*,?|hey\s*,?"
-    r"|good\s+(?:morning|afternoon|evening)\s*,?|thanks|on\s+behalf\s+of|reply\s+to"
-    r"|spoke\s+(?:to|with)|married\s+to|work\s+for|tell\s+me\s+if"
-    r"|(?:for\s+)?my\s+client|(?:my|our)\s+(?:" + _RELATION + r")"
+    r"|(?:" + _RELATION + r")\s*:|(?:taxpayer|patient|client|account|employee)\s+name\s*:?"
 )
 _CUES = re.compile(
-    r"(?<![\w'’])(?:(?P<strong>" + _STRONG_CUE + r")|(?:" + _CUE + r"))[ \t]+(?=[^\W\d_])"
+    r"(?<![\w'’-])(?:(?P<strong>" + _STRONG_CUE + r")|(?:" + _CUE + r"))"
+    r"(?:[ \t]+|(?<=[,:])[ \t]*\n[ \t]*)(?=[^\W\d_])"
 )
-_AFTER_CUE = re.compile(r"[ \t]*,?[ \t]+(?:here|again|speaking)\b")
+# After a name: "dara here", "zachary is my name", "gerald, my son," "penny clayton, sole trader".
+_APPOSITION = r"(?:(?:my|our|his|her|their)[ \t]+(?:" + _RELATION + r")|sole[ \t]+trader)\b"
+_AFTER_CUE = re.compile(
+    r"[ \t]*,?[ \t]+(?:here|again|speaking)\b|[ \t]+is[ \t]+my[ \t]+name\b"
+    r"|[ \t]*,[ \t]*" + _APPOSITION
+)
 # The cue words themselves, and the word before one ("dara here"), looked for only near them.
-_AFTER_CUE_WORD = re.compile(r"(?<=[ \t,])(?:here|again|speaking)\b")
+_AFTER_CUE_WORD = re.compile(
+    r"(?<=[ \t,])(?:here|again|speaking|is[ \t]+my[ \t]+name\b|(?<=,[ \t])" + _APPOSITION + r")\b"
+)
+# Where a name typed after a strong cue may end: punctuation, a line break or the end.
+_BOUNDARY = re.compile(r"[ \t]*(?:[,.;:!?)\n]|-[ \t]|$)")
 _WORD_BEFORE_CUE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*(?=[ \t]*,?[ \t]+$)")
 
 # English words that are also common first names: before a surname that is not a word
@@ -125,6 +160,7 @@ class _Word:
     low: str
     case: str  # "lower", "caps" (beside other capitals), "caps_alone" or "title"
     period: bool
+    possessive: bool = False  # "rivera's": the span ends before the "'s", and the name there
 
     @property
     def eligible(self) -> bool:
@@ -161,7 +197,10 @@ class _Words:
                 case = "title"
             start = self.matches[k].start()
             period = len(core) < len(self.matches[k].group())
-            word = _Word(start, start + len(core), core.lower(), case, period)
+            possessive = len(core) > 3 and core[-2:].lower() in ("'s", "’s")
+            if possessive:
+                core = core[:-2]
+            word = _Word(start, start + len(core), core.lower(), case, period, possessive)
             self._cache[k] = word
         return word
 
@@ -205,7 +244,7 @@ class AnyCaseNameRecogniser:
                 continue
             # A first name the lists lack, before a known surname ("riona o'donnell",
             # "emidio p lombardo"): start there.
-            back = self._unknown_first_before(text, words, i, done)
+            back = self._unknown_first_before(text, words, i, done, cues)
             if back is not None:
                 span = self._name_at(text, low, words, back, cues)
                 if span is not None:
@@ -218,10 +257,14 @@ class AnyCaseNameRecogniser:
                     found.append(PiiFinding(PERSON, words[i].start, words[done - 1].end, score))
         return found + self._propagate(words, found)
 
-    def _unknown_first_before(self, text: str, words: _Words, i: int, done: int) -> int | None:
+    def _unknown_first_before(
+        self, text: str, words: _Words, i: int, done: int, cues: dict[int, bool]
+    ) -> int | None:
         """The index of an unknown word just before ``words[i]`` (an initial may stand
         between them), or ``None``."""
         k = i - 1
+        if words[i].start in cues:
+            return None  # a cue says where the name starts: "my flatmate leonard isbell"
         if (
             k >= done
             and len(words[k].low) == 1
@@ -243,7 +286,7 @@ class AnyCaseNameRecogniser:
         low = word.low
         if len(low) == 1:
             return "initial" if low not in ("i", "a") or word.period else "no"
-        if low in _NEVER or low in _FOREIGN_FUNCTION_WORDS:
+        if low in _NEVER or low in _FOREIGN_FUNCTION_WORDS or low in _ROLES:
             return "no"
         if low in _PARTICLES:
             return "particle"
@@ -253,6 +296,8 @@ class AnyCaseNameRecogniser:
             return "no"
         if low[-1] == "s" and (low[:-1] in self._words or low[:-2] in self._words):
             return "no"  # a plural the word list lacks ("deliverables", "issuers")
+        if _derived_word(low, self._words):
+            return "no"  # "issuer", "learnable", "timeframe": made of words the list holds
         return "unknown"
 
     def _name_at(
@@ -265,10 +310,21 @@ class AnyCaseNameRecogniser:
         if kind == "weak" and first.low in SENTENCE_START_WORDS:
             return None  # "WILL AOIFE DOYLE PAY ...": a verb, then the name
         cue = cues.get(first.start)
-        if not first.eligible and not (first.case == "caps_alone" and cue is not None):
-            return None
+        if cue is None and first.case == "caps_alone" and _AFTER_CUE.match(low, first.end):
+            cue = False  # "it's LAVERNE again"
+        if not first.eligible and not (
+            first.case == "caps_alone"
+            and (
+                cue
+                or (cue is not None and kind != "unknown")
+                or _AFTER_CUE.match(low, first.end) is not None
+            )
+        ):
+            return None  # a lone word in capitals is an acronym unless a name follows a cue
         caps = first.case != "lower"
         j = self._extend(text, words, i + 1, caps, first.low in self._first or cue is not None)
+        if cue is not None and not first.possessive:
+            j = self._to_boundary(low, words, i, j, caps, strong=cue and kind != "unknown")
         following = [words[k] for k in range(i + 1, j)]
         rest = [self._kind(w) for w in following]
         has_surname = any(
@@ -306,12 +362,58 @@ class AnyCaseNameRecogniser:
             return j, WEAK_PAIR
         return None
 
+    def _to_boundary(
+        self, low: str, words: _Words, i: int, j: int, caps: bool, *, strong: bool
+    ) -> int:
+        """After a cue, the words up to a boundary (punctuation, a line break, the end) are the
+        name when they are few and none is a function word: "kind regards earl emery",
+        "TAXPAYER NAME ALFONSO SEAMAN;", "im virgil emery, 34". After a strong cue up to four
+        words in all, any word that is not a function word; after another cue one more word,
+        and only one the name lists hold or no list does."""
+        if _BOUNDARY.match(low, words[j - 1].end) is not None:
+            return j
+        limit = min(len(words), i + 4 if strong else j + 1)
+        k = j
+        while k < limit:
+            prev, word = words[k - 1], words[k]
+            same_case = word.case == "lower" if not caps else word.case.startswith("caps")
+            gap = low[prev.end : word.start]
+            if gap not in (" ", ". " if len(prev.low) == 1 else " ") or not same_case:
+                return j
+            if prev.possessive:
+                return j
+            kind = self._kind(word)
+            if kind in ("no", "particle") and not (strong and self._plain_word(word)):
+                return j
+            if not strong and kind not in ("strong", "unknown", "weak"):
+                return j
+            if not strong and kind == "weak" and word.low not in self._names:
+                return j
+            k += 1
+            if kind != "initial" and _BOUNDARY.match(low, word.end) is not None:
+                return k
+        return j
+
+    def _plain_word(self, word: _Word) -> bool:
+        """A content word, not a function word or a chat word: may end a signed name."""
+        low = word.low
+        return (
+            len(low) > 2
+            and low not in _NEVER
+            and low not in _FOREIGN_FUNCTION_WORDS
+            and low not in _ROLES
+            and low not in SENTENCE_START_WORDS
+            and not word.period
+        )
+
     def _extend(self, text: str, words: _Words, j: int, caps: bool, after_first: bool) -> int:
         """The end (exclusive word index) of a name that starts before ``words[j]``."""
         end = j
         limit = min(len(words), j + 3)
         while j < limit:
             prev, word = words[j - 1], words[j]
+            if prev.possessive:
+                break  # "gary rivera's carer": the name ends at the possessive
             gap = text[prev.end : word.start]
             same_case = word.case == "lower" if not caps else word.case.startswith("caps")
             if gap not in (" ", ". ") or (gap == ". " and len(prev.low) > 1) or not same_case:
@@ -349,6 +451,42 @@ class AnyCaseNameRecogniser:
             for w, covered in zip((words[k] for k in range(len(words))), inside, strict=True)
             if not covered and w.low in known
         ]
+
+
+# Suffixes that make English words from English words, and what the stem may have lost.
+_SUFFIXES = (
+    ("ability", ("able",)),
+    ("ibility", ("ible",)),
+    ("isation", ("ise", "ize", "")),
+    ("ization", ("ize", "ise", "")),
+    ("ation", ("ate", "e", "")),
+    ("ment", ("",)),
+    ("ness", ("",)),
+    ("able", ("", "e")),
+    ("ible", ("", "e")),
+    ("ity", ("", "e")),
+    ("ary", ("", "e")),
+    ("ing", ("", "e")),
+    ("er", ("", "e")),
+    ("or", ("", "e")),
+    ("ed", ("", "e")),
+    ("ly", ("",)),
+)
+
+
+def _derived_word(low: str, words: frozenset[str]) -> bool:
+    """Whether ``low`` (in no list) is an English word the list lacks: a word with a
+    productive suffix ("issu-er", "learn-able", "deposit-ary"), or two words of three letters
+    or more written as one ("time-frame", "gate-keeper", "life-cycle"). Names the lists lack
+    ("riona", "feidhlim") are neither."""
+    for suffix, endings in _SUFFIXES:
+        if low.endswith(suffix) and len(low) - len(suffix) >= 3:
+            stem = low[: -len(suffix)]
+            if any(stem + e in words for e in endings):
+                return True
+            if len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words:
+                return True  # "shipp-er"
+    return any(low[:k] in words and low[k:] in words for k in range(4, len(low) - 3))
 
 
 def _is_compound_word(low: str, words: frozenset[str]) -> bool:

@@ -54,6 +54,13 @@ _CUE = re.compile(
     r"|by|with|assistant\s+to)\s*$",
     re.IGNORECASE,
 )
+# A greeting or an apology right before a lone first name that is also a word ("Cheers Ray!").
+_GREETING = re.compile(
+    r"(?:^|[\s,.!?])(?:cheers|thanks(?:\s+a\s+million)?|thank\s+you|sorry|hi|hello|hey|dear"
+    r"|morning|regards)\s*,?\s*$",
+    re.IGNORECASE,
+)
+_MONTH_NAMES = frozenset({"april", "may", "june", "august"})
 # A run followed by one of these names a place, an organisation or a legal instrument, not a
 # person: "Dublin Airport", "Geneva Conventions", "Paris Agreement", "Rome Statute".
 _NOT_PERSON_AFTER = frozenset(
@@ -248,7 +255,7 @@ class PersonNameRecogniser:
         # even when a name list holds it ("Will", "May", "Mark").
         if (
             len(run) > 1
-            and run[0].low in SENTENCE_START_WORDS
+            and (run[0].low in SENTENCE_START_WORDS or run[0].low.endswith(("n't", "n’t")))
             and _sentence_start(text, run[0].start)
         ):
             run.popleft()
@@ -273,7 +280,12 @@ class PersonNameRecogniser:
             return None
         while len(run) > 1 and (
             run[-1].low in _PARTICLES
-            or (self._is_word(run[-1]) and run[-1].low not in self._names and len(run[-2].core) > 1)
+            or (
+                self._is_word(run[-1])
+                and run[-1].low not in self._names
+                and len(run[-2].core) > 1
+                and not self._word_surname(run)
+            )
         ):
             if run[-1].low in _NOT_PERSON_AFTER:
                 return None
@@ -292,8 +304,22 @@ class PersonNameRecogniser:
             and not self._is_word(words[0])
             and words[0].low not in self._non_names
         )
+        # A month that is a first name ("June", "May", "April") before surnames that are not
+        # words is a person ("June Romero"); "June 2025", "May Regulation" are not.
+        month_first = (
+            len(words) >= 2
+            and words[0].low in _MONTH_NAMES
+            and words[0].low in self._first
+            and all(
+                t.low in self._surnames and not self._is_word(t) and t.low not in self._non_names
+                for t in words[1:]
+            )
+        )
         if not titled and any(
-            t.low in self._non_names and (t is words[0] or not led_by_first_name) for t in words
+            t.low in self._non_names
+            and (t is words[0] or not led_by_first_name)
+            and not (month_first and t is words[0])
+            for t in words
         ):
             return None
         if lower:
@@ -310,6 +336,13 @@ class PersonNameRecogniser:
             score = STRONG
         elif (unknown or strong) and self._cue(text, run[0]):
             score = CUED
+        elif (
+            len(words) == 1
+            and words[0].low in self._first
+            and words[0].low not in self._non_names
+            and _GREETING.search(text, max(0, run[0].start - 24), run[0].start) is not None
+        ):
+            score = CUED  # "Cheers Ray!", "Sorry Earl, one more question"
         elif (
             len(words) >= 2
             and words[0].low in self._first
@@ -332,6 +365,23 @@ class PersonNameRecogniser:
         else:
             return None
         return PiiFinding(PERSON, run[0].start, run[-1].end, score)
+
+    def _word_surname(self, run: deque[_Tok]) -> bool:
+        """ "Gary Towns", "Francisco Bacon": a capitalised English word right after a first
+        name that is not a word is a surname (a surname list never holds them all), unless it
+        is a country, a day or a month, or a word that makes a place or a body of the run."""
+        last, first = run[-1], run[0]
+        return (
+            len(run) == 2
+            and first.low in self._first
+            and not self._is_word(first)
+            and first.low not in self._non_names
+            and last.core[0].isupper()
+            and not last.core.isupper()
+            and last.low not in self._non_names
+            and last.low not in _NOT_PERSON_AFTER
+            and last.low not in _STREET_END
+        )
 
     @staticmethod
     def _place_or_body(text: str, start: int, end: int) -> bool:

@@ -48,6 +48,26 @@ def _found(detector: PiiDetector, text: str) -> list[tuple[str, str]]:
         ("Client ROISIN BYRNE wants to know about remote working relief.", "ROISIN BYRNE"),
         ("NAME: MAIREAD KOWALSKI\nQuestion: medical expenses", "MAIREAD KOWALSKI"),
         ("When Teresa Costa retires, what happens to the pension?", "Teresa Costa"),
+        # A sign-off or a label: the name runs to the end of the line or the punctuation.
+        ("kind regards earl emery", "earl emery"),
+        ("Regards,\nMOHAMMAD E. SANDS", "MOHAMMAD E. SANDS"),
+        ("Taxpayer name ALFONSO SEAMAN; query on the HRI.", "ALFONSO SEAMAN"),
+        ("Deceased: NED - who signs the final return?", "NED"),
+        # A possessive ends the name; a role or relation is a cue, never part of the name.
+        ("i'm gary rivera's carer, can i get the grant", "gary rivera"),
+        ("my flatmate leonard isbell sublets a room", "leonard isbell"),
+        ("our bookkeeper earl ackerman left in may", "earl ackerman"),
+        ("can gerald, my son, claim the refund", "gerald"),
+        ("zachary is my name and i'm a foster carer", "zachary"),
+        ("Hi team, it's LAVERNE again about PAYE.", "LAVERNE"),
+        ("hi its connie, the lpt bill came", "connie"),
+        ("talked to adrienne at the revenue office", "adrienne"),
+        # Title case after a sentence-initial contraction, a surname that is a word, a month
+        # that is a first name, a greeting before a first name that is a word.
+        ("Doesn't Lucinda Watson claim the expenses?", "Lucinda Watson"),
+        ("Unless Gary Towns earns 40,000 a year?", "Gary Towns"),
+        ("Might June Romero qualify for the credit?", "June Romero"),
+        ("Cheers Ray!", "Ray"),
     ],
 )
 def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, name: str) -> None:
@@ -79,6 +99,12 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "the rate at zero point five per cent applies from 05/06/2023",
         "as referred to in point (a) of Article 6(1), at the request of the controller",
         "meet me at the office dot dot dot just kidding",
+        "May 2025 is when the new rules start.",
+        "the applicant issuer shall provide its learnable parameters",
+        "in vitro tests, ex vivo tests, animal tests",
+        "Executive Director, ENISA shall be represented by the Chairperson",
+        "Within a specified timeframe, the applicant conformity assessment body shall",
+        "the AIF's depositary, auditor and any other service provider",
     ],
 )
 def test_tax_chat_typed_the_same_ways_has_no_finding(
