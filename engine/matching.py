@@ -1,4 +1,4 @@
-"""Matching: which concept a captured mention names, by explicit rules (ADR 0023).
+"""Matching: which concept a captured mention names, by explicit rules (ADR 0023, ADR 0047).
 
 :class:`ConceptMatcher` is the one entry self-population uses: the capture's own key first,
 then the reviewed concepts' labels (:class:`ReviewedConcepts` and :func:`decide`, below), then
@@ -7,26 +7,18 @@ quarantined one only when its id is spelled by the mention's own words); a conce
 another is followed to its survivor (ADR 0034). Quarantine is read through
 :mod:`graph.quarantine`'s predicates only.
 
-A capture names a concept by a key the model built (``domain``, ``jurisdiction``, ``kind``) and
-by labels in the user's words. Resolution finds the canonical, reviewed concept it means, or
-says that there is none (ADR 0023). Candidates come from the reviewed concepts' labels (the
-concept lexicon's ``graph`` entries), compared through **label variants**:
-
-- the label normalised (:func:`engine.normalise.normalise_label`: case, accents, punctuation),
-  with "&" read as "and";
-- without a parenthesised qualifier ("Income tax (Ireland)" -> "income tax");
-- without jurisdiction words ("Irish VAT", "VAT UK" -> "vat");
-- each word singular ("social insurance contributions" -> "social insurance contribution");
-- its initials, for a label of three words or more ("pay as you earn" -> PAYE), matched only
-  against a label that *is* one short word ("PAYE"), and the other way round.
-
-A variant without jurisdiction words ("EU VAT" -> "vat") is *qualified*: it matches only a
-capture in the candidate's own jurisdiction, so a bare "VAT" captured in Northern Ireland does not
-become the EU's VAT Directive through the label "EU VAT".
-
-A **fuzzy** pass then forgives one typo (two in long labels) between labels of at least eight
-letters with the same words count and the same digits ("entrepeneur relief"), never between
-acronyms or short labels (VAT and VRT, CGT and CAT stay apart).
+**No false merge by construction** (ADR 0047). A capture joins a concept without review only
+on an *exact* match after the normalisation of :func:`engine.resolution.label_forms` (Unicode
+compatibility forms, case, diacritics, punctuation, hyphens and compounds, possessives, "&",
+plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's
+labels (preferred, alternative and hidden labels, and its kind); an acronym joins only as a
+label the graph records ("LPT" captured, "LPT" a label of the concept). Nothing else merges:
+initials ("CAT group threshold" is not CGT, though the graph records "CGT"), a kind or label
+that extends another by words (parent and child: "USC exemption" and "USC"), one or two typos,
+shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR)
+only make **suggestions** (:class:`Suggestion`): the capture creates its provisional concept
+and the suggestions go with it to the review queue, where an operator merges a duplicate in
+one action.
 
 The **decision** (:func:`decide`) is a small set of rules, tested one by one:
 
@@ -34,16 +26,12 @@ The **decision** (:func:`decide`) is a small set of rules, tested one by one:
    is not UK income tax);
 2. an EU-level candidate (an EU act, an EU-wide regime) is accepted whatever member-state
    jurisdiction the capture carries ("AI Act" captured as IE is the EU's AI Act);
-3. among acceptable candidates: the capture's own jurisdiction before the EU, then the
-   stronger evidence (same label > acronym > kind variant > fuzzy), then the id;
-4. a different spelling of the kind (``SMALL_BENEFIT`` / ``SMALL_BENEFIT_EXEMPTION``) is the
-   same concept when the domain and jurisdiction agree, one kind extends the other by a
-   generic word ("exemption", "scheme", "relief"...), and a label agrees.
+3. among acceptable candidates, the capture's own jurisdiction before the EU; two concepts
+   matched as strongly in that jurisdiction are ambiguous: no merge.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -55,6 +43,14 @@ from engine.concepts import CapturedConcept
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from engine.normalise import normalise_label
+from engine.resolution import (
+    COVERED_JURISDICTIONS,
+    EU,
+    LabelForm,
+    label_forms,
+    singular,
+    words_of,
+)
 from graph.models import GraphNode
 from graph.port import ConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
@@ -62,153 +58,150 @@ from graph.quarantine import MERGED_STATUS, is_quarantined
 __all__ = [
     "COVERED_JURISDICTIONS",
     "EU",
+    "MERGING",
     "Candidate",
     "ConceptMatcher",
     "FoundBy",
     "MatchedBy",
     "ReviewedConcepts",
+    "Suggestion",
     "decide",
-    "label_variants",
     "singular",
-    "unqualified",
+    "suggestions",
 ]
 
-COVERED_JURISDICTIONS: Final = frozenset({"IE", "UK", "NI", "EU"})
-EU: Final = "EU"
-
-_QUALIFIERS: Final = frozenset(
-    {"ireland", "irish", "ie", "uk", "united", "kingdom", "british", "britain", "gb", "eu",
-     "european", "union", "roi", "irlande", "britannique", "royaume", "uni"}
-)  # fmt: skip
-_ACRONYM_STOPWORDS: Final = frozenset(
+_STOPWORDS: Final = frozenset(
     {"of", "the", "and", "for", "on", "in", "to", "a", "an", "de", "du", "des", "la", "le",
      "les", "sur", "et", "d", "l", "s"}
 )  # fmt: skip
-# Words that turn a kind into a sub-kind of the same concept (SMALL_BENEFIT_EXEMPTION).
-_GENERIC_SUFFIXES: Final = frozenset(
-    {"exemption", "scheme", "relief", "regime", "rules", "system", "allowance", "programme",
-     "tax", "credit"}
-)  # fmt: skip
-_PARENTHETICAL: Final = re.compile(r"\([^)]*\)")
-_DIGITS: Final = re.compile(r"\d+")
-_FUZZY_MIN: Final = 8
 _ACRONYM_MAX: Final = 6
 _MIN_INITIALS: Final = 3  # two-letter initials ("carbon tax" -> CT) collide far too often
+_FUZZY_MIN: Final = 6
+_SUGGESTIONS_MAX: Final = 5
+_OVERLAP_MIN: Final = 0.5
 
 #: How a capture was resolved, as its ``concepts`` event says (``skipped``: nothing written).
 MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
 
 
 class FoundBy(IntEnum):
-    """How a candidate was found; a lower value is stronger evidence that it is the one."""
+    """How a candidate was found; a lower value is stronger evidence. Only :data:`MERGING`
+    ones may join a capture to the concept; the others are review suggestions."""
 
     KEY = 0
     LABEL = 1
-    ACRONYM = 2
-    KIND_VARIANT = 3
-    FUZZY = 4
+    ACRONYM = 2  # the capture's initials are an acronym the concept has as a label
+    INITIALS = 3  # the capture is an acronym of a label of the concept
+    OTHER_JURISDICTION = 4  # the same label but for jurisdiction words naming another one
+    PARENT_CHILD = 5  # one label (or kind) extends the other by words
+    EDIT_DISTANCE = 6
+    TOKEN_OVERLAP = 7
+
+
+MERGING: Final = frozenset({FoundBy.KEY, FoundBy.LABEL})
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A reviewed concept that may be the captured one, and how it was found."""
+    """A reviewed concept that may be the captured one, how it was found, and how close."""
 
     id: str
     domain: str
     jurisdiction: str
     kind: str
     found_by: FoundBy
+    score: float = 1.0
 
 
-def singular(token: str) -> str:
-    """A crude English singular, enough for labels ("contributions", "reliefs", "allowances")."""
-    if len(token) <= 3 or token.endswith(("ss", "us", "is")):
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith("s"):
-        return token[:-1]
-    return token
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """An existing concept a new provisional one may duplicate, for review: never merged."""
+
+    id: str
+    reason: str  # FoundBy's name, lower case: "edit_distance", "parent_child", ...
+    score: float
+
+    def encode(self) -> str:
+        """As stored on the provisional concept (``candidates``: ``id|reason|score``)."""
+        return f"{self.id}|{self.reason}|{self.score:.2f}"
+
+    @classmethod
+    def decode(cls, text: str) -> Suggestion | None:
+        parts = text.split("|")
+        if len(parts) != 3:
+            return None
+        try:
+            return cls(parts[0], parts[1], float(parts[2]))
+        except ValueError:
+            return None
 
 
-def label_variants(text: str) -> tuple[set[str], set[str]]:
-    """``(variants, acronyms)`` of one label (see the module docstring). Acronyms are
-    ``"=paye"`` for a label that is one short word and ``"~paye"`` for the initials of a label
-    of several words; only the two kinds match each other (two phrases with the same initials,
-    "rent a room" and "retirement relief", are not the same thing)."""
-    base = normalise_label(text.replace("&", " and "))
-    plain = normalise_label(_PARENTHETICAL.sub(" ", text.replace("&", " and ")))
-    variants = {v for v in (base, plain) if v}
-    variants |= {" ".join(singular(w) for w in v.split()) for v in list(variants)}
-    variants |= unqualified(variants)
-    acronyms: set[str] = set()
-    for form in variants:
-        words = form.split()
-        if len(words) == 1 and 2 <= len(words[0]) <= _ACRONYM_MAX and words[0].isalpha():
-            acronyms.add("=" + words[0])
-        content = [w for w in words if w not in _ACRONYM_STOPWORDS]
-        if len(content) >= _MIN_INITIALS and all(w.isalpha() for w in content):
-            acronyms.add("~" + "".join(w[0] for w in content))
-    return variants, acronyms
+def _acronyms(form: LabelForm) -> tuple[str | None, str | None]:
+    """``(acronym, initials)``: the form itself when it is one short word, and the initials of
+    its content words when it has three or more."""
+    words = form.words
+    acronym = (
+        words[0]
+        if len(words) == 1 and 2 <= len(words[0]) <= _ACRONYM_MAX and words[0].isalpha()
+        else None
+    )
+    content = [w for w in words if w not in _STOPWORDS]
+    initials = (
+        "".join(w[0] for w in content)
+        if len(content) >= _MIN_INITIALS and all(w.isalpha() for w in content)
+        else None
+    )
+    return acronym, initials
 
 
-def unqualified(variants: Iterable[str]) -> set[str]:
-    """The variants without their jurisdiction words ("irish vat" -> "vat")."""
-    out = set()
-    for form in variants:
-        words = form.split()
-        kept = [w for w in words if w not in _QUALIFIERS]
-        if kept and len(kept) < len(words):
-            out.add(" ".join(kept))
-    return out
+def _digits(words: Iterable[str]) -> list[str]:
+    return [w for w in words if any(ch.isdigit() for ch in w)]
 
 
-def _kind_words(kind: str) -> list[str]:
-    return [w for w in kind.lower().split("_") if w]
+def _contains(long_: Sequence[str], short: Sequence[str]) -> bool:
+    n = len(short)
+    return 0 < n < len(long_) and any(
+        tuple(long_[i : i + n]) == tuple(short) for i in range(len(long_) - n + 1)
+    )
 
 
-def _kind_variant(a: str, b: str) -> bool:
-    """One kind extends the other by generic words only (SMALL_BENEFIT / _EXEMPTION)."""
-    x, y = _kind_words(a), _kind_words(b)
-    short, long_ = (x, y) if len(x) <= len(y) else (y, x)
-    if not short or short == long_ or long_[: len(short)] != short:
-        return False
-    return all(w in _GENERIC_SUFFIXES for w in long_[len(short) :])
-
-
-def _fuzzy(a: str, b: str) -> bool:
-    if min(len(a), len(b)) < _FUZZY_MIN or len(a.split()) != len(b.split()):
-        return False
-    if _DIGITS.findall(a) != _DIGITS.findall(b):
-        return False  # "section 597" and "section 598" are different provisions
-    allowed = 1 if max(len(a), len(b)) < 16 else 2
-    return DamerauLevenshtein.distance(a, b, score_cutoff=allowed) <= allowed
+@dataclass(frozen=True, slots=True)
+class _Indexed:
+    key: str
+    named: frozenset[str]  # jurisdiction words removed from the concept's label (qualified)
 
 
 class ReviewedConcepts:
-    """The reviewed concepts and their label variants, indexed for :meth:`candidates`."""
+    """The reviewed concepts and their exact label forms, indexed for :meth:`candidates`."""
 
     def __init__(self, entries: Iterable[LexiconEntry]) -> None:
         self._entries = {e.key: e for e in entries if e.scheme == "graph"}
-        self._by_variant: dict[str, set[str]] = {}
-        self._by_qualified: dict[str, set[str]] = {}
-        self._by_acronym: dict[str, set[str]] = {}
-        self._variants: dict[str, set[str]] = {}
+        self._exact: dict[str, list[_Indexed]] = {}
+        self._acronym: dict[str, list[_Indexed]] = {}  # a one-word label: recorded acronym
+        self._initials: dict[str, list[_Indexed]] = {}  # initials of a longer label
+        self._forms: dict[str, list[LabelForm]] = {}
         for entry in self._entries.values():
-            mine: set[str] = set()
-            for text in (entry.pref_label, *entry.alt_labels, entry.kind.replace("_", " ")):
-                variants, acronyms = label_variants(text)
-                mine |= variants
-                plain = variants - unqualified(variants)
-                for v in variants:
-                    index = self._by_variant if v in plain else self._by_qualified
-                    index.setdefault(v, set()).add(entry.key)
-                for a in acronyms:
-                    self._by_acronym.setdefault(a, set()).add(entry.key)
-            self._variants[entry.key] = mine
+            where = entry.jurisdiction or EU
+            mine: list[LabelForm] = []
+            for text in (*entry.labels, entry.kind.replace("_", " ")):
+                for form in label_forms(text):
+                    if form.named and not form.named <= {where}:
+                        continue  # jurisdiction words naming another jurisdiction: whole only
+                    mine.append(form)
+                    item = _Indexed(entry.key, form.named)
+                    self._exact.setdefault(form.form, []).append(item)
+                    acronym, initials = _acronyms(form)
+                    if acronym:
+                        self._acronym.setdefault(acronym, []).append(item)
+                    if initials:
+                        self._initials.setdefault(initials, []).append(item)
+            self._forms[entry.key] = mine
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def _entry_jurisdiction(self, key: str) -> str:
+        return self._entries[key].jurisdiction or EU
 
     def candidates(
         self,
@@ -217,78 +210,126 @@ class ReviewedConcepts:
         labels: Sequence[str],
         jurisdiction: str | None = None,
         *,
-        fuzzy: bool = True,
+        suggest: bool = True,
     ) -> list[Candidate]:
-        """Every reviewed concept a label, the acronym or the kind of a capture points at
-        (through a qualified variant only when in ``jurisdiction``)."""
-        found: dict[str, FoundBy] = {}
+        """Every reviewed concept a capture may name: exact matches (:data:`MERGING`) and,
+        with ``suggest``, the near ones, for review. ``jurisdiction``: the capture's, when
+        the conversation stated it (``None``: a label qualified by jurisdiction words on
+        either side meets nothing)."""
+        found: dict[str, tuple[FoundBy, float]] = {}
 
-        def add(key: str, found_by: FoundBy) -> None:
-            if key not in found or found_by < found[key]:
-                found[key] = found_by
+        def add(key: str, found_by: FoundBy, score: float = 1.0) -> None:
+            if key not in found or (found_by, -score) < (found[key][0], -found[key][1]):
+                found[key] = (found_by, score)
 
-        mine: set[str] = set()
-        acronyms: set[str] = set()
+        def qualified_ok(item: _Indexed, form: LabelForm) -> bool | None:
+            """True: the jurisdiction words on both sides agree; None: the capture's name
+            another jurisdiction (a suggestion); False: no match."""
+            where = self._entry_jurisdiction(item.key)
+            if item.named and jurisdiction != where:
+                return False
+            if form.named and not form.named <= {where}:
+                return None
+            return True
+
+        mine: list[LabelForm] = []
         for text in (*labels, kind.replace("_", " ")):
-            variants, short = label_variants(text)
-            mine |= variants
-            acronyms |= short
-        for v in mine:
-            for key in self._by_variant.get(v, ()):
-                add(key, FoundBy.LABEL)
-            for key in self._by_qualified.get(v, ()):
-                if self._entries[key].jurisdiction == jurisdiction:
-                    add(key, FoundBy.LABEL)
-        for a in acronyms:
-            other = ("~" if a[0] == "=" else "=") + a[1:]  # an abbreviation meets initials
-            for key in self._by_acronym.get(other, ()):
-                add(key, FoundBy.ACRONYM)
-        for key, entry in self._entries.items():
-            if entry.domain == domain and _kind_variant(entry.kind, kind):
-                if mine & self._variants[key] or _shares_head(mine, self._variants[key]):
-                    add(key, FoundBy.KIND_VARIANT)
-        if fuzzy and not found:
-            for key, theirs in self._variants.items():
-                if any(_fuzzy(a, b) for a in mine for b in theirs):
-                    add(key, FoundBy.FUZZY)
+            mine.extend(label_forms(text))
+        for form in mine:
+            for item in self._exact.get(form.form, ()):
+                verdict = qualified_ok(item, form)
+                if verdict:
+                    add(item.key, FoundBy.LABEL)
+                elif verdict is None and suggest:
+                    add(item.key, FoundBy.OTHER_JURISDICTION, 0.9)
+            acronym, initials = _acronyms(form)
+            if initials and suggest:  # "local property tax" and the graph's "LPT"
+                for item in self._acronym.get(initials, ()):
+                    if qualified_ok(item, form):
+                        add(item.key, FoundBy.ACRONYM, 0.85)
+            if acronym and suggest:  # "LPT" and the graph's "local property tax"
+                for item in self._initials.get(acronym, ()):
+                    if qualified_ok(item, form):
+                        add(item.key, FoundBy.INITIALS, 0.8)
+        if suggest and jurisdiction is not None:
+            for key, theirs in self._forms.items():
+                if key in found or self._entry_jurisdiction(key) not in (jurisdiction, EU):
+                    continue
+                if (near := _near(mine, theirs, kind, self._entries[key])) is not None:
+                    add(key, *near)
         return [
-            Candidate(key, e.domain, e.jurisdiction or EU, e.kind, found[key])
+            Candidate(key, e.domain, e.jurisdiction or EU, e.kind, *found[key])
             for key, e in self._entries.items()
             if key in found
         ]
 
 
-def _shares_head(mine: set[str], theirs: set[str]) -> bool:
-    """A label of one is a label of the other plus generic words ("small benefit exemption")."""
+def _near(
+    mine: Sequence[LabelForm], theirs: Sequence[LabelForm], kind: str, entry: LexiconEntry
+) -> tuple[FoundBy, float] | None:
+    """The closest way a capture's forms come near a concept's: parent/child (one extends the
+    other by words), edit distance (a typo or a letter), shared words; ``None``: not near."""
+    best: tuple[FoundBy, float] | None = None
+
+    def keep(found_by: FoundBy, score: float) -> None:
+        nonlocal best
+        if best is None or (found_by, -score) < (best[0], -best[1]):
+            best = (found_by, round(score, 2))
+
+    kinds = ([w for w in kind.lower().split("_") if w], [w for w in entry.kind.lower().split("_")])
+    if _contains(kinds[0], kinds[1]) or _contains(kinds[1], kinds[0]):
+        keep(FoundBy.PARENT_CHILD, min(map(len, kinds)) / max(map(len, kinds)))
     for a in mine:
         for b in theirs:
-            short, long_ = (a, b) if len(a) <= len(b) else (b, a)
-            if long_.startswith(short + " ") and all(
-                w in _GENERIC_SUFFIXES for w in long_[len(short) + 1 :].split()
-            ):
-                return True
-    return False
+            if _contains(a.words, b.words) or _contains(b.words, a.words):
+                keep(
+                    FoundBy.PARENT_CHILD,
+                    min(len(a.words), len(b.words)) / max(len(a.words), len(b.words)),
+                )
+            longest = max(len(a.form), len(b.form))
+            if min(len(a.form), len(b.form)) >= _FUZZY_MIN and _digits(a.words) == _digits(b.words):
+                allowed = 1 if longest < 12 else 2
+                distance = DamerauLevenshtein.distance(a.form, b.form, score_cutoff=allowed)
+                if distance <= allowed:
+                    keep(FoundBy.EDIT_DISTANCE, 1 - distance / longest)
+            x = {w for w in a.words if w not in _STOPWORDS}
+            y = {w for w in b.words if w not in _STOPWORDS}
+            if x and y and (overlap := len(x & y) / len(x | y)) >= _OVERLAP_MIN:
+                keep(FoundBy.TOKEN_OVERLAP, overlap)
+    return best
 
 
 def decide(
     jurisdiction: str, candidates: Sequence[Candidate], *, stated: bool = True
 ) -> Candidate | None:
-    """The canonical concept of a capture in ``jurisdiction`` among ``candidates`` (rules 1-3
-    of the module docstring), or ``None``.
+    """The concept a capture in ``jurisdiction`` joins among ``candidates`` (rules 1-3 of the
+    module docstring), or ``None``. Only :data:`MERGING` candidates are considered.
 
     ``stated=False``: the conversation never named ``jurisdiction`` (the model guessed it).
     The guess is then ignored: the mention resolves only if every candidate it names lies in
     one jurisdiction ("PRSI" exists in Ireland only; "VAT" in Ireland and the UK: no answer).
     """
+    exact = [c for c in candidates if c.found_by in MERGING]
     if not stated:
-        places = {c.jurisdiction for c in candidates}
+        places = {c.jurisdiction for c in exact}
         if len(places) != 1:
             return None
         jurisdiction = places.pop()
-    acceptable = [c for c in candidates if c.jurisdiction in (jurisdiction, EU)]
+    acceptable = [c for c in exact if c.jurisdiction in (jurisdiction, EU)]
     if not acceptable:
         return None
-    return min(acceptable, key=lambda c: (c.jurisdiction != jurisdiction, c.found_by, c.id))
+    own = [c for c in acceptable if c.jurisdiction == jurisdiction] or acceptable
+    strongest = min(c.found_by for c in own)
+    best = [c for c in own if c.found_by == strongest]
+    return best[0] if len({c.id for c in best}) == 1 else None
+
+
+def suggestions(candidates: Sequence[Candidate], jurisdiction: str) -> list[Suggestion]:
+    """The review suggestions of a capture that created a concept: every candidate in its
+    jurisdiction or the EU, closest first, at most five."""
+    near = [c for c in candidates if c.jurisdiction in (jurisdiction, EU)]
+    near.sort(key=lambda c: (-c.score, c.found_by, c.id))
+    return [Suggestion(c.id, c.found_by.name.lower(), c.score) for c in near[:_SUGGESTIONS_MAX]]
 
 
 class ConceptMatcher:
@@ -324,10 +365,24 @@ class ConceptMatcher:
             node = targets[0]
         return node
 
+    async def suggest(
+        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+    ) -> list[Suggestion]:
+        """The reviewed concepts a capture that matched none may duplicate, for review."""
+        reviewed = self._reviewed_concepts()
+        if reviewed is None:
+            return []
+        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
+        texts = [concept.prefLabel, *concept.altLabels]
+        where = concept.jurisdiction if stated else None
+        found = reviewed.candidates(concept.domain, concept.kind, texts, where)
+        return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)
+
     async def _match(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
     ) -> tuple[GraphNode | None, MatchedBy]:
         stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
+        covered = concept.jurisdiction in COVERED_JURISDICTIONS
         found = await self._reader.get_nodes([concept.id])
         if found and stated:
             return found[0], "key"
@@ -335,8 +390,15 @@ class ConceptMatcher:
         if reviewed is not None:
             texts = [concept.prefLabel, *concept.altLabels]
             candidates = reviewed.candidates(
-                concept.domain, concept.kind, texts, concept.jurisdiction if stated else None
+                concept.domain,
+                concept.kind,
+                texts,
+                concept.jurisdiction if stated else None,
+                suggest=False,
             )
+            if not covered:  # a country the graph does not cover: only EU-wide concepts
+                candidates = [c for c in candidates if c.jurisdiction == EU]
+                stated = True
             if found and not is_quarantined(found[0]):  # its key, in a guessed jurisdiction
                 key = Candidate(concept.id, concept.domain, concept.jurisdiction, concept.kind,
                                 FoundBy.KEY)  # fmt: skip
@@ -348,12 +410,14 @@ class ConceptMatcher:
         # The store's labels: reviewed concepts the lexicon has not learnt yet, and quarantined
         # ones. A quarantined concept is matched only when its id is spelled entirely by this
         # mention's own words: its id then tells this conversation nothing it did not say.
-        if not stated:
+        if not stated or not covered:
             return None, "created"  # a guessed jurisdiction: only reviewed, unambiguous matches
         own = _words(concept)
-        for variant in _variants(concept):
+        for variant, qualified in _variants(concept):
             for candidate in await self._reader.find_concepts_by_label(variant):
                 where = str(candidate.properties.get("jurisdiction", ""))
+                if qualified and where != concept.jurisdiction:
+                    continue  # "UK GDPR" without "UK" is not the EU's GDPR
                 if not is_quarantined(candidate) and where in (concept.jurisdiction, EU):
                     return candidate, "alias"
                 if where == concept.jurisdiction and _kind_of(candidate.id) <= own:
@@ -376,19 +440,41 @@ _MATCHED_BY: dict[FoundBy, MatchedBy] = {
     FoundBy.KEY: "key",
     FoundBy.LABEL: "alias",
     FoundBy.ACRONYM: "acronym",
-    FoundBy.KIND_VARIANT: "kind_variant",
-    FoundBy.FUZZY: "fuzzy",
 }
 
 
-def _variants(concept: CapturedConcept) -> list[str]:
-    """The normalised label variants of a capture (its labels first), for store look-ups."""
-    found: dict[str, None] = {label: None for label in concept.normalised_labels()}
+def _variants(concept: CapturedConcept) -> list[tuple[str, bool]]:
+    """The normalised spellings of a capture's labels the store may hold as ``Label`` nodes
+    (its labels first), each with whether jurisdiction words were removed from it: as said,
+    without possessives, singular, plural, and without the words naming the capture's own
+    jurisdiction."""
+    found: dict[str, bool] = {label: False for label in concept.normalised_labels()}
     for text in (concept.prefLabel, *concept.altLabels):
-        variants = sorted(label_variants(text)[0])
-        found.update(dict.fromkeys(variants))
-        found.update(dict.fromkeys(_plural(v) for v in variants))  # stored labels are as said
-    return [variant for variant in found if variant]
+        for form in label_forms(text):
+            if form.named and form.named != {concept.jurisdiction}:
+                continue
+            spaced = " ".join(form.words)
+            for variant in (spaced, _plural(spaced), *_possessives(form.words)):
+                found.setdefault(variant, bool(form.named))
+        plain = normalise_label(text)
+        found.setdefault(plain, False)
+    return [(variant, qualified) for variant, qualified in found.items() if variant]
+
+
+def _possessives(words: Sequence[str]) -> list[str]:
+    """How a label stored by an earlier capture may spell a possessive the normaliser drops
+    ("Parent's Benefit" is stored as "parent s benefit", "Parents' Benefit" as "parents
+    benefit"): one word at a time, for labels of up to four words."""
+    if len(words) > _POSSESSIVE_WORDS_MAX:
+        return []
+    out = []
+    for i, word in enumerate(words[:-1]):
+        for spelled in (f"{word} s", f"{word}s"):
+            out.append(" ".join([*words[:i], spelled, *words[i + 1 :]]))
+    return out
+
+
+_POSSESSIVE_WORDS_MAX = 4
 
 
 def _plural(phrase: str) -> str:
@@ -401,8 +487,8 @@ def _words(concept: CapturedConcept) -> set[str]:
     """Every word the mention itself used (its labels' and its kind's), singular."""
     words = set(_kind_of(concept.id))
     for text in (concept.prefLabel, *concept.altLabels):
-        for variant in label_variants(text)[0]:
-            words.update(variant.split())
+        words.update(words_of(text))
+        words.update(singular(w) for w in normalise_label(text).split())
     return words
 
 

@@ -170,7 +170,9 @@ async def seed_graph(
             kind=raw["kind"],
             jurisdiction=raw["jurisdiction"],
             prefLabel=raw["pref_label"],
-            altLabels=raw.get("alt_labels") or [],
+            # hidden labels (SKOS hiddenLabel: former names, other languages; ADR 0047) are
+            # labels for matching like the alternative ones
+            altLabels=[*(raw.get("alt_labels") or []), *(raw.get("hidden_labels") or [])],
             definition=raw.get("definition"),
             sourceUrls=raw.get("source_urls") or [],
         )

@@ -36,6 +36,7 @@ from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.matching import COVERED_JURISDICTIONS, EU, ConceptMatcher, MatchedBy
 from engine.normalise import normalise_label
+from engine.resolution import normalise_jurisdiction
 from errors import GraphWriteRejected
 from graph.models import (
     EdgeIncrement,
@@ -88,6 +89,8 @@ class ConceptWrite:
     status: ConceptStatus
     aligns_with: Sequence[tuple[str, str]] = field(default_factory=tuple)  # (id, label)
     scheme: str = "captured"
+    # existing concepts a new provisional one may duplicate, for review (``id|reason|score``)
+    candidates: Sequence[str] = ()
 
 
 class ConceptWriter:
@@ -118,6 +121,8 @@ class ConceptWriter:
             props["definition"] = concept.definition
         if concept.sourceUrls:
             props["source_urls"] = list(concept.sourceUrls)
+        if item.candidates:
+            props["candidates"] = list(item.candidates)
         texts = {normalise_label(t): t for t in reversed([concept.prefLabel, *concept.altLabels])}
         labels = [
             NodeWrite(
@@ -241,6 +246,11 @@ class SelfPopulation:
     async def resolve(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None = None
     ) -> ResolvedConcept:
+        # The jurisdiction as the project spells it before the key is built ("IRL", "Ireland"
+        # -> IE; "United Kingdom", "GBR" -> UK; an uncovered country stays out of coverage).
+        where = normalise_jurisdiction(concept.jurisdiction)
+        if where != concept.jurisdiction:
+            concept = concept.model_copy(update={"jurisdiction": where})
         # Single flight per concept id: one resolution at a time, the others wait and then find
         # what it wrote. The lock is dropped when its last user (holder or waiter) is done.
         lock, users = self._inflight.get(concept.id, (asyncio.Lock(), 0))
@@ -304,10 +314,13 @@ class SelfPopulation:
                 aligned_with=tuple(node.id for node in named),
             )  # fmt: skip
         targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
+        # Near matches never merge (ADR 0047): they go with the new concept to review.
+        near = await self._matcher.suggest(concept, jurisdictions)
         outcome = await self._concepts.write(
             ConceptWrite(
                 concept=concept, status="provisional",
                 aligns_with=[(node.id, node.label) for node in targets],
+                candidates=[s.encode() for s in near],
             )
         )  # fmt: skip
         created = outcome is WriteOutcome.CREATED

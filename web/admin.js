@@ -211,6 +211,22 @@ export class AdminView {
     target.setAttribute("aria-label", `Merge ${label} into (concept id)`);
     target.placeholder = "Merge into…";
     target.className = "merge-target";
+    // Existing concepts it may duplicate (ADR 0047): never merged by resolution, one click here.
+    if ((item.candidates || []).length) {
+      const duplicates = make("ul", undefined, "candidates");
+      duplicates.setAttribute("aria-label", `Possible duplicates of ${label}`);
+      for (const c of item.candidates) {
+        const li = make("li", undefined, "candidate");
+        li.dataset.candidateId = c.id;
+        li.append(
+          make("span", c.prefLabel || c.id), make("code", c.id),
+          make("span", ` ${String(c.reason).replace(/_/g, " ")} ${Number(c.score).toFixed(2)}`, "reason"),
+          button("Merge into", `Merge ${label} into ${c.prefLabel || c.id}`, () => this.act(item, "merge", { into: c.id })),
+        );
+        duplicates.append(li);
+      }
+      name.append(make("span", "Possible duplicate of:", "hint"), duplicates);
+    }
     const actions = make("div", undefined, "actions");
     actions.append(
       // the version listed: a concept changed since is not confirmed (409), list it again

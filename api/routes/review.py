@@ -90,6 +90,26 @@ class ReviewConcept(BaseModel):
         description="The version of exactly this content: pass it to confirm; a concept "
         "changed since (another label, definition or source) is not confirmed (409)"
     )
+    candidates: list[ReviewCandidateOut] = Field(
+        default_factory=list,
+        description="Existing concepts this one may duplicate (ADR 0047): resolution never "
+        "merges a near match; merge it into one of them with POST .../merge",
+    )
+
+
+class ReviewCandidateOut(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    id: str
+    pref_label: str
+    reason: str = Field(
+        description="How resolution found it: `edit_distance` (a typo or a letter), "
+        "`parent_child` (one name extends the other by words), `token_overlap`, `initials` / "
+        "`acronym` (an abbreviation of the other), `other_jurisdiction` (the same name with "
+        "jurisdiction words naming another jurisdiction, e.g. a national law after an EU one), "
+        "`label` (an exact label held by several concepts)"
+    )
+    score: float = Field(description="How close, 0 to 1")
 
 
 class ConfirmResult(BaseModel):
@@ -128,6 +148,10 @@ async def queue(
             source_urls=list(item.source_urls),
             flags=[_flag(key, kinds) for key, kinds in item.flags.items()],
             version=item.version,
+            candidates=[
+                ReviewCandidateOut(id=c.id, pref_label=c.pref_label, reason=c.reason, score=c.score)
+                for c in item.candidates
+            ],
         )
         for item in items
     ]

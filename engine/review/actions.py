@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from engine.matching import Suggestion
 from engine.review.audit import ReviewAudit, ReviewRecord
 from engine.self_population import PREF_USES, USES
 from engine.text_flags import text_flags
@@ -46,6 +47,7 @@ from graph.quarantine import MERGED_STATUS, REVIEWED_STATUS, is_hidden, is_quara
 from graph.write_service import GraphWriteService
 
 __all__ = [
+    "ReviewCandidate",
     "ReviewItem",
     "content_version",
     "merge_concepts",
@@ -79,6 +81,18 @@ class ReviewItem:
     # "definition" / "label:<text>" / "source_url:<url>" -> its flags (engine.text_flags)
     flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: str = ""  # content_version() of what is listed; confirm checks it
+    # existing concepts it may duplicate (ADR 0047): merge it into one of them, in one action
+    candidates: tuple[ReviewCandidate, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReviewCandidate:
+    """An existing concept a quarantined one may duplicate, as resolution found it."""
+
+    id: str
+    pref_label: str
+    reason: str  # edit_distance, parent_child, token_overlap, initials, acronym, ...
+    score: float
 
 
 def content_version(
@@ -140,6 +154,7 @@ async def _review_item(reader: GraphReader, node: GraphNode) -> ReviewItem:
         if found := text_flags(text):
             flags[key] = found
     return ReviewItem(
+        candidates=await _candidates(reader, node),
         id=node.id,
         pref_label=pref_label,
         labels=tuple(sorted(counts)),
@@ -152,6 +167,27 @@ async def _review_item(reader: GraphReader, node: GraphNode) -> ReviewItem:
         flags=flags,
         version=content_version(pref_label, counts, definition, urls, aligned),
     )
+
+
+async def _candidates(reader: GraphReader, node: GraphNode) -> tuple[ReviewCandidate, ...]:
+    """The concept's stored duplicate candidates that still exist and are not hidden (a
+    merged candidate is shown as the concept it redirects to)."""
+    stored = node.properties.get("candidates")
+    found = [s for s in (Suggestion.decode(str(t)) for t in stored or []) if s is not None]
+    if not isinstance(stored, list) or not found:
+        return ()
+    nodes = {n.id: n for n in await reader.get_nodes([s.id for s in found])}
+    out: dict[str, ReviewCandidate] = {}
+    for suggestion in found:
+        target = nodes.get(suggestion.id)
+        if target is not None and target.properties.get("status") == MERGED_STATUS:
+            into = str(target.properties.get("merged_into", ""))
+            target = next(iter(await reader.get_nodes([into])), None) if into else None
+        if target is None or is_hidden(target) or target.id == node.id or target.id in out:
+            continue
+        label = str(target.properties.get("pref_label", target.id))
+        out[target.id] = ReviewCandidate(target.id, label, suggestion.reason, suggestion.score)
+    return tuple(out.values())
 
 
 def _count(edge: GraphEdge, counter: str) -> int:

@@ -217,6 +217,7 @@ def test_concepts_are_complete_and_aligned(
     allowed = {
         *schema.allowed_properties("Concept"),
         "alt_labels",
+        "hidden_labels",  # SKOS hiddenLabel: former names, other languages (ADR 0047)
         "aligns_with",
     }
     keys: Counter[tuple[str, ...]] = Counter()
@@ -236,7 +237,7 @@ def test_concepts_are_complete_and_aligned(
                 problems.append(f"{where}: {field} is not upper snake case")
         if concept.get("jurisdiction") not in labels_by_id:
             problems.append(f"{where}: jurisdiction is not a seed node")
-        for field in ("alt_labels", "source_urls", "aligns_with"):
+        for field in ("alt_labels", "hidden_labels", "source_urls", "aligns_with"):
             value = concept.get(field, [])
             if not _type_ok("string[]", value):
                 problems.append(f"{where}: {field} must be a list of strings")
