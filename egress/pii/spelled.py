@@ -150,7 +150,9 @@ class SpelledEmailRecogniser:
             low = local_plain.lower()
             if low in self._words and low not in self._first:
                 return None  # "look it up at revenue dot ie"
-        if re.search(r"\s\.|\.\s", match["domain"]) and (
+        # A full stop is written after a word and before a space; a dot with a space on both
+        # sides ("gmail . com") is a spelled-out dot, never the end of a sentence.
+        if re.search(r"\S\.\s|\s\.\S", match["domain"]) and (
             match["at"].strip().lower() == "at" or re.search(r"\.\s+[A-Z]", match["domain"])
         ):
             return None  # "made at meetings. In the ...": a full stop, not a spaced dot

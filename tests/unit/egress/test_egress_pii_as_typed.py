@@ -100,6 +100,7 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "as referred to in point (a) of Article 6(1), at the request of the controller",
         "meet me at the office dot dot dot just kidding",
         "May 2025 is when the new rules start.",
+        "it was decided at meetings. In the end nobody paid",
         "the applicant issuer shall provide its learnable parameters",
         "in vitro tests, ex vivo tests, animal tests",
         "Executive Director, ENISA shall be represented by the Chairperson",
@@ -135,6 +136,8 @@ def test_tax_chat_typed_the_same_ways_has_no_finding(
         ("(contact nunez67 at msn point com)", "nunez67 at msn point com"),
         ("drop a line to bessie dot seward@dcu dot ie", "bessie dot seward@dcu dot ie"),
         ("mail ann ~at~ mu ~dot~ ie", "ann ~at~ mu ~dot~ ie"),
+        # A dot with a space on both sides is a spelled dot, even after a bare "at".
+        ("send to aoife at gmail . com please", "aoife at gmail . com"),
     ],
 )
 def test_an_e_mail_address_written_out_is_one_finding(
