@@ -136,5 +136,7 @@ class MeteredTurns:
             for concept in event.concepts:
                 outcome = str(concept.get("matchedBy") or concept.get("status") or "resolved")
                 self._metrics.captures.labels(outcome=outcome).inc()
+        elif isinstance(event, WarningEvent) and event.warning.code == "llm_fallback":
+            self._metrics.llm_fallbacks.inc()
         elif isinstance(event, WarningEvent) and event.warning.code in CAPTURE_WARNINGS:
             self._metrics.captures.labels(outcome=CAPTURE_WARNINGS[event.warning.code]).inc()

@@ -16,6 +16,7 @@ __all__ = [
     "DoneEvent",
     "ErrorEvent",
     "MetadataEvent",
+    "ProgressEvent",
     "TextEvent",
     "TurnEvent",
     "TurnWarning",
@@ -117,4 +118,26 @@ class DoneEvent:
         }
 
 
-TurnEvent = MetadataEvent | TextEvent | ConceptsEvent | WarningEvent | ErrorEvent | DoneEvent
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where the turn is while no text arrives (issue 26): ``retrieval`` (``hits``: evidence
+    found), ``prompt_sent`` (the prompt went to the model's route), ``waiting_for_model``,
+    ``capture`` (the answer ended; the captured concepts are being resolved)."""
+
+    stage: str
+    detail: dict[str, Any] = field(default_factory=dict)
+    type: Literal["progress"] = "progress"
+
+    def data(self) -> dict[str, Any]:
+        return {"type": self.type, "stage": self.stage, **self.detail}
+
+
+TurnEvent = (
+    MetadataEvent
+    | ProgressEvent
+    | TextEvent
+    | ConceptsEvent
+    | WarningEvent
+    | ErrorEvent
+    | DoneEvent
+)

@@ -17,7 +17,9 @@ and audits a provider or model the tenant does not allow.
 * ``first_token`` and ``answer`` timeouts bound each call; a timeout is an ``Error``
   (``provider_timeout``), never an exception;
 * the streams are closed with ``aclosing``: a consumer that stops (a client gone) closes the
-  upstream HTTP response at once.
+  upstream HTTP response at once;
+* ``on_fallback`` (optional) is told each fallback route as it is tried, with the code of the
+  failure that moved the call on, so the turn can say which route answered (issue 26).
 
 Each attempt is a ``turn.provider`` span (ADR 0028; a no-op outside a traced turn): provider,
 model, task, attempt number, a ``first_token`` event and ``regintel.llm.first_token_ms``, and
@@ -29,7 +31,7 @@ its ``turn.egress`` span is the attempt's first child; the upstream time is the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -94,21 +96,29 @@ class LlmRouter:
         return [first, *(r for r in dict.fromkeys(self.fallbacks) if r != first)]
 
     async def stream(
-        self, egress: StreamingEgress, request: LlmRequest, ctx: EgressContext
+        self,
+        egress: StreamingEgress,
+        request: LlmRequest,
+        ctx: EgressContext,
+        on_fallback: Callable[[Route, str], None] | None = None,
     ) -> AsyncGenerator[StreamChunk, None]:
         """Stream ``request`` from its route, falling back before the first chunk only.
 
         ``request`` carries the first route; raises :class:`errors.EgressBlocked` when egress
-        refuses it (nothing was sent).
+        refuses it (nothing was sent). ``on_fallback(route, after)``: a fallback route is tried
+        after a failure whose code is ``after``.
         """
         first = Route(request.provider, request.model)
         routes = [first, *(r for r in self.plan(request.task, ctx.tenant_id) if r != first)]
         failure: Error | None = None
+        why = ""  # the code that moved the call on to the next route
         loop = asyncio.get_running_loop()
         for attempt, route in enumerate(routes):
             outbound = request.model_copy(update={"provider": route.provider, "model": route.model})
             if attempt:
                 log.warning("llm_fallback", task=request.task, to=route.provider, after=failure)
+                if on_fallback is not None:
+                    on_fallback(route, why)
             span = turn_tracer().start_span("turn.provider", attributes=_call(outbound, attempt))
             outcome, began, texted = "stopped", loop.time(), False  # stopped: the consumer left
             try:
@@ -120,7 +130,7 @@ class LlmRouter:
                             outcome = "error"
                             mark_failed(span, chunk.code)
                             if not started and not last and chunk.code in BEFORE_FIRST_TOKEN_CODES:
-                                failure = chunk
+                                failure, why = chunk, chunk.code
                                 break
                         elif isinstance(chunk, Text) and not texted:
                             texted = True
@@ -138,6 +148,7 @@ class LlmRouter:
                 mark_failed(span, exc.code)
                 if not attempt:
                     raise
+                why = exc.code
                 continue  # a fallback the tenant does not allow: audited by egress, skipped
             except Exception as exc:
                 outcome = "failed"

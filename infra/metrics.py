@@ -5,6 +5,8 @@ What is counted, and with which labels (never a payload, a tenant or a user id):
 - ``regintel_turns_total{status}``: turns by the status their ``done`` event reports;
 - ``regintel_time_to_first_token_seconds``: from the start of the stream to the first text;
 - ``regintel_provider_errors_total{code}``: ``error`` events (``provider_*`` codes and others);
+- ``regintel_llm_fallbacks_total``: turns a fallback route answered (an ``llm_fallback``
+  warning), after the first route failed before its first token;
 - ``regintel_captures_total{outcome}``: resolved concepts by how they were resolved
   (``created``, ``exact``, ``alias``, …) and rejected captures (``rejected``);
 - ``regintel_guard_rejections_total{code}``: ingress guard rejections by type;
@@ -43,6 +45,9 @@ class Metrics:
         )
         self.provider_errors = Counter(
             "regintel_provider_errors", "Error events of turns by code", ["code"], registry=r
+        )
+        self.llm_fallbacks = Counter(
+            "regintel_llm_fallbacks", "Turns answered by a fallback route", registry=r
         )
         self.captures = Counter(
             "regintel_captures", "Captured concepts by outcome", ["outcome"], registry=r

@@ -40,11 +40,17 @@ equals the event name:
   (`origin`: `question` when the question named a date, `request` for the body's `asAt`, else
   `today`); `changed` `[{nodeId, changeId, description, at}]`: material changes (ADR 0035) of
   the nodes this conversation relied on since its last turn, empty when none
+- `progress` `{stage, ...}` — where the turn is while no text arrives, in this order:
+  `retrieval` (`hits`: the evidence found), `prompt_sent`, `waiting_for_model`, and after the
+  answer `capture` (the captured concepts are being resolved); a client shows them while it
+  waits and may ignore them
 - `text` `{delta}` — answer text as it is generated
 - `concepts` `{concepts: [{id, prefLabel, status, created, matchedBy, alignedWith}]}` —
   the concepts the question named, resolved in the graph
 - `warning` `{code, message}` — the turn goes on (malformed tool payload, rejected graph write,
-  a graph write still pending, a citation of an id the graph does not have)
+  a graph write still pending, a citation of an id the graph does not have); `llm_fallback`,
+  sent before the answer's first text, says the first route failed before its first token
+  and names the fallback route (`provider:model`) that answered
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows
 - `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
   status, capturePending}` — always last. `capturePending: true`: the concepts this turn

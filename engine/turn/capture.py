@@ -105,6 +105,11 @@ class CaptureCoordinator:
         self._drops: Counter[str] = Counter()  # what the screen removed
         self.pending = False  # the population outlived the answer (finished in background)
 
+    @property
+    def started(self) -> bool:
+        """Whether a capture is being resolved (or waits for its repair)."""
+        return self._task is not None or self._malformed is not None
+
     def feed(self, tool: Tool) -> None:
         """A tool call of the model, as it arrives: the capture starts at once."""
         self._tool_seen = True

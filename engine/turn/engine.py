@@ -51,6 +51,7 @@ from engine.events import (
     DoneEvent,
     ErrorEvent,
     MetadataEvent,
+    ProgressEvent,
     TextEvent,
     TurnEvent,
     TurnWarning,
@@ -62,7 +63,7 @@ from engine.grounding import ground_answer
 from engine.lexicon import ConceptLexicon
 from engine.metrics import EngineCounters
 from engine.prompt import ASPECTS, Aspect
-from engine.router import LlmRouter
+from engine.router import LlmRouter, Route
 from engine.self_population import ResolvedConcept, SelfPopulation
 from engine.turn.capture import CaptureCoordinator, CaptureParts
 from engine.turn.capture_repair import CaptureRepair
@@ -212,12 +213,17 @@ class ChatEngine:
                 },
                 changed=turn.changed,
             )
+            yield ProgressEvent("retrieval", {"hits": len(turn.evidence.ids())})
             # The router and egress open their spans with this turn's tracer (infra.spans).
             with turn_tracing(self._tracer):
+                yield ProgressEvent("prompt_sent")
+                yield ProgressEvent("waiting_for_model")
                 events = self._provider_events(turn, record, capture)
                 async with aclosing(events) as provider_events:
                     async for event in provider_events:
                         yield event
+                if capture.started:
+                    yield ProgressEvent("capture")
                 resolved = await capture.finish(record.answer, answer_only=record.answer_only)
             record.capture_pending = capture.pending
             if resolved:
@@ -225,6 +231,7 @@ class ChatEngine:
                 yield ConceptsEvent([_concept_data(r, own) for r in resolved])
             for warning in record.warnings:
                 yield WarningEvent(warning)
+            record.warnings[:0] = record.told  # told as they happened: in `done` too, first
             days = turn.as_at.window() if turn.as_at is not None else None
             grounding = ground_answer(
                 record.answer,
@@ -271,10 +278,22 @@ class ChatEngine:
     ) -> AsyncGenerator[TurnEvent, None]:
         """The model's stream as turn events: text into the record, tool calls to the capture,
         ``Done``'s usage into the record (and whether the provider ran answer-only)."""
-        upstream = self._router.stream(self._egress, turn.llm_request, turn.ctx)
+        fallbacks: list[TurnWarning] = []
+
+        def fell_back(route: Route, after: str) -> None:
+            answered = f"{route.provider}:{route.model}"
+            fallbacks.append(
+                TurnWarning("llm_fallback", f"answered by the fallback route {answered} ({after})")
+            )
+
+        upstream = self._router.stream(self._egress, turn.llm_request, turn.ctx, fell_back)
         try:
             async with aclosing(upstream) as chunks:
                 async for chunk in chunks:
+                    while fallbacks:  # said before the fallback route's first chunk
+                        warning = fallbacks.pop(0)
+                        record.told.append(warning)
+                        yield WarningEvent(warning)
                     if isinstance(chunk, Text):
                         record.add_text(chunk.delta)
                         yield TextEvent(chunk.delta)

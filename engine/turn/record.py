@@ -70,6 +70,8 @@ class TurnRecord:
     keepalive: float = 10.0
     answer_parts: list[str] = field(default_factory=list)
     warnings: list[TurnWarning] = field(default_factory=list)
+    # Warnings sent while the answer streamed (a fallback route answered); ``done`` lists them.
+    told: list[TurnWarning] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     referenced: list[str] = field(default_factory=list)
     failed: bool = False
