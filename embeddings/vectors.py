@@ -90,6 +90,14 @@ class VectorStore:
             self._pending, self._pending_count = [], 0
         return self._vectors
 
+    def fingerprint(self) -> bytes:
+        """A digest of the model, the dimension and the texts held (their keys): two stores
+        with the same fingerprint give every text the same vector."""
+        digest = hashlib.sha256(f"{self.model}\0{self.dimension}\0".encode())
+        for key in sorted(self._rows):
+            digest.update(key)
+        return digest.digest()
+
     def row_of(self, key: bytes) -> int | None:
         return self._rows.get(key)
 

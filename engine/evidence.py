@@ -29,6 +29,7 @@ import structlog
 from embeddings import Embedder, VectorStore
 from engine.normalise import normalise_label
 from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retriever
+from engine.retrieval.cache import IndexCache, build_retriever
 from engine.retrieval.documents import jurisdiction_of_id
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
@@ -157,12 +158,16 @@ class EvidenceIndex:
         *,
         embedder: Embedder | None = None,
         vectors: VectorStore | None = None,
+        index_cache: IndexCache | None = None,
     ) -> None:
         """``embedder`` and ``vectors`` (the provisions' vectors by content hash) add the
-        semantic channel (ADR "sentence embeddings"); without them retrieval is lexical."""
+        semantic channel (ADR "sentence embeddings"); without them retrieval is lexical.
+        ``index_cache`` keeps each build on disk by what it was built from: a start on an
+        unchanged graph loads it instead of building (ADR 0045)."""
         self._reader = reader
         self._embedder = embedder
         self._vectors = vectors
+        self._index_cache = index_cache
         self._nodes: dict[str, GraphNode] = {}
         self._names: dict[str, list[GraphNode]] = {}
         self._retriever = Retriever(())
@@ -246,11 +251,13 @@ class EvidenceIndex:
         # alt labels of a reviewed concept, not as links between reviewed nodes.
         # A merged concept (a hidden redirect, ADR 0034) is no evidence either.
         hidden = {i for i, node in by_id.items() if is_hidden(node)}
-        retriever = Retriever(
+        retriever = build_retriever(
             (node for i, node in by_id.items() if i not in hidden),
             (e for e in edges if e.source not in hidden and e.target not in hidden),
             embedder=self._embedder,
             vectors=self._vectors,
+            cache=self._index_cache,
+            previous=self._retriever if len(self._retriever) else None,
         )
         disputes: dict[str, list[GraphNode]] = {}
         timelines: dict[str, list[str]] = {}

@@ -9,6 +9,7 @@ row is masked out. The overlay is meant to stay small: the owner rebuilds in the
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -63,6 +64,15 @@ class LexicalIndex:
 
     def known(self, token: str) -> bool:
         return token in self._document_frequency
+
+    def copy(self) -> LexicalIndex:
+        """A copy whose overlay can change without changing this one (the base index, which
+        never changes, is shared)."""
+        twin = copy.copy(self)
+        twin._shadowed = self._shadowed.copy()
+        twin._overlay = list(self._overlay)
+        twin._overlay_lengths = list(self._overlay_lengths)
+        return twin
 
     def add(self, tokens: Sequence[str]) -> int:
         """Add an overlay document; return its row number."""

@@ -29,8 +29,9 @@ overlay, until the owner rebuilds from a fresh snapshot.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -54,6 +55,9 @@ from errors import RegintelError
 from graph.models import GraphEdge, GraphNode, GraphSnapshot
 
 log = structlog.get_logger(__name__)
+
+#: Nodes :meth:`Retriever.absorb` takes in before the owner must build afresh.
+MAX_ABSORBED = 64
 
 __all__ = [
     "HitReason",
@@ -164,10 +168,89 @@ class Retriever:
         if embedder is not None and embedder.dimension and vectors is not None:
             self._dense = DenseRows.build(self._rows.ids, docs, embedder, vectors)
         self._query_vectors: dict[str, npt.NDArray[np.float32] | None] = {}
+        self._absorbed = 0  # nodes taken in by :meth:`absorb` since this build
         self._catalogue = ActCatalogue(
             self._nodes.values(), (d.instrument_id for d in docs.values() if d.kind is not
                                    DocKind.INSTRUMENT and d.instrument_id)
         )  # fmt: skip
+
+    def absorb(self, nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> Retriever | None:
+        """This index with a graph taken in that differs from the one indexed only by a few
+        concepts added or changed (a confirmation, a capture) and labels added, with their
+        ``HAS_ALT_LABEL`` and ``ALIGNS_WITH`` edges: a copy in which those nodes are indexed
+        through the lexical overlay (as :meth:`upsert`); this retriever is not changed (it may
+        be searched meanwhile). Anything else — a node or an edge removed, a provision, a rule
+        node or a label changed, another edge type, more than ``MAX_ABSORBED`` nodes since the
+        build — returns ``None``: the owner builds afresh (BM25 statistics and recital links
+        are whole-graph)."""
+        current = {node.id: node for node in nodes}
+        if any(node_id not in current for node_id in self._nodes):
+            return None
+        changed = [node for node_id, node in current.items() if self._nodes.get(node_id) != node]
+        if self._absorbed + len(changed) > MAX_ABSORBED:
+            return None
+        for node in changed:
+            before = self._nodes.get(node.id)
+            if node.label != "Concept" and not (node.label == "Label" and before is None):
+                return None
+            if before is not None and before.label != node.label:
+                return None
+        known = {(e.source, e.type, e.target) for e in self._edges}
+        keys = {(e.source, e.type, e.target) for e in edges}
+        if not known <= keys:
+            return None
+        added = [e for e in edges if (e.source, e.type, e.target) not in known]
+        if any(e.type not in ("HAS_ALT_LABEL", "ALIGNS_WITH") for e in added):
+            return None
+        twin = copy.copy(self)
+        twin._nodes, twin._docs = dict(self._nodes), dict(self._docs)
+        twin._edges = [*self._edges, *added]
+        twin._rows = self._rows.copy()
+        shape = self._shape
+        twin._shape = replace(
+            shape, aligned={k: list(v) for k, v in shape.aligned.items()},
+            alt_labels={k: list(v) for k, v in shape.alt_labels.items()},
+            adjacent=dict(shape.adjacent),
+        )  # fmt: skip
+        if self._dense is not None:
+            twin._dense = replace(self._dense, matrix=self._dense.matrix.copy())
+        twin._query_vectors = {}
+        touched = {node.id for node in changed}
+        for edge in added:
+            if edge.type == "ALIGNS_WITH":
+                twin._shape.aligned.setdefault(edge.source, []).append(edge.target)
+                for a, b in ((edge.source, edge.target), (edge.target, edge.source)):
+                    twin._shape.adjacent[a] = {*twin._shape.adjacent.get(a, ()), b}
+            else:
+                label = current.get(edge.target)
+                text = label.properties.get("text") if label is not None else None
+                if text:
+                    twin._shape.alt_labels.setdefault(edge.source, []).append(str(text))
+                touched.add(edge.source)
+        twin.upsert([current[i] for i in sorted(touched) if i in current])
+        twin._absorbed = self._absorbed + len(changed)
+        return twin
+
+    def __getstate__(self) -> dict[str, object]:
+        """What :mod:`engine.retrieval.cache` saves: everything but the embedder (attached
+        again by :meth:`attach`) and the cached question vectors."""
+        state = dict(self.__dict__)
+        state["_query_vectors"] = {}
+        if self._dense is not None:
+            state["_dense"] = None
+            state["_dense_saved"] = (self._dense.matrix, self._dense.present, self._dense.missing)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+
+    def attach(self, embedder: Embedder | None) -> None:
+        """Give a loaded retriever its embedder back (without one it searches lexically)."""
+        saved = self.__dict__.pop("_dense_saved", None)
+        if saved is not None and embedder is not None and embedder.dimension:
+            matrix, present, missing = saved
+            if matrix.shape[1] == embedder.dimension:
+                self._dense = DenseRows(embedder, matrix, present, missing)
 
     @classmethod
     def from_snapshot(
