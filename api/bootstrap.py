@@ -31,6 +31,7 @@ from api.providers import build_providers, build_router
 from api.settings import Settings, unknown_variables
 from api.tokens import SupabaseTokens
 from api.topology import build_bus, build_ingestion_queue, build_rate_limiter, build_redis
+from api.usage import PriceTable, UsageTurns
 from conversations.factory import build_conversation_store
 from conversations.port import ConversationBackend
 from conversations.retention import RetentionJob
@@ -50,6 +51,7 @@ from engine.ingestion import IngestionQueue, IngestionWorkQueue
 from engine.ingestion.worker import ConceptEnricher, IngestionWorker, running_worker
 from engine.lexicon import ConceptLexicon
 from engine.prompt import ASPECTS, Aspect
+from engine.retrieval.cache import IndexCache
 from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
 from engine.turn import ChatEngine, ChatLimits, EgressGateway, TurnEngine
@@ -224,7 +226,8 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         limits=_chat_limits(settings),
         aspects=overrides.get("aspects", ASPECTS),
     )
-    engine: TurnEngine = MeteredTurns(chat, metrics=metrics, tracer=tracing.tracer)
+    priced = UsageTurns(chat, conversations, PriceTable(settings.usage_prices_per_million))
+    engine: TurnEngine = MeteredTurns(priced, metrics=metrics, tracer=tracing.tracer)
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
     tokens = _build_tokens(settings)
@@ -286,7 +289,12 @@ async def _read_side(
     embedder = overrides.get("embedder") or build_settings_embedder(settings)
     stack.callback(embedder.close)
     vectors = open_vectors(settings.data_dir, embedder)
-    evidence = EvidenceIndex(handle.graph, embedder=embedder, vectors=vectors)
+    evidence = EvidenceIndex(
+        handle.graph,
+        embedder=embedder,
+        vectors=vectors,
+        index_cache=IndexCache(settings.data_dir / "index"),
+    )
     stack.push_async_callback(evidence.aclose)
     lexicon = overrides.get("lexicon") or ConceptLexicon.from_eurovoc()
     sync = GraphSync(handle.graph, evidence, lexicon)
