@@ -57,10 +57,10 @@ def _flat(text: str) -> str:
 def states(answer: str, kind: str, expected: str) -> bool:
     """Whether ``answer`` states ``expected`` (see the module docstring)."""
     text = _flat(answer)
-    if kind == "rate" or (kind == "follow_up" and re.fullmatch(r"\d+(\.\d+)?", expected)):
+    if kind == "rate":
         pattern = rf"(?<![\d.]){re.escape(expected)}(?![\d.])\s*(?:%|percent)"
         return re.search(pattern, text) is not None
-    if re.fullmatch(r"\d+", expected):
+    if re.fullmatch(r"\d+(\.\d+)?", expected):  # an amount, an age, a follow-up's rate
         return re.search(rf"(?<![\d.]){expected}(?![\d.])", text) is not None
     return expected.lower() in text.lower()
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Tool, Usage
 from engine.concepts import CAPTURE_TOOL_NAME
+from engine.followups import EARLIER
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_capture import lexicon_concepts
 from engine.prompt import (
@@ -30,6 +31,7 @@ from engine.prompt import (
     quoted_section,
     refusal_line,
 )
+from engine.quotes import operative_words
 from engine.retrieval.tokenise import tokenise
 from infra.lifetime import Lifetime
 
@@ -43,6 +45,8 @@ __all__ = [
 _CODES = re.compile(r"\b([A-Z]{2})\b")  # IE, UK, NI, EU, or another state (FR): its law
 MAX_QUOTES = 3
 MAX_SENTENCES = 2  # per quoted node
+_REFERENCE = re.compile(r"\b(?:article|art\.?)\s*\d+[a-z]?(?:\s*\(\d+\))*", re.I)
+_POINT = re.compile(r"^\((?:[a-z]{1,2}|[ivx]+|\d+)\)\s")
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(‘'\"])|(?<=\.)\s+(?=\d+\.\s)")
 
 
@@ -76,10 +80,13 @@ class ExtractiveProvider:
     def _answer(self, system: str, question: str, jurisdictions: list[str]) -> str:
         if (refusal := refusal_line(system)) is not None:
             return f"{refusal}\n\n{DISCLAIMER}"
-        lines = quoted_section(system, EVIDENCE_HEADER)
+        # Evidence an earlier turn retrieved is citable, not this turn's quote.
+        lines = [
+            (i, t) for i, t in quoted_section(system, EVIDENCE_HEADER) if not t.startswith(EARLIER)
+        ]
         texts = [text for _, text in lines]
         quotes = [
-            f"- {best_sentences(text, question, texts)} [{node_id}]"
+            _quote(node_id, best_sentences(text, question, texts))
             for node_id, text in lines[:MAX_QUOTES]
         ]
         where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
@@ -99,18 +106,52 @@ class ExtractiveProvider:
         return lexicon_concepts(self._lexicon, question, jurisdictions)
 
 
+def _quote(node_id: str, text: str) -> str:
+    """One quoted line, with the provision's operative word ("prohibited", "must", "may not")
+    said where the quote has one, before its citation."""
+    word = operative_words(text.partition(": ")[2] or text)
+    said = f" (operative words: “{word}”)" if word else ""
+    return f"- {text}{said} [{node_id}]"
+
+
+def _list_quote(parts: list[str], question: str, weight: dict[str, float]) -> list[str] | None:
+    """A list provision as the evidence quotes it ("… shall be prohibited: … (f) …"): its
+    lead-in with the points that share the question's words (at most ``MAX_SENTENCES``), or
+    every point when none does; ``None`` when ``parts`` hold no lead-in followed by points."""
+    leads = [i for i, part in enumerate(parts[:-1]) if part.endswith(":")]
+    if not leads or not _POINT.match(parts[leads[0] + 1]):
+        return None
+    lead = leads[0]
+    points = [i for i in range(lead + 1, len(parts)) if _POINT.match(parts[i])]
+    # Words the lead-in shares with the question ("prohibit") say which list, not which point.
+    wanted = set(weight) - _words(parts[lead]) - _words(" ".join(_REFERENCE.findall(question)))
+
+    def score(i: int) -> float:
+        return sum(weight[w] for w in _words(parts[i]) & wanted)
+
+    best = sorted((i for i in points if score(i) > 0), key=lambda i: (-score(i), i))
+    chosen = sorted(best[:MAX_SENTENCES]) if best else points
+    return [*parts[: lead + 1], *(parts[i] for i in chosen)]
+
+
 def best_sentences(text: str, question: str, evidence: Sequence[str]) -> str:
     """The sentences of ``text`` that share most of the question's words (weighted by how rare
-    each word is across the evidence), in their original order; the heading stays in front."""
+    each word is across the evidence), in their original order; the heading stays in front.
+    A list provision keeps its lead-in ("The following … shall be prohibited:") in front of
+    the points it quotes, and is never cut to its first point when another answers."""
     head, sep, body = text.partition(": ")
     if not sep:
         head, body = "", text
-    sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
-    if len(sentences) <= MAX_SENTENCES:
-        return text
     wanted = _words(question)
     documents = [_words(other) for other in evidence] or [set()]
     weight = {w: 1.0 / (1 + sum(w in d for d in documents)) for w in wanted}
+    parts = [p.strip(" …") for p in body.split(" … ") if p.strip(" …")]
+    if (listed := _list_quote(parts, question, weight)) is not None:
+        quoted = " … ".join(listed)
+        return f"{head}: {quoted}" if head else quoted
+    sentences = [s.strip() for s in _SENTENCE.split(body) if s.strip()]
+    if len(sentences) <= MAX_SENTENCES:
+        return text
 
     def score(sentence: str) -> float:
         return sum(weight[w] for w in _words(sentence) & wanted)

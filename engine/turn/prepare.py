@@ -49,11 +49,14 @@ from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.as_at import AsAt, resolve_as_at
 from engine.concepts import CAPTURE_TOOL
+from engine.coverage import Uncovered, evidence_texts, uncovered
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
 from engine.evidence_cache import EvidenceCache
+from engine.followups import follow_up_query, with_earlier_evidence
 from engine.grounding import refusal_sentence
 from engine.lexicon import ConceptLexicon
 from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdictions
+from engine.quotes import with_answering_passages
 from engine.router import LlmRouter, Route
 from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
 from errors import ConversationReadOnly, InvalidInput
@@ -309,6 +312,15 @@ class TurnPreparer:
             )
             query = as_at.without_date(question)
             focus = self._named_concepts(query, jurisdictions)
+            # A follow-up ("And what about children?") is searched with the previous question.
+            names_subject = bool(focus) or index.act_start(query) is not None
+            followed = follow_up_query(query, history, names_subject)
+            if followed != query and as_at.origin != "question":  # the date asked before
+                before = resolve_as_at(followed, request.as_at, self._today(), jurisdictions,
+                                       index.act_start)  # fmt: skip
+                as_at = before if before.origin == "question" else as_at
+            query = as_at.without_date(followed)
+            focus = focus or self._named_concepts(query, jurisdictions)
             window = as_at.window()
             k = self._limits.evidence_k
             # The same question against the same index finds the same evidence: kept per
@@ -324,14 +336,19 @@ class TurnPreparer:
                 "regintel.as_at.origin": as_at.origin,
             })  # fmt: skip
         refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
+        if refusal is None and (gap := self._uncovered(query, jurisdictions, evidence, focus)):
+            refusal, evidence = gap.sentence, Evidence(hits=[], verdict=gap.verdict)
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
+        else:  # each provision quoted by the parts that answer the question (issue 23)
+            evidence = with_answering_passages(evidence, query)
+            evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(
             jurisdictions=jurisdictions,
             as_at=as_at,
             evidence=evidence,
             refusal=refusal,
-            computed=self._computed_dates(message, evidence, as_at),
+            computed=self._computed_dates(f"{message} {query}", evidence, as_at),
             changed=self._changed_since_last_turn(active, history),
         )
 
@@ -358,6 +375,19 @@ class TurnPreparer:
             max_active_nodes=self._limits.max_active_nodes,
         )
         return answer.id
+
+    def _uncovered(
+        self, query: str, jurisdictions: list[str], evidence: Evidence, focus: list[str]
+    ) -> Uncovered | None:
+        """What the graph holds no rule for, though the gate let it through (issue 23)."""
+        index = self._evidence
+
+        def rules_saying(words: str, where: Sequence[str]) -> list[str]:
+            return evidence_texts(index.search(words, 10, list(where)))
+
+        named_act = index.act_start(query) is not None
+        return uncovered(query, jurisdictions, evidence, names_act=named_act,
+                         names_concept=bool(focus), rules_saying=rules_saying)  # fmt: skip
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
         """Graph concepts the question names (they focus the evidence search)."""

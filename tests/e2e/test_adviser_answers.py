@@ -87,3 +87,54 @@ async def test_the_ai_act_prohibitions_apply_from_the_date_the_act_states(base):
 async def test_a_deadline_without_a_year_says_which_year_it_assumed(base):
     answer, _ = await ask(base, "When must I file my Form 11?")
     assert "assumed the" in computed(answer), answer
+
+
+async def test_emotion_recognition_at_work_quotes_point_f_and_says_prohibited(base):
+    answer, done = await ask(
+        base, "Is emotion recognition in the workplace allowed under the AI Act?"
+    )
+    line = next(x for x in answer.splitlines() if "[EU:REG_2024_1689:ART_5]" in x)
+    assert "(f)" in line and "emotions" in line and "workplace" in line, answer
+    assert "shall be prohibited" in line
+    assert "EU:REG_2024_1689:ART_5" in done["referencedNodes"]
+
+
+async def test_what_article_5_prohibits_is_not_cut_to_its_first_point(base):
+    answer, _ = await ask(base, "What does Article 5 of the AI Act prohibit?")
+    line = next(x for x in answer.splitlines() if "[EU:REG_2024_1689:ART_5]" in x)
+    assert "(a)" in line and "(f)" in line and "(h)" in line, answer
+
+
+async def test_a_childs_consent_quotes_the_age_of_16(base):
+    answer, _ = await ask(base, "At what age can a child consent under the GDPR?")
+    line = next(x for x in answer.splitlines() if "[EU:REG_2016_679:ART_8]" in x)
+    assert "16 years" in line, answer
+
+
+async def test_a_follow_up_searches_the_conversations_subject(base):
+    _, first = await ask(base, "What are the conditions for consent under the GDPR?")
+    answer, done = await ask(base, "And what about children?", first["conversationId"])
+    assert "EU:REG_2016_679:ART_8" in done["referencedNodes"], answer
+    assert "16 years" in answer
+    assert not any(n.startswith("EU:REG_2024_1689") for n in done["referencedNodes"]), answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the inheritance tax threshold in the UK?",
+        "What is the Irish net wealth tax?",
+        "What is the capital of France?",
+    ],
+)
+async def test_what_the_graph_holds_no_rule_for_is_refused_citing_nothing(base, question):
+    answer, done = await ask(base, question)
+    assert answer.startswith("The rules graph has no evidence"), answer
+    assert done["citations"] == [] and done["confidence"] == 0
+
+
+async def test_a_cgt_question_the_graph_holds_is_answered(base):
+    question = "If I buy shares on 1 March 2025 and sell them, when is the CGT due in Ireland?"
+    answer, done = await ask(base, question)
+    assert "IE:TIMELINE:CGT_PAYMENT_15_DEC" in done["referencedNodes"], answer
+    assert "2025-12-15" in computed(answer)

@@ -1,0 +1,136 @@
+"""Refuse what the graph does not hold (issue 23): a step of the turn's preparation after the
+relevance gate, for the questions the gate's lexical coverage lets through.
+
+- **A tax the graph holds no rule for** ("the inheritance tax threshold in the UK", "the Irish
+  net wealth tax"): the question names a tax, duty or levy ("<words> tax"); the graph holds it
+  only when a rule node or provision of the question's jurisdictions (or EU law) says those
+  words. Other nodes sharing words with the question (thresholds of another tax) do not count.
+- **Outside coverage**: every jurisdiction the question names is outside the graph's (France)
+  and it names no act the graph holds (the GDPR applies in France; the capital of France is
+  not a rule).
+- **No regulatory content** ("What is the capital of France?"): no act, no concept of the
+  lexicon, no word of tax, welfare, pensions or law.
+
+A question whose subject the graph holds is never refused here for lack of lexical overlap:
+the tax words must be absent from every rule of the jurisdiction, not from this turn's hits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine.evidence import Evidence
+from engine.grounding import COVERAGE
+from engine.retrieval import RefusalReason, RelevanceVerdict
+
+__all__ = ["COVERED", "Uncovered", "evidence_texts", "named_taxes", "uncovered"]
+
+COVERED = frozenset({"IE", "UK", "NI", "GB", "EU"})
+_TAX = re.compile(r"\b((?:[a-z][a-z'-]*\s+){0,3})(tax|duty|levy)\b")
+_NOT_A_NAME = frozenset(
+    "a an the what whats is are was were irish ireland ireland's uk british english scottish "
+    "welsh northern eu european my our your their his her of on in for to pay paid paying does "
+    "do did how much when which any there about under and or i we you owe owed due file filing "
+    "much many can could should would will it its this that these those who where why from by "
+    "with at as if than then so no not more less total new old current".split()
+)  # fmt: skip
+_REGULATORY = re.compile(
+    r"\b(tax\w*|vat|duty|duties|levy|levies|revenue|hmrc|rate|rates|threshold\w*|relief\w*|"
+    r"credit\w*|allowance\w*|exemption\w*|benefit\w*|pension\w*|welfare|prsi|usc|paye|cgt|cat|"
+    r"lpt|vrt|deadline\w*|due|file|filing|return|returns|form|obligation\w*|law\w*|legal\w*|"
+    r"act|acts|regulation\w*|directive\w*|article\w*|recital\w*|annex\w*|rule\w*|gdpr|dora|ai|"
+    r"data|personal|consent|processing|controller\w*|processor\w*|employer\w*|employee\w*|"
+    r"employ\w*|self-employed|company|companies|corporation|income|salary|wage\w*|gains?|"
+    r"dividend\w*|shares?|property|stamp|inheritance|gift\w*|pay|paid|payment\w*|contribution\w*|"
+    r"insurance|jobseeker\w*|maternity|paternity|child|children|prohibit\w*|allowed|lawful|"
+    r"comply|compliance|penalt\w*|fine|fines|audit\w*|assessment\w*|resident\w*|residence|"
+    r"domicile\w*|customs|excise|import\w*|export\w*|vehicle\w*|registration|register\w*|"
+    r"risk|incident\w*|ict|provider\w*|deployer\w*|system\w*|biometric\w*|worker\w*|posting|"
+    r"posted|social|security|state|scheme\w*|invoice\w*|accounting|period|year|tax-free)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """Why the graph cannot answer: the verdict for the turn and the sentence the model says."""
+
+    verdict: RelevanceVerdict
+    sentence: str
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.sub(r"[-‐–/]", " ", text.lower()).split())
+
+
+def named_taxes(question: str) -> list[str]:
+    """The taxes, duties and levies a question names by name ("inheritance tax", "net wealth
+    tax"), without the words around them ("the Irish", "how much"); bare "tax" is none."""
+    found: list[str] = []
+    for match in _TAX.finditer(_flat(question)):
+        words = match.group(1).split()
+        name: list[str] = []
+        for word in reversed(words):
+            if word in _NOT_A_NAME:
+                break
+            name.insert(0, word)
+        if name:
+            found.append(" ".join([*name, match.group(2)]))
+    return found
+
+
+def uncovered(
+    question: str,
+    jurisdictions: Sequence[str],
+    evidence: Evidence,
+    *,
+    names_act: bool,
+    names_concept: bool,
+    rules_saying: Callable[[str, Sequence[str]], Sequence[str]],
+) -> Uncovered | None:
+    """Why the graph holds no answer to ``question``, or ``None`` when it may.
+
+    ``rules_saying(words, jurisdictions)`` gives the texts of the graph's rule nodes and
+    provisions (of those jurisdictions and EU law) that a search for ``words`` finds.
+    """
+    outside = [j for j in jurisdictions if j not in COVERED]
+    if outside and len(outside) == len(jurisdictions) and not names_act:
+        subject = ", ".join(outside)
+        verdict = RelevanceVerdict(
+            answerable=False, reason=RefusalReason.OUT_OF_COVERAGE_JURISDICTION, subject=subject
+        )
+        return Uncovered(
+            verdict, f"The rules graph has no evidence on {subject} law: it covers {COVERAGE}."
+        )
+    if not names_act and not names_concept and _REGULATORY.search(question) is None:
+        verdict = RelevanceVerdict(answerable=False, reason=RefusalReason.NO_EVIDENCE)
+        return Uncovered(
+            verdict,
+            "The rules graph has no evidence on this question: it holds rules on tax, social "
+            "welfare, pensions and EU law, and this question is about none of them.",
+        )
+    for tax in named_taxes(question):
+        held = [_flat(t) for t in evidence_texts(evidence)] + [
+            _flat(t) for t in rules_saying(tax, jurisdictions)
+        ]
+        if not any(tax in text for text in held):
+            where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
+            verdict = RelevanceVerdict(
+                answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=tax
+            )
+            return Uncovered(
+                verdict,
+                f"The rules graph has no evidence on {tax}{where}: it holds no rule for it.",
+            )
+    return None
+
+
+def evidence_texts(evidence: Evidence) -> list[str]:
+    """The texts of the evidence's rule nodes and provisions (concepts are not rules)."""
+    return [
+        f"{hit.node.properties.get('name', '')} {hit.text}"
+        for hit in evidence.hits
+        if hit.node.label not in ("Concept", "Label")
+    ]

@@ -1,0 +1,71 @@
+"""Refuse what the graph does not hold (issue 23): taxes without a rule, jurisdictions outside
+coverage, questions with no regulatory content; never a subject the graph holds."""
+
+from collections.abc import Sequence
+
+import pytest
+
+from engine.coverage import named_taxes, uncovered
+from engine.evidence import Evidence, EvidenceHit
+from engine.retrieval import RefusalReason, RelevanceVerdict
+from graph.models import GraphNode
+
+pytestmark = pytest.mark.unit
+
+RULES = {
+    "IE": ["Capital gains tax (Ireland) — Irish capital gains tax is charged at 33%.",
+           "Stamp duty (Ireland) — Irish stamp duty is charged on instruments."],
+    "UK": ["UK additional rate threshold — income tax at 45% above £125,140.",
+           "Value-added tax standard rate (UK) — 20 percent."],
+}  # fmt: skip
+ANSWERABLE = Evidence(
+    hits=[EvidenceHit(node=GraphNode(id="UK:THRESHOLD:ADDITIONAL_RATE", label="Threshold",
+                                     properties={"name": "UK additional rate threshold"}),
+                      text="UK additional rate threshold — income tax above £125,140", score=1.0)],
+    verdict=RelevanceVerdict(answerable=True),
+)  # fmt: skip
+
+
+def rules_saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+    return [text for j in jurisdictions for text in RULES.get(j, [])]
+
+
+def check(question: str, jurisdictions: list[str], *, act: bool = False, concept: bool = False):
+    return uncovered(question, jurisdictions, ANSWERABLE, names_act=act, names_concept=concept,
+                     rules_saying=rules_saying)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "taxes"),
+    [
+        ("What is the inheritance tax threshold in the UK?", ["inheritance tax"]),
+        ("What is the Irish net wealth tax?", ["net wealth tax"]),
+        ("How much capital gains tax do I pay?", ["capital gains tax"]),
+        ("What is the value-added tax rate?", ["value added tax"]),
+        ("When is the tax due?", []),
+    ],
+)
+def test_the_taxes_a_question_names(question, taxes):
+    assert named_taxes(question) == taxes
+
+
+def test_a_tax_no_rule_of_the_jurisdiction_names_is_refused_though_other_nodes_share_words():
+    gap = check("What is the inheritance tax threshold in the UK?", ["UK"])
+    assert gap is not None and gap.verdict.subject == "inheritance tax"
+    assert "no evidence on inheritance tax" in gap.sentence
+    assert check("What is the Irish net wealth tax?", ["IE"]) is not None
+
+
+def test_a_tax_the_graph_holds_is_never_refused_here():
+    assert check("What is the rate of capital gains tax in Ireland?", ["IE"]) is None
+    assert check("What is the standard rate of value-added tax in the UK?", ["UK"]) is None
+    assert (
+        check("If I buy shares on 1 March 2025 and sell them, when is the CGT due?", ["IE"]) is None
+    )
+
+
+def test_general_knowledge_and_other_states_law_are_refused_but_eu_law_there_is_not():
+    gap = check("What is the capital of France?", ["FR"])
+    assert gap is not None and gap.verdict.reason is RefusalReason.OUT_OF_COVERAGE_JURISDICTION
+    assert check("How tall is Mount Everest?", []) is not None
+    assert check("Does the GDPR apply to a company in France?", ["FR", "EU"], act=True) is None

@@ -1,0 +1,66 @@
+"""Follow-ups that remember (issue 23): the previous question joins a follow-up's search, and
+what earlier answers cited stays citable."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from conversations.models import StoredMessage
+from engine.evidence import Evidence, EvidenceHit
+from engine.followups import EARLIER, follow_up_query, is_follow_up, with_earlier_evidence
+from engine.retrieval import RelevanceVerdict
+from graph.models import GraphNode
+
+pytestmark = pytest.mark.unit
+
+
+def message(role: str, text: str) -> StoredMessage:
+    return StoredMessage.model_validate({
+        "id": f"m-{role}-{len(text)}", "conversation_id": "c", "role": role,
+        "content": text, "content_sanitised": text, "created_at": datetime.now(UTC),
+    })  # fmt: skip
+
+
+HISTORY = [
+    message("user", "What are the conditions for consent under the GDPR?"),
+    message("assistant", "Article 7 …"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "names_subject", "expected"),
+    [
+        ("And what about children?", False, True),
+        ("What about the reduced rate?", False, True),
+        ("Does it apply to banks?", False, True),
+        ("And what about children under the AI Act?", True, False),
+        ("What is the standard rate of VAT in Ireland for restaurants and hotels?", False, False),
+    ],
+)
+def test_a_follow_up_is_a_question_that_leans_on_the_one_before(question, names_subject, expected):
+    assert is_follow_up(question, names_subject) is expected
+
+
+def test_a_follow_up_is_searched_with_the_previous_question():
+    query = follow_up_query("And what about children?", HISTORY, names_subject=False)
+    assert query == "What are the conditions for consent under the GDPR? And what about children?"
+    assert follow_up_query("And what about children?", [], names_subject=False) == (
+        "And what about children?"
+    )
+
+
+def node(node_id: str, label: str = "Article") -> GraphNode:
+    return GraphNode(id=node_id, label=label, properties={"title": node_id, "text": "1. Text."})
+
+
+def test_what_earlier_answers_cited_stays_citable_after_this_turns_evidence():
+    hit = EvidenceHit(node=node("EU:REG_2016_679:ART_8"), text="Article 8: …", score=1.0)
+    known = {n.id: n for n in (node("EU:REG_2016_679:ART_7"), node("EU_LAW:EU:GDPR", "Concept"))}
+    evidence = Evidence(hits=[hit], verdict=RelevanceVerdict(answerable=True))
+    found = with_earlier_evidence(
+        evidence, ["EU_LAW:EU:GDPR", "EU:REG_2016_679:ART_7", "EU:REG_2016_679:ART_8"], known.get
+    )
+    assert found.ids() == ["EU:REG_2016_679:ART_8", "EU:REG_2016_679:ART_7"]
+    assert found.hits[1].text.startswith(EARLIER)
+    refused = Evidence(hits=[], verdict=RelevanceVerdict(answerable=False))
+    assert with_earlier_evidence(refused, ["EU:REG_2016_679:ART_7"], known.get) is refused
