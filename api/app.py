@@ -18,7 +18,17 @@ from api.errors import ERROR_RESPONSES, install_error_handlers
 from api.headers import ApiResponseHeaders
 from api.logging import configure_logging
 from api.rate_limits import enforce_rate_limit
-from api.routes import admin, chat, conversations, graph, health, metrics, privacy, review
+from api.routes import (
+    admin,
+    chat,
+    conversations,
+    graph,
+    health,
+    metrics,
+    privacy,
+    review,
+    usage,
+)
 from api.routes.web import mount_web_app
 from api.settings import Settings
 from api.stream_quota import StreamQuota
@@ -94,7 +104,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
     )
 
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
-    for module in (chat, privacy, conversations, graph):  # privacy's export before {id}
+    for module in (chat, privacy, conversations, graph, usage):  # privacy's export before {id}
         app.include_router(module.router, dependencies=limited)
     for module in (health, review, admin, metrics):
         app.include_router(module.router)

@@ -1,0 +1,115 @@
+"""Token usage over real HTTP (``api/usage.py``, ``api/routes/usage.py``, ADR 0049) on SQLite
+and on PostgreSQL with RLS: every turn's tokens (the provider's own usage) are priced with the
+configured table and recorded; a user sees their own today and this month, a tenant admin the
+tenant's totals, models and top users, never another tenant's."""
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from egress.wire import Done, LlmRequest, StreamChunk, Text, Usage
+from engine.lexicon import ConceptLexicon
+from tests.support.server import running_server, sse_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+KEYS = {
+    "k-acme-admin": "acme:ann:admin",
+    "k-acme-alice": "acme:alice",
+    "k-acme-bob": "acme:bob",
+    "k-globex-admin": "globex:gus:admin",
+}
+ADMIN = {"Authorization": "Bearer k-acme-admin"}
+ALICE = {"Authorization": "Bearer k-acme-alice"}
+BOB = {"Authorization": "Bearer k-acme-bob"}
+GLOBEX_ADMIN = {"Authorization": "Bearer k-globex-admin"}
+PRICES = {"extractive/extractive-v1": (2.0, 10.0)}  # per million input / output tokens
+
+
+@dataclass
+class CountingModel:
+    """Reports 1,000 input and 200 output tokens a turn, as an SDK's usage would."""
+
+    name: str = "extractive"
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        yield Text("An answer.")
+        yield Done(Usage(input_tokens=1000, output_tokens=200))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def base(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    store: dict[str, Any] = {}
+    if request.param == "postgres":
+        cluster = request.getfixturevalue("postgres_cluster")
+        name = f"usage_{uuid.uuid4().hex[:12]}"
+        store = {"conversation_store": "postgres", "postgres_dsn": cluster.create_database(name)}
+    settings = Settings(
+        data_dir=tmp_path / "data", log_json=False, api_keys=KEYS,
+        usage_prices_per_million=PRICES, **store,
+    )  # fmt: skip
+    app = create_app(settings, lexicon=ConceptLexicon(), providers={"extractive": CountingModel()})
+    with running_server(app) as url:
+        yield url
+
+
+async def chat(client: httpx.AsyncClient, headers: dict[str, str], message: str) -> None:
+    async with client.stream(
+        "POST", "/api/chat", json={"message": message}, headers=headers
+    ) as response:
+        assert response.status_code == 200
+        events = [e async for e in sse_events(response)]
+    assert events[-1].event == "done", events[-1]
+
+
+async def test_turns_are_priced_and_shown_to_the_user_and_their_admin(base: str) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        empty = (await client.get("/api/usage", headers=ALICE)).json()
+        assert empty["today"]["totals"] == {
+            "turns": 0, "inputTokens": 0, "outputTokens": 0, "costMicros": 0
+        }  # fmt: skip
+        await chat(client, ALICE, "What is the VAT rate in Ireland?")
+        await chat(client, ALICE, "And for food?")
+        await chat(client, BOB, "What is PRSI?")
+
+        mine = (await client.get("/api/usage", headers=ALICE)).json()
+        assert mine["userId"] == "alice"
+        today = datetime.now(UTC).date()
+        assert mine["today"]["since"] == today.isoformat()
+        assert mine["month"]["since"] == today.replace(day=1).isoformat()
+        # 2 turns x (1,000 x 2.0 + 200 x 10.0) = 8,000 micro-units
+        expected = {"turns": 2, "inputTokens": 2000, "outputTokens": 400, "costMicros": 8000}
+        assert mine["today"]["totals"] == expected
+        assert mine["month"]["totals"] == expected
+        assert mine["today"]["byModel"] == [
+            {"provider": "extractive", "model": "extractive-v1", **expected}
+        ]
+
+        tenant = await client.get("/api/admin/usage/tokens", headers=ADMIN)
+        assert tenant.status_code == 200
+        body = tenant.json()
+        assert body["tenantId"] == "acme"
+        assert body["totals"]["turns"] == 3 and body["totals"]["costMicros"] == 12000
+        assert [(u["userId"], u["costMicros"]) for u in body["topUsers"]] == [
+            ("alice", 8000), ("bob", 4000)
+        ]  # fmt: skip
+        top = await client.get("/api/admin/usage/tokens?top=1", headers=ADMIN)
+        assert [u["userId"] for u in top.json()["topUsers"]] == ["alice"]
+
+        assert (await client.get("/api/admin/usage/tokens", headers=ALICE)).status_code == 403
+        assert (await client.get("/api/usage")).status_code == 401
+        globex = (await client.get("/api/admin/usage/tokens", headers=GLOBEX_ADMIN)).json()
+        assert globex["totals"]["turns"] == 0 and globex["topUsers"] == []
+        later = await client.get("/api/admin/usage/tokens?since=2999-01-01", headers=ADMIN)
+        assert later.json()["totals"]["turns"] == 0
