@@ -46,6 +46,8 @@ DEV_API_KEYS = {
     "dev-acme-admin": "acme:acme-admin:admin",  # acme's administrator
     "dev-globex-admin": "globex:globex-admin:admin",  # globex's administrator
     "dev-ops-admin": "regintel:operator:operator",  # the platform operator: the review queue
+    # the demo's operator inside acme: the review queue and acme's own egress policies (issue 26)
+    "dev-acme-operator": "acme:acme-operator:operator",
 }
 
 
@@ -327,6 +329,12 @@ class Settings(BaseSettings):
         default_factory=dict,
         description='Prices per million input and output tokens by "provider/model" or '
         '"model", e.g. {"openai/gpt-4o-mini": [0.15, 0.6]}; unnamed models cost 0 (ADR 0049).',
+    )
+    usage_monthly_quotas: dict[str, dict[Literal["tokens", "costMicros"], int]] = Field(
+        default_factory=dict,
+        description='Hard monthly quotas by tenant id ("*": every other tenant), e.g. '
+        '{"acme": {"tokens": 2000000, "costMicros": 5000000}}: a turn past either is refused '
+        "with 429 quota_exceeded before the model is called (ADR 0049).",
     )
 
     redis_url: SecretStr | None = Field(

@@ -64,6 +64,7 @@ __all__ = [
     "Overloaded",
     "PayloadTooLarge",
     "PiiInGraphWrite",
+    "QuotaExceeded",
     "RateLimited",
     "RateLimiterUnavailable",
     "RegintelError",
@@ -190,6 +191,13 @@ class RateLimited(RegintelError):
     def __init__(self, message: str = "too many requests", *, retry_after: int = 1) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class QuotaExceeded(RateLimited):
+    """The tenant's monthly token or cost quota is used up (ADR 0049): refused before the model
+    is called; ``Retry-After`` is the time until the quota resets (the next UTC month)."""
+
+    code = "quota_exceeded"
 
 
 class Overloaded(RegintelError):
