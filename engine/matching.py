@@ -1,4 +1,4 @@
-"""Matching: which concept a captured mention names, by explicit rules (ADR 0023, ADR 0047).
+"""Matching: which concept a captured mention names, by explicit rules (ADR 0023, ADR 0049).
 
 :class:`ConceptMatcher` is the one entry self-population uses: the capture's own key first,
 then the reviewed concepts' labels (:class:`ReviewedConcepts` and :func:`decide`, below), then
@@ -7,7 +7,7 @@ quarantined one only when its id is spelled by the mention's own words); a conce
 another is followed to its survivor (ADR 0034). Quarantine is read through
 :mod:`graph.quarantine`'s predicates only.
 
-**No false merge by construction** (ADR 0047). A capture joins a concept without review only
+**No false merge by construction** (ADR 0049). A capture joins a concept without review only
 on an *exact* match after the normalisation of :func:`engine.resolution.label_forms` (Unicode
 compatibility forms, case, diacritics, punctuation, hyphens and compounds, possessives, "&",
 plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's

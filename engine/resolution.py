@@ -1,6 +1,6 @@
 """Resolution's normalisation: a capture's jurisdiction and the exact form of a label.
 
-Two things decide whether a captured mention *is* a concept the graph holds (ADR 0047):
+Two things decide whether a captured mention *is* a concept the graph holds (ADR 0049):
 
 * :func:`normalise_jurisdiction` turns whatever the model wrote for a jurisdiction into the
   project's code before a key is built: the project's own codes (``IE``, ``UK``, ``NI``,

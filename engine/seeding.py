@@ -170,7 +170,7 @@ async def seed_graph(
             kind=raw["kind"],
             jurisdiction=raw["jurisdiction"],
             prefLabel=raw["pref_label"],
-            # hidden labels (SKOS hiddenLabel: former names, other languages; ADR 0047) are
+            # hidden labels (SKOS hiddenLabel: former names, other languages; ADR 0049) are
             # labels for matching like the alternative ones
             altLabels=[*(raw.get("alt_labels") or []), *(raw.get("hidden_labels") or [])],
             definition=raw.get("definition"),

@@ -314,7 +314,7 @@ class SelfPopulation:
                 aligned_with=tuple(node.id for node in named),
             )  # fmt: skip
         targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
-        # Near matches never merge (ADR 0047): they go with the new concept to review.
+        # Near matches never merge (ADR 0049): they go with the new concept to review.
         near = await self._matcher.suggest(concept, jurisdictions)
         outcome = await self._concepts.write(
             ConceptWrite(

@@ -211,7 +211,7 @@ export class AdminView {
     target.setAttribute("aria-label", `Merge ${label} into (concept id)`);
     target.placeholder = "Merge into…";
     target.className = "merge-target";
-    // Existing concepts it may duplicate (ADR 0047): never merged by resolution, one click here.
+    // Existing concepts it may duplicate (ADR 0049): never merged by resolution, one click here.
     if ((item.candidates || []).length) {
       const duplicates = make("ul", undefined, "candidates");
       duplicates.setAttribute("aria-label", `Possible duplicates of ${label}`);

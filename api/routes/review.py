@@ -92,7 +92,7 @@ class ReviewConcept(BaseModel):
     )
     candidates: list[ReviewCandidateOut] = Field(
         default_factory=list,
-        description="Existing concepts this one may duplicate (ADR 0047): resolution never "
+        description="Existing concepts this one may duplicate (ADR 0049): resolution never "
         "merges a near match; merge it into one of them with POST .../merge",
     )
 

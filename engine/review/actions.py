@@ -81,7 +81,7 @@ class ReviewItem:
     # "definition" / "label:<text>" / "source_url:<url>" -> its flags (engine.text_flags)
     flags: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: str = ""  # content_version() of what is listed; confirm checks it
-    # existing concepts it may duplicate (ADR 0047): merge it into one of them, in one action
+    # existing concepts it may duplicate (ADR 0049): merge it into one of them, in one action
     candidates: tuple[ReviewCandidate, ...] = ()
 
 

@@ -1,4 +1,4 @@
-"""Resolution through the real turn over HTTP (issue 24, ADR 0047): a stand-in model emits each
+"""Resolution through the real turn over HTTP (issue 24, ADR 0049): a stand-in model emits each
 ``capture_concepts`` payload; a surface variant in another jurisdiction spelling lands on the
 seeded concept, a near miss creates a provisional concept whose review ``candidates`` list the
 seeded one, and an operator merges a duplicate in one action, audited."""

@@ -217,7 +217,7 @@ def test_concepts_are_complete_and_aligned(
     allowed = {
         *schema.allowed_properties("Concept"),
         "alt_labels",
-        "hidden_labels",  # SKOS hiddenLabel: former names, other languages (ADR 0047)
+        "hidden_labels",  # SKOS hiddenLabel: former names, other languages (ADR 0049)
         "aligns_with",
     }
     keys: Counter[tuple[str, ...]] = Counter()

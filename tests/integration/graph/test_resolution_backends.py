@@ -1,4 +1,4 @@
-"""Resolution's classes (issue 24, ADR 0047) through the capture path (``SelfPopulation``:
+"""Resolution's classes (issue 24, ADR 0049) through the capture path (``SelfPopulation``:
 resolution, the ingress guard, the store) on both graph backends (Ladybug and the Bolt server):
 surface variants and jurisdiction spellings land on the existing concept; near misses create a
 provisional concept whose ``candidates`` list the existing one; nothing merges that should not;
@@ -126,5 +126,29 @@ async def test_resolution_classes_on_each_backend(
         ]
         again = await one(concept("PENSIONS", f"AE_SCHEME_{sfx}", "IE", "auto-enrolment scheme"))
         assert again.id == ids["AUTO_ENROLMENT:IE"]
+    finally:
+        await writer.aclose()
+
+
+async def test_a_new_concept_seen_again_in_other_words_counts_on_the_same_provisional_node(
+    store: GraphStore, graph_schema: GraphSchema
+) -> None:
+    """Must-have 4: another conversation's capture of the same normalised label (a possessive
+    and a plural more, another kind) lands on the provisional node and is counted there; it is
+    told its own words, never the first capture's."""
+    sfx = uuid.uuid4().hex[:8].upper()
+    writer = GraphWriteService(store, IngressGuard(graph_schema, EmailOnlyScanner()))
+    population = SelfPopulation(
+        store, writer, EvidenceIndex(store), InMemoryIngestionQueue(), ConceptLexicon()
+    )
+    try:
+        first_words = concept("TAX", f"HOME_CARER_TAX_CREDIT_{sfx}", "IE", "Home Carer Tax Credit")
+        [first] = await population.resolve_all([first_words], ["IE"])
+        again_words = concept("TAX", f"HOMECARERS_CREDIT_{sfx}", "IE", "home carer's tax credits")
+        [again] = await population.resolve_all([again_words], ["IE"])
+        assert first.created and (again.id, again.created) == (first.id, False)
+        assert again.pref_label == "home carer's tax credits"  # its own words
+        [queued] = [i for i in await review_queue(store) if i.id == first.id]
+        assert queued.mentions == 2
     finally:
         await writer.aclose()
