@@ -4,6 +4,14 @@
 import { ApiError } from "./api.js";
 import { renderMarkdown } from "./markdown.js";
 
+// The `progress` stages of a turn (issue 26), as the answer's status line says them.
+const PROGRESS = {
+  retrieval: (p) => `Searching the rules graph: ${p.hits} ${p.hits === 1 ? "source" : "sources"} found…`,
+  prompt_sent: () => "Question sent to the model…",
+  waiting_for_model: () => "Waiting for the model…",
+  capture: () => "Resolving the concepts…",
+};
+
 const REFUSALS = {
   no_evidence: "the rules graph holds no evidence for this question",
   out_of_coverage_jurisdiction: "this jurisdiction is outside the graph's coverage",
@@ -212,7 +220,12 @@ export class ChatView {
     try {
       for await (const event of this.api.events("POST", "/api/chat", { body, signal: controller.signal })) {
         const data = JSON.parse(event.data);
-        if (event.event === "metadata") {
+        if (event.event === "progress") {
+          // Where the turn is until its first text (issue 26); the answer replaces it.
+          if (!view.text || data.stage === "capture") {
+            view.status.textContent = PROGRESS[data.stage]?.(data) ?? "";
+          }
+        } else if (event.event === "metadata") {
           this.conversationId = data.conversationId;
           // Material changes of what this conversation relied on (ADR 0035), before the answer.
           for (const change of data.changed || []) {
@@ -220,6 +233,7 @@ export class ChatView {
             view.notes.open = true;
           }
         } else if (event.event === "text") {
+          if (!view.text) view.status.textContent = "";
           view.text += data.delta;
           if (!frame) frame = requestAnimationFrame(() => { frame = 0; this.render(view); });
         } else if (event.event === "concepts") {
@@ -252,6 +266,7 @@ export class ChatView {
 
   finish(view, done) {
     this.conversationId = done.conversationId;
+    view.status.textContent = "";
     if (done.refused) {
       view.item.classList.add("refused");
       const reason = REFUSALS[done.refused] || done.refused;

@@ -289,7 +289,10 @@ export class GraphView {
   }
 
   /** Concepts the user's own chat captured (tenants get no provisional nodes in reads). */
-  addCaptured(concepts) {
+  addCaptured(resolved) {
+    // Only what the server wrote: a concept it skipped (out_of_coverage,
+    // jurisdiction_not_stated, rejected) is no node (issue 26).
+    const concepts = resolved.filter((c) => !c.skipped);
     const nodes = concepts.map((c) => ({
       id: c.id, label: "Concept",
       properties: { pref_label: c.prefLabel, status: c.status, jurisdiction: jurisdictionOf(c.id, null) },
