@@ -226,7 +226,8 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         limits=_chat_limits(settings),
         aspects=overrides.get("aspects", ASPECTS),
     )
-    priced = UsageTurns(chat, conversations, PriceTable(settings.usage_prices_per_million))
+    prices = PriceTable(settings.usage_prices_per_million)
+    priced = UsageTurns(chat, conversations, prices, settings.usage_monthly_quotas)
     engine: TurnEngine = MeteredTurns(priced, metrics=metrics, tracer=tracing.tracer)
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))

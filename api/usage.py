@@ -7,13 +7,21 @@ with :class:`PriceTable` and added to the caller's day in the store's
 :class:`conversations.port.UsageLedger` (one upsert), under the provider and model the turn was
 routed to. A ledger that fails is logged and the turn goes on: usage is accounting, never a
 reason to lose an answer.
+
+Hard monthly quotas (``REGINTEL_USAGE_MONTHLY_QUOTAS``, by tenant, ``*`` for the others) are
+checked in :meth:`UsageTurns.prepare`, before the turn's engine prepares anything: a tenant whose
+tokens or cost this UTC month reached its quota gets :class:`errors.QuotaExceeded` (429
+``quota_exceeded``, ``Retry-After`` until the next month), and nothing reaches the model. The
+totals are the store's, so every API worker sees the same ones; a store that cannot say lets
+the turn through (fail open: the turn itself needs the store and will say so).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from typing import Literal
 
 import structlog
 
@@ -22,9 +30,13 @@ from conversations.port import UsageLedger
 from engine.events import DoneEvent, TurnEvent
 from engine.metrics import EngineCounters
 from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
-from errors import RegintelError
+from errors import QuotaExceeded, RegintelError
 
-__all__ = ["PriceTable", "UsageTurns"]
+__all__ = ["PriceTable", "QuotaKind", "Quotas", "UsageTurns"]
+
+QuotaKind = Literal["tokens", "costMicros"]
+Quotas = Mapping[str, Mapping[QuotaKind, int]]
+"""Monthly hard quotas by tenant id (``*``: any other tenant): ``tokens``, ``costMicros``."""
 
 log = structlog.get_logger(__name__)
 
@@ -51,10 +63,17 @@ class PriceTable:
 class UsageTurns:
     """A turn engine whose turns' token usage is priced and recorded (a ``TurnEngine``)."""
 
-    def __init__(self, engine: TurnEngine, ledger: UsageLedger, prices: PriceTable) -> None:
+    def __init__(
+        self,
+        engine: TurnEngine,
+        ledger: UsageLedger,
+        prices: PriceTable,
+        quotas: Quotas | None = None,
+    ) -> None:
         self._engine = engine
         self._ledger = ledger
         self._prices = prices
+        self._quotas = dict(quotas or {})
 
     @property
     def counters(self) -> EngineCounters:
@@ -64,7 +83,33 @@ class UsageTurns:
         await self._engine.aclose()
 
     async def prepare(self, request: TurnRequest) -> PreparedTurn:
+        """The quota first (nothing is prepared, stored or sent past it), then the turn."""
+        await self._check_quota(request.tenant_id)
         return await self._engine.prepare(request)
+
+    async def _check_quota(self, tenant_id: str) -> None:
+        quota = self._quotas.get(tenant_id) or self._quotas.get("*")
+        if not quota:
+            return
+        now = datetime.now(UTC)
+        month = now.date().replace(day=1)
+        try:
+            used = await self._ledger.usage_by_model(tenant_id, month)
+        except RegintelError as exc:
+            log.warning("quota_unchecked", code=exc.code)  # fail open (module docstring)
+            return
+        tokens = sum(u.input_tokens + u.output_tokens for u in used)
+        cost = sum(u.cost_micros for u in used)
+        spent: dict[QuotaKind, int] = {"tokens": tokens, "costMicros": cost}
+        over = [name for name, limit in quota.items() if spent[name] >= limit]
+        if over:
+            reset = _next_month(month)
+            wait = int((datetime(reset.year, reset.month, 1, tzinfo=UTC) - now).total_seconds())
+            raise QuotaExceeded(
+                f"the tenant's monthly {' and '.join(over)} quota is used up; it resets "
+                f"at {reset.isoformat()}T00:00:00Z",
+                retry_after=max(wait, 1),
+            )
 
     def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         return run_turn(self, request)
@@ -92,3 +137,7 @@ class UsageTurns:
             await self._ledger.record_usage(turn.request.tenant_id, turn.request.user_id, entry)
         except RegintelError as exc:
             log.warning("usage_not_recorded", code=exc.code)
+
+
+def _next_month(first: date) -> date:
+    return date(first.year + first.month // 12, first.month % 12 + 1, 1)

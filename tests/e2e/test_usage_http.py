@@ -5,6 +5,7 @@ tenant's totals, models and top users, never another tenant's."""
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,21 +27,26 @@ KEYS = {
     "k-acme-alice": "acme:alice",
     "k-acme-bob": "acme:bob",
     "k-globex-admin": "globex:gus:admin",
+    "k-globex-gina": "globex:gina",
 }
 ADMIN = {"Authorization": "Bearer k-acme-admin"}
 ALICE = {"Authorization": "Bearer k-acme-alice"}
 BOB = {"Authorization": "Bearer k-acme-bob"}
 GLOBEX_ADMIN = {"Authorization": "Bearer k-globex-admin"}
+GLOBEX_GINA = {"Authorization": "Bearer k-globex-gina"}
 PRICES = {"extractive/extractive-v1": (2.0, 10.0)}  # per million input / output tokens
 
 
 @dataclass
 class CountingModel:
-    """Reports 1,000 input and 200 output tokens a turn, as an SDK's usage would."""
+    """Reports 1,000 input and 200 output tokens a turn, as an SDK's usage would; counts the
+    calls that reach it."""
 
     name: str = "extractive"
+    calls: int = 0
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        self.calls += 1
         yield Text("An answer.")
         yield Done(Usage(input_tokens=1000, output_tokens=200))
 
@@ -48,8 +54,10 @@ class CountingModel:
         return None
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def base(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+@contextmanager
+def serve(
+    request: pytest.FixtureRequest, tmp_path: Path, model: CountingModel, **extra: Any
+) -> Iterator[str]:
     store: dict[str, Any] = {}
     if request.param == "postgres":
         cluster = request.getfixturevalue("postgres_cluster")
@@ -57,11 +65,32 @@ def base(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         store = {"conversation_store": "postgres", "postgres_dsn": cluster.create_database(name)}
     settings = Settings(
         data_dir=tmp_path / "data", log_json=False, api_keys=KEYS,
-        usage_prices_per_million=PRICES, **store,
+        usage_prices_per_million=PRICES, **store, **extra,
     )  # fmt: skip
-    app = create_app(settings, lexicon=ConceptLexicon(), providers={"extractive": CountingModel()})
+    app = create_app(settings, lexicon=ConceptLexicon(), providers={"extractive": model})
     with running_server(app) as url:
         yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def base(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with serve(request, tmp_path, CountingModel()) as url:
+        yield url
+
+
+@dataclass
+class Quoted:
+    url: str
+    model: CountingModel
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def quoted(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Quoted]:
+    """acme may use 1,500 tokens a month (a turn is 1,200); every other tenant 100,000."""
+    model = CountingModel()
+    quotas = {"acme": {"tokens": 1500}, "*": {"tokens": 100_000}}
+    with serve(request, tmp_path, model, usage_monthly_quotas=quotas) as url:
+        yield Quoted(url, model)
 
 
 async def chat(client: httpx.AsyncClient, headers: dict[str, str], message: str) -> None:
@@ -113,3 +142,23 @@ async def test_turns_are_priced_and_shown_to_the_user_and_their_admin(base: str)
         assert globex["totals"]["turns"] == 0 and globex["topUsers"] == []
         later = await client.get("/api/admin/usage/tokens?since=2999-01-01", headers=ADMIN)
         assert later.json()["totals"]["turns"] == 0
+
+
+async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_called(
+    quoted: Quoted,
+) -> None:
+    async with httpx.AsyncClient(base_url=quoted.url, timeout=60) as client:
+        await chat(client, ALICE, "What is the VAT rate in Ireland?")  # 1,200 of 1,500
+        await chat(client, BOB, "What is PRSI?")  # under the quota when asked: 2,400 now
+        calls = quoted.model.calls
+        refused = await client.post("/api/chat", json={"message": "And USC?"}, headers=ALICE)
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "quota_exceeded"
+        assert "resets at" in refused.json()["error"]["message"]
+        assert 0 < int(refused.headers["Retry-After"]) <= 31 * 24 * 3600
+        assert quoted.model.calls == calls  # nothing reached the model
+        assert (await client.get("/api/usage", headers=ALICE)).json()["month"]["totals"][
+            "turns"
+        ] == 1  # the refused turn used nothing
+        await chat(client, GLOBEX_GINA, "What is VAT?")  # another tenant is not held back
+        assert quoted.model.calls == calls + 1
