@@ -55,6 +55,15 @@ WORST_UNITS = [
     "sean dot power at ",
     "a at b dot ",
     "x -at- y -dot- ",
+    # issue 25, second pass: wrapped markers, word dots, signed names, roles, possessives
+    "x *at* y #dot# ",
+    "a (a) b [.] ",
+    "a @ b point ",
+    "kind regards earl emery ",
+    "my flatmate leonard ",
+    "gary rivera's ",
+    "plus four eight one ",
+    "022 / 9 ",
 ]
 
 
