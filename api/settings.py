@@ -328,13 +328,13 @@ class Settings(BaseSettings):
     usage_prices_per_million: dict[str, tuple[float, float]] = Field(
         default_factory=dict,
         description='Prices per million input and output tokens by "provider/model" or '
-        '"model", e.g. {"openai/gpt-4o-mini": [0.15, 0.6]}; unnamed models cost 0 (ADR 0049).',
+        '"model", e.g. {"openai/gpt-4o-mini": [0.15, 0.6]}; unnamed models cost 0 (ADR 0050).',
     )
     usage_monthly_quotas: dict[str, dict[Literal["tokens", "costMicros"], int]] = Field(
         default_factory=dict,
         description='Hard monthly quotas by tenant id ("*": every other tenant), e.g. '
         '{"acme": {"tokens": 2000000, "costMicros": 5000000}}: a turn past either is refused '
-        "with 429 quota_exceeded before the model is called (ADR 0049).",
+        "with 429 quota_exceeded before the model is called (ADR 0050).",
     )
 
     redis_url: SecretStr | None = Field(

@@ -1,4 +1,4 @@
-"""Token usage per turn, priced and added to the ledger (issue 27, must-have 3; ADR 0049).
+"""Token usage per turn, priced and added to the ledger (issue 27, must-have 3; ADR 0050).
 
 :class:`UsageTurns` wraps a :class:`engine.turn.TurnEngine` like :class:`api.metering.MeteredTurns`
 does and changes nothing in what a turn yields: when the turn's ``done`` event passes, the turn's

@@ -176,7 +176,7 @@ class ErasureRecord(ErasureTotals):
 
 
 class UsageEntry(BaseModel):
-    """One turn's token usage, as the ledger adds it up (ADR 0049)."""
+    """One turn's token usage, as the ledger adds it up (ADR 0050)."""
 
     day: date
     provider: str

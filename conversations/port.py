@@ -233,7 +233,7 @@ class ConversationErasure(Protocol):
 
 
 class UsageLedger(Protocol):
-    """Token usage and cost per tenant, user, day, provider and model (ADR 0049): counts only.
+    """Token usage and cost per tenant, user, day, provider and model (ADR 0050): counts only.
 
     Kept when a user is erased, without their id (ADR 0048)."""
 

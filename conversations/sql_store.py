@@ -591,7 +591,7 @@ class SqlConversationStore(ABC):
         await work.execute(self.dialect.statements.insert_erasure, params)
         return ErasureRecord(at=now, **fields)
 
-    # -- token usage (ADR 0049) -----------------------------------------------------------------
+    # -- token usage (ADR 0050) -----------------------------------------------------------------
 
     async def record_usage(self, tenant_id: str, user_id: str, entry: UsageEntry) -> None:
         """Add one turn's tokens and cost to the user's day (one upsert that adds)."""

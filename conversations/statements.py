@@ -242,7 +242,7 @@ class Statements:
         " WHERE tenant_id = :tenant_id ORDER BY id DESC LIMIT :limit"
     )
 
-    # -- token usage (ADR 0049): counts and cost per user, day, provider and model ----------------
+    # -- token usage (ADR 0050): counts and cost per user, day, provider and model ----------------
     upsert_usage: str = (
         "INSERT INTO {schema}usage_daily (tenant_id, user_id, day, provider, model, turns,"
         " input_tokens, output_tokens, cost_micros) VALUES (:tenant_id, :user_id, :day,"

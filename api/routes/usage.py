@@ -1,4 +1,4 @@
-"""Token usage and cost (issue 27, must-have 3; ADR 0049): the caller's own today and this month
+"""Token usage and cost (issue 27, must-have 3; ADR 0050): the caller's own today and this month
 (``GET /api/usage``), and a tenant admin's view of their tenant (``GET /api/admin/usage/tokens``:
 totals, by model, top users). Counts and cost only, never a message. Costs come from
 ``REGINTEL_USAGE_PRICES_PER_MILLION`` at the time of each turn, in millionths of its currency

@@ -1,4 +1,4 @@
-"""Token usage over real HTTP (``api/usage.py``, ``api/routes/usage.py``, ADR 0049) on SQLite
+"""Token usage over real HTTP (``api/usage.py``, ``api/routes/usage.py``, ADR 0050) on SQLite
 and on PostgreSQL with RLS: every turn's tokens (the provider's own usage) are priced with the
 configured table and recorded; a user sees their own today and this month, a tenant admin the
 tenant's totals, models and top users, never another tenant's."""

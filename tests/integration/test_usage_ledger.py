@@ -1,4 +1,4 @@
-"""The token usage ledger (``conversations.port.UsageLedger``, ADR 0049) on SQLite and on
+"""The token usage ledger (``conversations.port.UsageLedger``, ADR 0050) on SQLite and on
 PostgreSQL as ``regintel_app`` with row-level security: turns add up per user, day, provider and
 model; a user reads their own, the tenant its totals and top users; another tenant's never; an
 erased user's usage stays in the tenant's totals without their id (ADR 0048)."""

@@ -1,4 +1,4 @@
-"""The price table and the quota's reset of ``api.usage`` (ADR 0049)."""
+"""The price table and the quota's reset of ``api.usage`` (ADR 0050)."""
 
 from datetime import date
 

@@ -1,4 +1,4 @@
--- Token usage per tenant, user, day, provider and model (issue 27, must-have 3; ADR 0049): counts
+-- Token usage per tenant, user, day, provider and model (issue 27, must-have 3; ADR 0050): counts
 -- and cost only, no text. Written by the turn as it ends (one upsert that adds), read by the
 -- user (their own) and the tenant's admin (totals, top users, by model). An erased user's rows
 -- are folded into the user '(erased)' (ADR 0048): the tenant's totals stay.

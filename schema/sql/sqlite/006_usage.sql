@@ -1,4 +1,4 @@
--- Token usage per tenant, user, day, provider and model (ADR 0049, mirrors
+-- Token usage per tenant, user, day, provider and model (ADR 0050, mirrors
 -- postgres/008_usage.sql): counts and cost only, no text.
 CREATE TABLE IF NOT EXISTS usage_daily (
     tenant_id TEXT NOT NULL,

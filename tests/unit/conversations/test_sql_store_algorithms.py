@@ -178,7 +178,7 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
         assert db.users[name] == {"alice"}, name
     for _, name, params in db.ran:
         if name in conversation_work:
-            # an erased user's usage is added to the user "(erased)"'s (ADR 0049)
+            # an erased user's usage is added to the user "(erased)"'s (ADR 0050)
             erased_usage = name == "upsert_usage" and params["user_id"] == "(erased)"
             assert params["user_id"] == "alice" or erased_usage, name
     # the tenant admin's aggregate reads, and only they, carry the admin claim (RLS, ADR 0041)
