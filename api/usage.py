@@ -5,8 +5,9 @@ does and changes nothing in what a turn yields: when the turn's ``done`` event p
 input and output tokens (the provider SDK's usage; the offline provider counts words) are priced
 with :class:`PriceTable` and added to the caller's day in the store's
 :class:`conversations.port.UsageLedger` (one upsert), under the provider and model the turn was
-routed to. A ledger that fails is logged and the turn goes on: usage is accounting, never a
-reason to lose an answer.
+routed to, and counted in the Prometheus metrics ``regintel_llm_tokens_total`` and
+``regintel_llm_cost_micros_total`` (by provider and model only). A ledger that fails is
+logged and the turn goes on: usage is accounting, never a reason to lose an answer.
 
 Hard monthly quotas (``REGINTEL_USAGE_MONTHLY_QUOTAS``, by tenant, ``*`` for the others) are
 checked in :meth:`UsageTurns.prepare`, before the turn's engine prepares anything: a tenant whose
@@ -31,6 +32,7 @@ from engine.events import DoneEvent, TurnEvent
 from engine.metrics import EngineCounters
 from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
 from errors import QuotaExceeded, RegintelError
+from infra.metrics import Metrics
 
 __all__ = ["PriceTable", "QuotaKind", "Quotas", "UsageTurns"]
 
@@ -69,11 +71,13 @@ class UsageTurns:
         ledger: UsageLedger,
         prices: PriceTable,
         quotas: Quotas | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._engine = engine
         self._ledger = ledger
         self._prices = prices
         self._quotas = dict(quotas or {})
+        self._metrics = metrics
 
     @property
     def counters(self) -> EngineCounters:
@@ -103,6 +107,8 @@ class UsageTurns:
         spent: dict[QuotaKind, int] = {"tokens": tokens, "costMicros": cost}
         over = [name for name, limit in quota.items() if spent[name] >= limit]
         if over:
+            if self._metrics is not None:
+                self._metrics.quota_refusals.inc()
             reset = _next_month(month)
             wait = int((datetime(reset.year, reset.month, 1, tzinfo=UTC) - now).total_seconds())
             raise QuotaExceeded(
@@ -133,6 +139,13 @@ class UsageTurns:
             output_tokens=output_tokens,
             cost_micros=self._prices.cost_micros(provider, model, input_tokens, output_tokens),
         )
+        if self._metrics is not None:
+            tokens = self._metrics.llm_tokens
+            tokens.labels(provider=provider, model=model, direction="input").inc(input_tokens)
+            tokens.labels(provider=provider, model=model, direction="output").inc(output_tokens)
+            self._metrics.llm_cost_micros.labels(provider=provider, model=model).inc(
+                entry.cost_micros
+            )
         try:
             await self._ledger.record_usage(turn.request.tenant_id, turn.request.user_id, entry)
         except RegintelError as exc:

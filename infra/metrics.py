@@ -61,6 +61,22 @@ class Metrics:
         self.rate_limited = Counter(
             "regintel_rate_limited", "Requests refused by the rate limiter", ["area"], registry=r
         )
+        # token usage (ADR 0050): by provider and model, never by tenant or user
+        self.llm_tokens = Counter(
+            "regintel_llm_tokens",
+            "Tokens of chat turns by provider, model and direction (input, output)",
+            ["provider", "model", "direction"],
+            registry=r,
+        )
+        self.llm_cost_micros = Counter(
+            "regintel_llm_cost_micros",
+            "Priced cost of chat turns in millionths of the price table's currency",
+            ["provider", "model"],
+            registry=r,
+        )
+        self.quota_refusals = Counter(
+            "regintel_quota_refusals", "Turns refused by a tenant's monthly quota", registry=r
+        )
         self.rate_limiter_unavailable = Counter(
             "regintel_rate_limiter_unavailable",
             "Rate-limit checks made while Redis did not answer",

@@ -142,6 +142,10 @@ async def test_turns_are_priced_and_shown_to_the_user_and_their_admin(base: str)
         assert globex["totals"]["turns"] == 0 and globex["topUsers"] == []
         later = await client.get("/api/admin/usage/tokens?since=2999-01-01", headers=ADMIN)
         assert later.json()["totals"]["turns"] == 0
+        metrics = (await client.get("/metrics")).text  # by provider and model, no tenant
+        labels = 'direction="input",model="extractive-v1",provider="extractive"'
+        assert f"regintel_llm_tokens_total{{{labels}}} 3000.0" in metrics
+        assert "regintel_llm_cost_micros_total" in metrics and "acme" not in metrics
 
 
 async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_called(
@@ -157,6 +161,7 @@ async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_calle
         assert "resets at" in refused.json()["error"]["message"]
         assert 0 < int(refused.headers["Retry-After"]) <= 31 * 24 * 3600
         assert quoted.model.calls == calls  # nothing reached the model
+        assert "regintel_quota_refusals_total 1.0" in (await client.get("/metrics")).text
         assert (await client.get("/api/usage", headers=ALICE)).json()["month"]["totals"][
             "turns"
         ] == 1  # the refused turn used nothing
