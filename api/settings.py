@@ -330,11 +330,14 @@ class Settings(BaseSettings):
         description='Prices per million input and output tokens by "provider/model" or '
         '"model", e.g. {"openai/gpt-4o-mini": [0.15, 0.6]}; unnamed models cost 0 (ADR 0050).',
     )
-    usage_monthly_quotas: dict[str, dict[Literal["tokens", "costMicros"], int]] = Field(
+    usage_monthly_quotas: dict[
+        str, dict[Literal["tokens", "costMicros", "softTokens", "softCostMicros"], int]
+    ] = Field(
         default_factory=dict,
-        description='Hard monthly quotas by tenant id ("*": every other tenant), e.g. '
-        '{"acme": {"tokens": 2000000, "costMicros": 5000000}}: a turn past either is refused '
-        "with 429 quota_exceeded before the model is called (ADR 0050).",
+        description='Monthly quotas by tenant id ("*": every other tenant), e.g. '
+        '{"acme": {"tokens": 2000000, "softTokens": 1500000}}: past a hard one (tokens, '
+        "costMicros) a turn is refused with 429 quota_exceeded before the model is called; "
+        "past a soft one (softTokens, softCostMicros) it carries a quota_warning (ADR 0050).",
     )
 
     redis_url: SecretStr | None = Field(

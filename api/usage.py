@@ -14,7 +14,9 @@ checked in :meth:`UsageTurns.prepare`, before the turn's engine prepares anythin
 tokens or cost this UTC month reached its quota gets :class:`errors.QuotaExceeded` (429
 ``quota_exceeded``, ``Retry-After`` until the next month), and nothing reaches the model. The
 totals are the store's, so every API worker sees the same ones; a store that cannot say lets
-the turn through (fail open: the turn itself needs the store and will say so).
+the turn through (fail open: the turn itself needs the store and will say so). Past a soft
+quota (``softTokens``, ``softCostMicros``) the turn goes on and carries a ``warning`` event
+``quota_warning`` after its metadata.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import structlog
 
 from conversations.models import UsageEntry
 from conversations.port import UsageLedger
-from engine.events import DoneEvent, TurnEvent
+from engine.events import DoneEvent, TurnEvent, TurnWarning, WarningEvent
 from engine.metrics import EngineCounters
 from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
 from errors import QuotaExceeded, RegintelError
@@ -36,7 +38,9 @@ from infra.metrics import Metrics
 
 __all__ = ["PriceTable", "QuotaKind", "Quotas", "UsageTurns"]
 
-QuotaKind = Literal["tokens", "costMicros"]
+QuotaKind = Literal["tokens", "costMicros", "softTokens", "softCostMicros"]
+_HARD: frozenset[QuotaKind] = frozenset({"tokens", "costMicros"})
+_MAX_PENDING_WARNINGS = 10_000
 Quotas = Mapping[str, Mapping[QuotaKind, int]]
 """Monthly hard quotas by tenant id (``*``: any other tenant): ``tokens``, ``costMicros``."""
 
@@ -78,6 +82,7 @@ class UsageTurns:
         self._prices = prices
         self._quotas = dict(quotas or {})
         self._metrics = metrics
+        self._warnings: dict[str, str] = {}  # a prepared turn's soft-quota warning, by answer id
 
     @property
     def counters(self) -> EngineCounters:
@@ -88,24 +93,38 @@ class UsageTurns:
 
     async def prepare(self, request: TurnRequest) -> PreparedTurn:
         """The quota first (nothing is prepared, stored or sent past it), then the turn."""
-        await self._check_quota(request.tenant_id)
-        return await self._engine.prepare(request)
+        warning = await self._check_quota(request.tenant_id)
+        prepared = await self._engine.prepare(request)
+        if warning is not None:
+            if len(self._warnings) >= _MAX_PENDING_WARNINGS:  # turns prepared, never streamed
+                self._warnings.clear()
+            self._warnings[prepared.answer_id] = warning
+        return prepared
 
-    async def _check_quota(self, tenant_id: str) -> None:
+    async def _check_quota(self, tenant_id: str) -> str | None:
+        """Raise past a hard quota; past a soft one only, the warning's message."""
         quota = self._quotas.get(tenant_id) or self._quotas.get("*")
         if not quota:
-            return
+            return None
         now = datetime.now(UTC)
         month = now.date().replace(day=1)
         try:
             used = await self._ledger.usage_by_model(tenant_id, month)
         except RegintelError as exc:
             log.warning("quota_unchecked", code=exc.code)  # fail open (module docstring)
-            return
+            return None
         tokens = sum(u.input_tokens + u.output_tokens for u in used)
         cost = sum(u.cost_micros for u in used)
-        spent: dict[QuotaKind, int] = {"tokens": tokens, "costMicros": cost}
-        over = [name for name, limit in quota.items() if spent[name] >= limit]
+        spent: dict[QuotaKind, int] = {
+            "tokens": tokens,
+            "costMicros": cost,
+            "softTokens": tokens,
+            "softCostMicros": cost,
+        }
+        reached = [name for name, limit in quota.items() if spent[name] >= limit]
+        over = [name for name in reached if name in _HARD]
+        if reached and not over:
+            return f"the tenant has used {tokens} tokens and {cost} cost micros this month"
         if over:
             if self._metrics is not None:
                 self._metrics.quota_refusals.inc()
@@ -116,16 +135,21 @@ class UsageTurns:
                 f"at {reset.isoformat()}T00:00:00Z",
                 retry_after=max(wait, 1),
             )
+        return None
 
     def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         return run_turn(self, request)
 
     async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
+        warning = self._warnings.pop(turn.answer_id, None)
         async with aclosing(self._engine.stream(turn)) as events:
             async for event in events:
                 if isinstance(event, DoneEvent):
                     await self._record(turn, event)
                 yield event
+                if warning is not None:  # after the first event (the turn's metadata)
+                    yield WarningEvent(TurnWarning("quota_warning", warning))
+                    warning = None
 
     async def _record(self, turn: PreparedTurn, done: DoneEvent) -> None:
         provider, model = turn.llm_request.provider, turn.llm_request.model

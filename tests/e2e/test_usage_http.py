@@ -86,20 +86,23 @@ class Quoted:
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def quoted(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Quoted]:
-    """acme may use 1,500 tokens a month (a turn is 1,200); every other tenant 100,000."""
+    """acme may use 1,500 tokens a month (a turn is 1,200), with a warning from 1,000; every
+    other tenant 100,000."""
     model = CountingModel()
-    quotas = {"acme": {"tokens": 1500}, "*": {"tokens": 100_000}}
+    quotas = {"acme": {"tokens": 1500, "softTokens": 1000}, "*": {"tokens": 100_000}}
     with serve(request, tmp_path, model, usage_monthly_quotas=quotas) as url:
         yield Quoted(url, model)
 
 
-async def chat(client: httpx.AsyncClient, headers: dict[str, str], message: str) -> None:
+async def chat(client: httpx.AsyncClient, headers: dict[str, str], message: str) -> list[str]:
+    """One turn; the codes of its warnings."""
     async with client.stream(
         "POST", "/api/chat", json={"message": message}, headers=headers
     ) as response:
         assert response.status_code == 200
         events = [e async for e in sse_events(response)]
     assert events[-1].event == "done", events[-1]
+    return [str(e.payload["code"]) for e in events if e.event == "warning"]
 
 
 async def test_turns_are_priced_and_shown_to_the_user_and_their_admin(base: str) -> None:
@@ -152,8 +155,10 @@ async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_calle
     quoted: Quoted,
 ) -> None:
     async with httpx.AsyncClient(base_url=quoted.url, timeout=60) as client:
-        await chat(client, ALICE, "What is the VAT rate in Ireland?")  # 1,200 of 1,500
-        await chat(client, BOB, "What is PRSI?")  # under the quota when asked: 2,400 now
+        first = await chat(client, ALICE, "What is the VAT rate in Ireland?")  # 1,200 now
+        assert "quota_warning" not in first
+        second = await chat(client, BOB, "What is PRSI?")  # past the soft one: 2,400 now
+        assert "quota_warning" in second
         calls = quoted.model.calls
         refused = await client.post("/api/chat", json={"message": "And USC?"}, headers=ALICE)
         assert refused.status_code == 429
