@@ -56,8 +56,6 @@ from graph.port import ConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
 
 __all__ = [
-    "COVERED_JURISDICTIONS",
-    "EU",
     "MERGING",
     "Candidate",
     "ConceptMatcher",
@@ -66,7 +64,6 @@ __all__ = [
     "ReviewedConcepts",
     "Suggestion",
     "decide",
-    "singular",
     "suggestions",
 ]
 

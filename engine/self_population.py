@@ -34,9 +34,9 @@ from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import ConceptLexicon
-from engine.matching import COVERED_JURISDICTIONS, EU, ConceptMatcher, MatchedBy
+from engine.matching import ConceptMatcher, MatchedBy
 from engine.normalise import normalise_label
-from engine.resolution import normalise_jurisdiction
+from engine.resolution import COVERED_JURISDICTIONS, EU, normalise_jurisdiction
 from errors import GraphWriteRejected
 from graph.models import (
     EdgeIncrement,

@@ -30,6 +30,7 @@ __all__ = [
     "ConfirmResult",
     "MergeRequest",
     "ReviewActionResult",
+    "ReviewCandidateOut",
     "ReviewConcept",
     "ReviewFlag",
     "audit_trail",
