@@ -8,8 +8,10 @@ cache and the token memo (ADR 0045), side by side in one run:
 2. ``build_and_save`` — the first start with a cache: the same build, keyed and saved;
 3. ``start_unchanged`` — a start on the unchanged graph: the key, then the saved build loaded;
 4. ``confirmation`` — a refresh after one concept is confirmed (one node and its label added):
-   a new key, so a build, which tokenises only the new node;
-5. ``confirmation_before`` — the same refresh with the token memo emptied (how it was before).
+   absorbed into a copy of the loaded index (only those nodes indexed);
+5. ``confirmation_rebuild`` — the same graph built (what a change absorption refuses costs: a
+   new key, so a build, which tokenises only the new node);
+6. ``confirmation_before`` — the same build with the token memo emptied (how it was before).
 
 Each search of a loaded retriever is checked to return what the built one returns.
 """
@@ -77,7 +79,10 @@ def main() -> None:
         )  # fmt: skip
         nodes_now = [*nodes, concept, label]
         edges_now = [*edges, GraphEdge(source=concept.id, target=label.id, type="HAS_ALT_LABEL")]
-        timed("confirmation", cache=cache)
+        absorbed = timed("confirmation", cache=cache, previous=loaded)
+        assert absorbed is not loaded and len(absorbed) == len(loaded) + 1
+        assert concept.id in absorbed.search("ICT incident report", 10).ids
+        timed("confirmation_rebuild")
         rows._TOKENS.clear()
         timed("confirmation_before")
     print(json.dumps(out, indent=2))
