@@ -523,3 +523,50 @@ def test_the_review_page_shows_the_definition_sources_and_flags_and_a_tenant_adm
     users = admin.locator("#tenant-users").inner_text()
     assert "carol" not in users and "egret" not in users.lower()  # globex's user; chat text
     admin.context.close()
+
+
+def test_the_review_page_lists_a_near_miss_candidates_and_merges_it_in_one_click(
+    served: Served,
+):
+    """issue 24 (ADR 0049): a near miss is never merged by resolution; the admin page shows the
+    existing concept it may duplicate and merges it into that concept in one click."""
+    concept = {
+        "domain": "WELFARE", "kind": "MATERNITY_BENEFIT_SCHEME", "jurisdiction": "Ireland",
+        "prefLabel": "Maternity Benefit scheme",
+    }  # fmt: skip
+    served.provider.script = [
+        Text("Noted."),
+        Tool(name=CAPTURE_TOOL_NAME, args={"concepts": [concept]}),
+        Done(),
+    ]
+    alice = served.page("dev-acme-alice")
+    try:
+        ask(alice, "How does the Maternity Benefit scheme work in Ireland?")
+        answered(alice)
+    finally:
+        served.provider.script = None
+    alice.context.close()
+
+    operator = served.page("dev-ops-admin")
+    open_admin(operator)
+    row = operator.locator(
+        '#review-table tr[data-concept-id="WELFARE:IE:MATERNITY_BENEFIT_SCHEME"]'
+    )
+    deadline = time.monotonic() + 10
+    while row.count() == 0 and time.monotonic() < deadline:
+        operator.get_by_role("button", name="Refresh").first.click()
+        operator.wait_for_timeout(200)
+    candidate = row.locator('.candidates li[data-candidate-id="WELFARE:IE:MATERNITY_BENEFIT"]')
+    expect(candidate).to_contain_text("Maternity Benefit")
+    expect(candidate).to_contain_text("parent child")
+    screenshot(operator, "admin-review-candidates")
+    candidate.get_by_role(
+        "button", name="Merge Maternity Benefit scheme into Maternity Benefit"
+    ).click()
+    expect(operator.locator("#review-status")).to_contain_text("Merged")
+    assert "WELFARE:IE:MATERNITY_BENEFIT_SCHEME" not in review_queue(served)
+    audit = httpx.get(served.base + "/api/review/audit", headers=OPERATOR).json()
+    assert ("merge", "WELFARE:IE:MATERNITY_BENEFIT_SCHEME", "WELFARE:IE:MATERNITY_BENEFIT") in {
+        (a["action"], a["concept"], a["into"]) for a in audit
+    }
+    operator.context.close()
