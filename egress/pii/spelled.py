@@ -88,16 +88,36 @@ _DIGIT_WORDS = {
     "nine": "9",
 }
 _WORD = r"zero|oh|o|nought|one|two|three|four|five|six|seven|eight|nine"
+# Tens, as a pair of digits is often said ("oh eighty-seven"): a tens word and the unit word
+# after it are two digits, a tens word alone ends in 0.
+_TENS = {
+    "ten": "1",
+    "twenty": "2",
+    "thirty": "3",
+    "forty": "4",
+    "fifty": "5",
+    "sixty": "6",
+    "seventy": "7",
+    "eighty": "8",
+    "ninety": "9",
+}
+_TENS_WORD = "|".join(_TENS)
+_UNIT = r"one|two|three|four|five|six|seven|eight|nine"
 _PIECE = (
     rf"(?:(?:double|treble|triple)[ \t-]{{1,2}}(?:{_WORD}|\d)(?![\w])"
-    rf"|(?:{_WORD})(?![\w])|\d{{1,5}}(?![\w]))"
+    rf"|(?:{_TENS_WORD})(?:[ \t-](?:{_UNIT}))?(?![\w])"
+    rf"|(?:{_WORD})(?![\w])|\d{{1,7}}(?![\w])"
+    # A letter o typed for a zero before digits ("o87 123 4567").
+    rf"|o\d{{1,4}}(?![\w]))"
 )
 _GAP = r"(?:[ \t]{0,2}[,./()\-][ \t]{0,2}|[ \t]{1,3})"
 _PHONE = re.compile(
     rf"(?<![\w+])(?P<plus>(?:\+|plus[ \t]{{1,2}}))?\(?{_PIECE}(?:{_GAP}\(?{_PIECE}\)?){{1,16}}",
     re.IGNORECASE,
 )
-_SPELLED_TRIGGER = re.compile(rf"\b(?:{_WORD}|double|treble|triple)\b|\d", re.IGNORECASE)
+_SPELLED_TRIGGER = re.compile(
+    rf"\b(?:{_WORD}|{_TENS_WORD}|double|treble|triple)\b|\d", re.IGNORECASE
+)
 # Digits typed in their usual groups ("087 123 4567", "+353 1 234 5678"): the plain phone
 # recogniser's job, already validated there.
 _PLAIN = re.compile(r"^\+?[\d ()]+$")
@@ -167,10 +187,15 @@ def _digits_of(value: str) -> str:
     out: list[str] = []
     tokens = re.findall(r"\+|[^\W\d_]+|\d+", value)
     repeat = 1
-    for token in tokens:
+    for n, token in enumerate(tokens):
         low = token.lower()
         if token == "+" or low == "plus":
             out.append("+")
+        elif low in _TENS:
+            following = tokens[n + 1].lower() if n + 1 < len(tokens) else ""
+            unit = following in _DIGIT_WORDS and following not in ("zero", "oh", "o", "nought")
+            out.append(_TENS[low] + ("" if unit else "0"))  # the unit word adds its digit
+            repeat = 1
         elif low == "double":
             repeat = 2
         elif low in ("treble", "triple"):

@@ -64,6 +64,8 @@ WORST_UNITS = [
     "gary rivera's ",
     "plus four eight one ",
     "022 / 9 ",
+    "oh eighty seven ",
+    "o87 1234567 ",
 ]
 
 

@@ -101,6 +101,8 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "meet me at the office dot dot dot just kidding",
         "May 2025 is when the new rules start.",
         "it was decided at meetings. In the end nobody paid",
+        "forty five thousand is the cut off, twenty-three per cent above it",
+        "section four hundred and seventy-two, ninety nine per cent of 12,000",
         "the applicant issuer shall provide its learnable parameters",
         "in vitro tests, ex vivo tests, animal tests",
         "Executive Director, ENISA shall be represented by the Chairperson",
@@ -170,6 +172,10 @@ def test_an_e_mail_address_written_out_is_one_finding(
             "office oh-double-two-double-two-five-oh-nine, ask",
             "oh-double-two-double-two-five-oh-nine",
         ),
+        # Tens said as one ("oh eighty-seven"), a letter o typed for the trunk zero.
+        ("ring oh eighty-seven, one two three, forty five sixty seven", None),
+        ("call +353 eighty seven 123 4567 today", "+353 eighty seven 123 4567"),
+        ("call O87 1234567 today", "O87 1234567"),
     ],
 )
 def test_a_phone_number_in_words_or_odd_separators_is_one_finding(
