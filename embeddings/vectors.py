@@ -127,7 +127,9 @@ class VectorStore:
             raise InvalidInput(f"{path}: not a vector store ({exc})") from exc
         store._check(str(meta.get("model")), int(meta.get("dimension", -1)), str(path))
         vectors = quantised.astype(np.float32) * scales[:, None]
-        store._rows = {bytes(key): row for row, key in enumerate(keys.tolist())}
+        # numpy's "S16" drops trailing NUL bytes on read: a key ending in 0x00 (one in 256)
+        # comes back short and would never match its text again. Keys are 16 bytes: pad back.
+        store._rows = {bytes(key).ljust(16, b"\0"): row for row, key in enumerate(keys.tolist())}
         store._vectors = vectors.astype(np.float32)
         store.changed = False
         return store

@@ -104,3 +104,13 @@ def test_shipped_vectors_are_those_of_the_default_model(minilm: LocalModelEmbedd
     text = "Right to erasure (‘right to be forgotten’)"
     assert store.model == minilm.model and store.dimension == 384
     del text
+
+
+def test_a_key_ending_in_a_nul_byte_survives_a_round_trip(tmp_path: Path) -> None:
+    # numpy's fixed-width bytes drop trailing NULs on read: one key in 256 ends in one.
+    store = VectorStore("m/model-a", 4)
+    keys = [b"\x01" * 15 + b"\x00", b"\x00" * 16, b"\x02" * 16]
+    store.add(keys, np.eye(3, 4, dtype=np.float32))
+    store.save(tmp_path / "v.npz")
+    loaded = VectorStore.load(tmp_path / "v.npz", "m/model-a", 4)
+    assert [loaded.row_of(k) for k in keys] == [0, 1, 2]
