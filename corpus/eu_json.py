@@ -91,8 +91,10 @@ _KINDS = {
     "L": InstrumentKind.DIRECTIVE,
     "D": InstrumentKind.DECISION,
 }
-_CELEX = re.compile(r"^(?P<sector>[034])(?P<year>\d{4})(?P<letter>[RLDX])(?P<number>\d{4})"
-                    r"(?:-(?P<version>\d{8}))?$")  # fmt: skip
+_CELEX = re.compile(
+    r"^(?P<sector>[034])(?P<year>\d{4})(?P<letter>[RLDX])(?P<number>\d{4})"
+    r"(?:-(?P<version>\d{8}))?$"
+)
 _UN_NUMBER = re.compile(r"\bUN(?:/ECE)?\s+Regulation\s+No\.?\s*(?P<number>\d+)", re.IGNORECASE)
 _AMENDMENT_MARK = re.compile(r"[▼►◄]\s*[A-Z]?\d*")
 _BLOCKS = re.compile(r"\n\s*\n")
@@ -123,8 +125,9 @@ def parse_eu_json(data: bytes) -> ParsedAct:
         if not number or number in seen:
             continue  # the conversion repeats the last recital
         seen.add(number)
-        builder.recital(number, _lines(str(recital.get("text", ""))),
-                        f"rct_{number}" if anchored else None)  # fmt: skip
+        builder.recital(
+            number, _lines(str(recital.get("text", ""))), f"rct_{number}" if anchored else None
+        )
     articles = [a for a in raw["articles"] if str(a.get("number", "")).strip()]
     chapters = _chapters(articles)
     current: str | None = None

@@ -85,8 +85,9 @@ def read_safetensors(path: Path) -> dict[str, NDArray[Any]]:
             continue
         begin, end = spec["data_offsets"]
         dtype = _DTYPES[spec["dtype"]]
-        array = np.frombuffer(data, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize,
-                              offset=start + begin)  # fmt: skip
+        array = np.frombuffer(
+            data, dtype=dtype, count=(end - begin) // np.dtype(dtype).itemsize, offset=start + begin
+        )
         tensors[name] = array.reshape(spec["shape"])
     return tensors
 

@@ -147,8 +147,9 @@ class VectorStore:
         os.close(handle)
         try:
             with open(temporary, "wb") as file:
-                np.savez_compressed(file, keys=keys, vectors=quantised, scales=scales,
-                                    meta=np.array(meta))  # fmt: skip
+                np.savez_compressed(
+                    file, keys=keys, vectors=quantised, scales=scales, meta=np.array(meta)
+                )
             os.chmod(temporary, 0o644)  # mkstemp makes it private; the store is not secret
             os.replace(temporary, path)
         finally:

@@ -296,12 +296,18 @@ class EvidenceIndex:
             query, k, jurisdictions=where, focus=focus, as_at=as_at, channels_used=channels_used
         )
         hits = [
-            EvidenceHit(node=hit.node, score=hit.score,
-                        text=evidence_text(hit.node, self._passages(hit),
-                                           self.conflicts_of(hit.node.id, as_at),
-                                           self._act_of(hit.node)))
+            EvidenceHit(
+                node=hit.node,
+                score=hit.score,
+                text=evidence_text(
+                    hit.node,
+                    self._passages(hit),
+                    self.conflicts_of(hit.node.id, as_at),
+                    self._act_of(hit.node),
+                ),
+            )
             for hit in self._recorded_change_first(result.hits)
-        ]  # fmt: skip
+        ]
         return Evidence(hits=hits, verdict=result.verdict)
 
     def _recorded_change_first(self, hits: Sequence[RetrievalHit]) -> list[RetrievalHit]:
@@ -337,10 +343,11 @@ class EvidenceIndex:
             return list(found)
         first, last = as_at
         return [
-            c for c in found
+            c
+            for c in found
             if str(c.properties.get("valid_from") or "") <= last
             and str(c.properties.get("valid_to") or "9999-12-31") >= first
-        ]  # fmt: skip
+        ]
 
     def _act_of(self, node: GraphNode) -> GraphNode | None:
         instrument = node.properties.get("instrument")
@@ -351,10 +358,12 @@ class EvidenceIndex:
         timestamp), oldest first (ADR 0035); one held for review changed nothing, so is not
         news for a conversation."""
         found = [
-            event for node_id in dict.fromkeys(ids) for event in self._changes.get(node_id, ())
+            event
+            for node_id in dict.fromkeys(ids)
+            for event in self._changes.get(node_id, ())
             if event.properties.get("status") == "applied"
             and str(event.properties.get("created_at") or "") > since
-        ]  # fmt: skip
+        ]
         return sorted(found, key=lambda e: (str(e.properties.get("created_at")), e.id))
 
     def timelines_of(self, ids: Sequence[str]) -> list[GraphNode]:
@@ -399,11 +408,14 @@ class EvidenceIndex:
         """The provisions headed "Definitions" (AI Act Article 3, GDPR Article 4, ...), whose
         text defines terms word for word; in id order."""
         return sorted(
-            (n for n in self._nodes.values()
-             if str(n.properties.get("title", "")).strip().lower() == "definitions"
-             and n.properties.get("text")),
+            (
+                n
+                for n in self._nodes.values()
+                if str(n.properties.get("title", "")).strip().lower() == "definitions"
+                and n.properties.get("text")
+            ),
             key=lambda n: n.id,
-        )  # fmt: skip
+        )
 
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)

@@ -397,8 +397,9 @@ class ConceptMatcher:
                 candidates = [c for c in candidates if c.jurisdiction == EU]
                 stated = True
             if found and not is_quarantined(found[0]):  # its key, in a guessed jurisdiction
-                key = Candidate(concept.id, concept.domain, concept.jurisdiction, concept.kind,
-                                FoundBy.KEY)  # fmt: skip
+                key = Candidate(
+                    concept.id, concept.domain, concept.jurisdiction, concept.kind, FoundBy.KEY
+                )
                 candidates = [key, *(c for c in candidates if c.id != concept.id)]
             if (best := decide(concept.jurisdiction, candidates, stated=stated)) is not None:
                 nodes = await self._reader.get_nodes([best.id])

@@ -161,17 +161,23 @@ class ConceptWriter:
         results = await self._writer.upsert_nodes(missing if labels_only else [node, *missing])
         edges = [
             EdgeWrite(
-                type="HAS_ALT_LABEL", source_id=concept.id, source_label="Concept",
-                target_id=label.id, target_label="Label",
+                type="HAS_ALT_LABEL",
+                source_id=concept.id,
+                source_label="Concept",
+                target_id=label.id,
+                target_label="Label",
             )
             for label in labels
         ] + [
             EdgeWrite(
-                type="ALIGNS_WITH", source_id=concept.id, source_label="Concept",
-                target_id=target_id, target_label=target_label,
+                type="ALIGNS_WITH",
+                source_id=concept.id,
+                source_label="Concept",
+                target_id=target_id,
+                target_label=target_label,
             )
             for target_id, target_label in item.aligns_with
-        ]  # fmt: skip
+        ]
         await self._writer.upsert_edges(edges)
         return WriteOutcome.UNCHANGED if labels_only else results[0].outcome
 
@@ -183,13 +189,16 @@ class ConceptWriter:
         await self._writer.increment_edges(
             [
                 EdgeIncrement(
-                    type="HAS_ALT_LABEL", source_id=concept_id, source_label="Concept",
-                    target_id=label_id(norm), target_label="Label",
+                    type="HAS_ALT_LABEL",
+                    source_id=concept_id,
+                    source_label="Concept",
+                    target_id=label_id(norm),
+                    target_label="Label",
                     by={USES: 1, PREF_USES: 1} if i == 0 else {USES: 1},
                 )
                 for i, norm in enumerate(labels)
             ]
-        )  # fmt: skip
+        )
 
 
 class SelfPopulation:
@@ -309,29 +318,37 @@ class SelfPopulation:
                 else []
             )
             return ResolvedConcept(
-                id=existing.id, pref_label=told,
-                status=status, created=False, matched_by=matched_by,
+                id=existing.id,
+                pref_label=told,
+                status=status,
+                created=False,
+                matched_by=matched_by,
                 aligned_with=tuple(node.id for node in named),
-            )  # fmt: skip
+            )
         targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
         # Near matches never merge (ADR 0049): they go with the new concept to review.
         near = await self._matcher.suggest(concept, jurisdictions)
         outcome = await self._concepts.write(
             ConceptWrite(
-                concept=concept, status="provisional",
+                concept=concept,
+                status="provisional",
                 aligns_with=[(node.id, node.label) for node in targets],
                 candidates=[s.encode() for s in near],
             )
-        )  # fmt: skip
+        )
         created = outcome is WriteOutcome.CREATED
         if created:
             await self._ingestion.enqueue(IngestionJob(concept.id, "missing"))
         # Created here or, a moment earlier, by another worker's capture: a mention either way.
         await self._concepts.count_mention(concept.id, concept)
         return ResolvedConcept(
-            id=concept.id, pref_label=concept.prefLabel, status="provisional", created=created,
-            matched_by="created", aligned_with=tuple(node.id for node in targets),
-        )  # fmt: skip
+            id=concept.id,
+            pref_label=concept.prefLabel,
+            status="provisional",
+            created=created,
+            matched_by="created",
+            aligned_with=tuple(node.id for node in targets),
+        )
 
 
 def _not_creatable(concept: CapturedConcept, jurisdictions: Sequence[str] | None) -> str | None:
@@ -347,9 +364,13 @@ def _not_creatable(concept: CapturedConcept, jurisdictions: Sequence[str] | None
 
 def _skipped(concept: CapturedConcept, reason: str) -> ResolvedConcept:
     return ResolvedConcept(
-        id=concept.id, pref_label=concept.prefLabel, status="provisional", created=False,
-        matched_by="skipped", skipped=reason,
-    )  # fmt: skip
+        id=concept.id,
+        pref_label=concept.prefLabel,
+        status="provisional",
+        created=False,
+        matched_by="skipped",
+        skipped=reason,
+    )
 
 
 def _status(node: GraphNode) -> ConceptStatus:

@@ -23,10 +23,13 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 _MONTH = "(?:" + "|".join(_MONTHS) + ")"
 _STATED = re.compile(r"\bfrom (?P<day>\d{1,2}) (?P<month>" + _MONTH + r") (?P<year>\d{4})\b", re.I)
 _RANGE = re.compile(
-    r"\bbetween (?P<d1>\d{1,2}) (?P<m1>" + _MONTH + r") and (?P<d2>\d{1,2}) (?P<m2>" + _MONTH
+    r"\bbetween (?P<d1>\d{1,2}) (?P<m1>"
+    + _MONTH
+    + r") and (?P<d2>\d{1,2}) (?P<m2>"
+    + _MONTH
     + r")\b",
     re.I,
-)  # fmt: skip
+)
 _IN_MONTH = re.compile(r"\b(?:made|arising|occurring) in (?P<month>" + _MONTH + r")\b", re.I)
 _LEAD = re.compile(r"^(?:[\s,;()]|with\b|and\b|but\b)+", re.I)
 _WHAT_WORDS = 8

@@ -403,10 +403,13 @@ def when(
         today = asked.start  # the client's asAt stands for "now"
     stated = stated_dates(rule.description)
     if rule.kind in ("TRANSITION", "DURATION") and stated and "entry into force" in rule.anchor:
-        listed = "; ".join(f"{what} from {day.isoformat()}" if what else f"from {day.isoformat()}"
-                           for what, day in stated)  # fmt: skip
-        return ComputedDates(rule.id, f"dates the rule states: {listed}", stated[0][1],
-                             max(d for _, d in stated))  # fmt: skip
+        listed = "; ".join(
+            f"{what} from {day.isoformat()}" if what else f"from {day.isoformat()}"
+            for what, day in stated
+        )
+        return ComputedDates(
+            rule.id, f"dates the rule states: {listed}", stated[0][1], max(d for _, d in stated)
+        )
     at = asked.start if asked.named else today
     assumed = "" if asked.named else f" (no date named: assumed {today.isoformat()})"
     if rule.kind != "DEADLINE":
@@ -439,8 +442,9 @@ def when(
         else:
             due = _due(rule, end)
         about = f"for the period {start.isoformat()} to {end.isoformat()}"
-        return ComputedDates(rule.id, f"{about}: due {due.isoformat()} ({_weekday(due)})" + assumed,
-                             end, due)  # fmt: skip
+        return ComputedDates(
+            rule.id, f"{about}: due {due.isoformat()} ({_weekday(due)})" + assumed, end, due
+        )
     due = _due(rule, event)
     what = "for an event on" if asked.kind in ("day", "today", "request") else "for events from"
     text = f"{what} {event.isoformat()}: due {due.isoformat()} ({_weekday(due)})"

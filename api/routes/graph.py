@@ -191,8 +191,9 @@ async def stream(
 
     async def frames() -> AsyncIterator[ServerSentEvent]:
         try:
-            if first is not None and (first.nodes.added or first.nodes.updated
-                                      or first.edges.added or first.edges.updated):  # fmt: skip
+            if first is not None and (
+                first.nodes.added or first.nodes.updated or first.edges.added or first.edges.updated
+            ):
                 yield _patch_frame(first, detector.last_id)
             async for event in live:
                 yield _frame(event)

@@ -210,10 +210,16 @@ class ReviewActionResult(BaseModel):
     @classmethod
     def of(cls, record: ReviewRecord) -> ReviewActionResult:
         return cls(
-            action=record.action, concept=record.concept, into=record.into, at=record.at,
-            by=record.by, previous_status=record.previous_status, labels=list(record.labels),
-            edges=record.edges, removed=list(record.removed),
-        )  # fmt: skip
+            action=record.action,
+            concept=record.concept,
+            into=record.into,
+            at=record.at,
+            by=record.by,
+            previous_status=record.previous_status,
+            labels=list(record.labels),
+            edges=record.edges,
+            removed=list(record.removed),
+        )
 
 
 def _audit(container: Container) -> ReviewAudit:
@@ -247,9 +253,13 @@ async def merge(
     container: ContainerDep, principal: _Admin, concept_id: _ConceptId, body: MergeRequest
 ) -> ReviewActionResult:
     record = await merge_concepts(
-        container.graph, container.writer, concept_id, body.into,
-        audit=_audit(container), by=f"api:{principal.user_id}",
-    )  # fmt: skip
+        container.graph,
+        container.writer,
+        concept_id,
+        body.into,
+        audit=_audit(container),
+        by=f"api:{principal.user_id}",
+    )
     return ReviewActionResult.of(record)
 
 
@@ -272,9 +282,12 @@ async def reject(
     container: ContainerDep, principal: _Admin, concept_id: _ConceptId
 ) -> ReviewActionResult:
     record = await reject_concept(
-        container.graph, container.writer, concept_id,
-        audit=_audit(container), by=f"api:{principal.user_id}",
-    )  # fmt: skip
+        container.graph,
+        container.writer,
+        concept_id,
+        audit=_audit(container),
+        by=f"api:{principal.user_id}",
+    )
     return ReviewActionResult.of(record)
 
 

@@ -187,10 +187,13 @@ class ActCatalogue:
         self._names = {alias: _words(alias) for alias in self._aliases}
         ordered = sorted(self._aliases, key=len, reverse=True)
         self._pattern = (
-            re.compile("|".join(f"(?P<a{i}>{_alias_pattern(a)})" for i, a in enumerate(ordered)),
-                       re.IGNORECASE)
-            if ordered else None
-        )  # fmt: skip
+            re.compile(
+                "|".join(f"(?P<a{i}>{_alias_pattern(a)})" for i, a in enumerate(ordered)),
+                re.IGNORECASE,
+            )
+            if ordered
+            else None
+        )
         self._ordered = ordered
         external = [(name, number) for names, number in EXTERNAL_ACTS for name in names]
         self._external = [
@@ -204,8 +207,9 @@ class ActCatalogue:
             str(props[key]) for key in ("citation", "title", "name", "number") if props.get(key)
         ]
         numbers = {(c.year, c.number) for t in texts for m in find_act_citations(t) for c in m.acts}
-        numbers |= {(int(m["year"]), int(m["number"])) for t in texts
-                    for m in _BARE_NUMBER.finditer(t)}  # fmt: skip
+        numbers |= {
+            (int(m["year"]), int(m["number"])) for t in texts for m in _BARE_NUMBER.finditer(t)
+        }
         target = node.id
         for number in sorted(numbers):
             # Prefer the act whose provisions are in the graph (the corpus id) over its summary.

@@ -70,9 +70,10 @@ def _with_paragraphs(docs: Mapping[str, RetrievalDoc]) -> set[str]:
     return {
         match["article"]
         for doc in docs.values()
-        if doc.kind is DocKind.PARAGRAPH and not doc.heading
+        if doc.kind is DocKind.PARAGRAPH
+        and not doc.heading
         and (match := _ARTICLE_OF.match(doc.id)) is not None
-    }  # fmt: skip
+    }
 
 
 def embedding_texts(docs: Mapping[str, RetrievalDoc]) -> dict[str, str]:

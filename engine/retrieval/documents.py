@@ -139,8 +139,11 @@ def document_of(node: GraphNode) -> RetrievalDoc | None:
     props = node.properties
     if doc is None or not (props.get("valid_from") or props.get("valid_to")):
         return doc
-    return replace(doc, valid_from=_first(props, "valid_from") or None,
-                   valid_to=_first(props, "valid_to") or None)  # fmt: skip
+    return replace(
+        doc,
+        valid_from=_first(props, "valid_from") or None,
+        valid_to=_first(props, "valid_to") or None,
+    )
 
 
 def _document(node: GraphNode) -> RetrievalDoc | None:

@@ -90,9 +90,14 @@ def _article_refs(question: str) -> list[ProvisionRef]:
     refs: list[ProvisionRef] = []
     for match in _PARAGRAPH_OF.finditer(question):
         refs.append(
-            ProvisionRef("article", match["article"].lower(), match["paragraph"].lower(),
-                         match.start(), match.end())
-        )  # fmt: skip
+            ProvisionRef(
+                "article",
+                match["article"].lower(),
+                match["paragraph"].lower(),
+                match.start(),
+                match.end(),
+            )
+        )
     covered = [(ref.start, ref.end) for ref in refs]
     for match in _ARTICLES.finditer(question):
         if any(start <= match.start() < end for start, end in covered):
@@ -106,14 +111,21 @@ def _article_refs(question: str) -> list[ProvisionRef]:
             if previous is not None and re.search(r"to|-|–", between) and number.isdigit():
                 # A range: "Articles 15 to 17" names 16 too.
                 for missing in range(previous + 1, min(int(number), previous + 20)):
-                    refs.append(ProvisionRef("article", str(missing), None, match.start(),
-                                             offset + item.end()))  # fmt: skip
+                    refs.append(
+                        ProvisionRef(
+                            "article", str(missing), None, match.start(), offset + item.end()
+                        )
+                    )
             paragraph = re.match(r"\s?\((\d{1,3}[a-z]?)\)", item["sub"])
             refs.append(
-                ProvisionRef("article", number, paragraph.group(1) if paragraph else None,
-                             match.start() if position == 0 else offset + item.start(),
-                             offset + item.end())
-            )  # fmt: skip
+                ProvisionRef(
+                    "article",
+                    number,
+                    paragraph.group(1) if paragraph else None,
+                    match.start() if position == 0 else offset + item.start(),
+                    offset + item.end(),
+                )
+            )
             previous = int(number) if number.isdigit() else None
     return refs
 
@@ -124,16 +136,19 @@ def find_provision_refs(question: str) -> list[ProvisionRef]:
     for match in _RECITALS.finditer(question):
         offset = match.start("list")
         for item in re.finditer(r"\d{1,3}", match["list"]):
-            refs.append(ProvisionRef("recital", item.group(), None, match.start(),
-                                     offset + item.end()))  # fmt: skip
+            refs.append(
+                ProvisionRef("recital", item.group(), None, match.start(), offset + item.end())
+            )
     for match in _ANNEXES.finditer(question):
         offset = match.start("list")
         for item in re.finditer(r"[IVXLC]+|\d{1,2}", match["list"], re.IGNORECASE):
-            refs.append(ProvisionRef("annex", roman(item.group()), None, match.start(),
-                                     offset + item.end()))  # fmt: skip
+            refs.append(
+                ProvisionRef("annex", roman(item.group()), None, match.start(), offset + item.end())
+            )
     for match in _CHAPTER.finditer(question):
-        refs.append(ProvisionRef("chapter", roman(match["number"]), None, match.start(),
-                                 match.end()))  # fmt: skip
+        refs.append(
+            ProvisionRef("chapter", roman(match["number"]), None, match.start(), match.end())
+        )
     refs.sort(key=lambda ref: (ref.start, ref.end))
     unique: dict[tuple[str, str, str | None], ProvisionRef] = {}
     for ref in refs:

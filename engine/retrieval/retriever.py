@@ -155,8 +155,11 @@ class Retriever:
         docs = {i: d for i, n in self._nodes.items() if (d := document_of(n)) is not None}
         self._docs = docs
         self._shape = GraphStructure.build(docs, self._nodes, self._edges)
-        linkable = {i: index_tokens(d, docs, self._shape) for i, d in docs.items()
-                    if d.kind in _LINKED and not d.provisional}  # fmt: skip
+        linkable = {
+            i: index_tokens(d, docs, self._shape)
+            for i, d in docs.items()
+            if d.kind in _LINKED and not d.provisional
+        }
         self._rows = RowTable.build(
             docs, self._shape, phrase_weight=self.config.phrase_weight, known=linkable
         )
@@ -170,9 +173,13 @@ class Retriever:
         self._query_vectors: dict[str, npt.NDArray[np.float32] | None] = {}
         self._absorbed = 0  # nodes taken in by :meth:`absorb` since this build
         self._catalogue = ActCatalogue(
-            self._nodes.values(), (d.instrument_id for d in docs.values() if d.kind is not
-                                   DocKind.INSTRUMENT and d.instrument_id)
-        )  # fmt: skip
+            self._nodes.values(),
+            (
+                d.instrument_id
+                for d in docs.values()
+                if d.kind is not DocKind.INSTRUMENT and d.instrument_id
+            ),
+        )
 
     def absorb(self, nodes: Sequence[GraphNode], edges: Sequence[GraphEdge]) -> Retriever | None:
         """This index with a graph taken in that differs from the one indexed only by a few
@@ -208,10 +215,11 @@ class Retriever:
         twin._rows = self._rows.copy()
         shape = self._shape
         twin._shape = replace(
-            shape, aligned={k: list(v) for k, v in shape.aligned.items()},
+            shape,
+            aligned={k: list(v) for k, v in shape.aligned.items()},
             alt_labels={k: list(v) for k, v in shape.alt_labels.items()},
             adjacent=dict(shape.adjacent),
-        )  # fmt: skip
+        )
         if self._dense is not None:
             twin._dense = replace(self._dense, matrix=self._dense.matrix.copy())
         twin._query_vectors = {}
@@ -338,23 +346,26 @@ class Retriever:
         # Rule nodes join a named act's provisions only when they hang off that act in the graph.
         near_acts = self._shape.within_two_hops(self._catalogue.nodes_of(named)) if named else None
         scores = self._rows.scores(
-            tokens, set(jurisdictions), set(instruments) or named,
-            rules_pass=None if instruments else near_acts, as_at=window,
-        )  # fmt: skip
+            tokens,
+            set(jurisdictions),
+            set(instruments) or named,
+            rules_pass=None if instruments else near_acts,
+            as_at=window,
+        )
         units = self._unit_scores(scores)
         use_lexical = channels_used is None or "lexical" in channels_used
         use_dense = channels_used is None or "dense" in channels_used
         lexical_weight = config.lexical_weight if use_lexical else 0.0
-        channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth),
-                            lexical_weight)]  # fmt: skip
+        channels = [Channel("lexical", self._rows.top(units, _UNITS, config.depth), lexical_weight)]
         if len(named) > 1 and not instruments:
             # A question about several acts wants each act's best provisions: one channel per act
             # (otherwise the act whose vocabulary the question shares most takes every rank).
             channels = [
-                Channel("lexical", self._rows.top(units, _UNITS, config.depth, act=act),
-                        lexical_weight)
+                Channel(
+                    "lexical", self._rows.top(units, _UNITS, config.depth, act=act), lexical_weight
+                )
                 for act in sorted(named)
-            ]  # fmt: skip
+            ]
         if named and not instruments and config.unnamed_weight:
             # A named act says where to look first, not where the answer must be: "can an AI
             # provider ..., given that the GDPR restricts ..." is answered by the AI Act too.

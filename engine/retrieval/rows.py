@@ -178,9 +178,12 @@ class RowTable:
 
     def link(self, links: Mapping[str, Sequence[tuple[str, float]]]) -> None:
         """Record recital links (unit id -> ``(recital id, similarity)``) for scoring."""
-        triples = [(self.row_of[unit], self.row_of[recital], similarity)
-                   for unit, linked in sorted(links.items()) for recital, similarity in linked
-                   if unit in self.row_of and recital in self.row_of]  # fmt: skip
+        triples = [
+            (self.row_of[unit], self.row_of[recital], similarity)
+            for unit, linked in sorted(links.items())
+            for recital, similarity in linked
+            if unit in self.row_of and recital in self.row_of
+        ]
         self.link_units = np.array([t[0] for t in triples], dtype=np.int64)
         self.link_recitals = np.array([t[1] for t in triples], dtype=np.int64)
         self.link_weights = np.array([t[2] for t in triples], dtype=np.float32)
@@ -202,13 +205,21 @@ class RowTable:
         changes, the base BM25 indexes and the paragraph maps, is shared)."""
         return replace(
             self,
-            ids=list(self.ids), docs=list(self.docs), lexical=self.lexical.copy(),
-            pairs=self.pairs.copy(), token_sets=list(self.token_sets), kind=self.kind.copy(),
-            jurisdiction=list(self.jurisdiction), instrument=list(self.instrument),
-            all_docs=dict(self.all_docs), row_of=dict(self.row_of),
-            link_units=self.link_units.copy(), link_recitals=self.link_recitals.copy(),
-            valid_from=self.valid_from.copy(), valid_to=self.valid_to.copy(),
-        )  # fmt: skip
+            ids=list(self.ids),
+            docs=list(self.docs),
+            lexical=self.lexical.copy(),
+            pairs=self.pairs.copy(),
+            token_sets=list(self.token_sets),
+            kind=self.kind.copy(),
+            jurisdiction=list(self.jurisdiction),
+            instrument=list(self.instrument),
+            all_docs=dict(self.all_docs),
+            row_of=dict(self.row_of),
+            link_units=self.link_units.copy(),
+            link_recitals=self.link_recitals.copy(),
+            valid_from=self.valid_from.copy(),
+            valid_to=self.valid_to.copy(),
+        )
 
     def upsert(self, doc: RetrievalDoc, shape: GraphStructure) -> None:
         """Make ``doc`` searchable now (or unsearchable, if it became provisional)."""
@@ -350,8 +361,9 @@ class RowTable:
         """The best-matching paragraphs of an article (none for other kinds)."""
         row = self.row_of.get(node_id)
         children = self.paragraphs.get(row, []) if row is not None else []
-        matching = sorted((r for r in children if scores[r] > 0),
-                          key=lambda r: (-float(scores[r]), self.ids[r]))  # fmt: skip
+        matching = sorted(
+            (r for r in children if scores[r] > 0), key=lambda r: (-float(scores[r]), self.ids[r])
+        )
         return tuple(self.ids[r] for r in matching[:limit])
 
     def resolve(
@@ -364,8 +376,9 @@ class RowTable:
             acts = [ref.instrument_id] if ref.instrument_id else sorted(self.instruments)
             for act in acts:
                 if not instruments or act in instruments:
-                    found += [(i, named) for i, named in self._ids_for(ref, act)
-                              if i in self.all_docs]  # fmt: skip
+                    found += [
+                        (i, named) for i, named in self._ids_for(ref, act) if i in self.all_docs
+                    ]
         return found
 
     def _ids_for(self, ref: ProvisionRef, act: str) -> list[tuple[str, bool]]:

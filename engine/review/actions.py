@@ -257,14 +257,22 @@ async def merge_concepts(
     # ``merged_from`` stays on the redirect: a loser that was still in quarantine was never
     # seen by tenants, so no patch may ever report it removed (ADR 0034).
     redirect: dict[str, PropertyValue] = {
-        "status": MERGED_STATUS, "merged_into": winner, "merged_from": _status(source),
+        "status": MERGED_STATUS,
+        "merged_into": winner,
+        "merged_from": _status(source),
         "reviewed_at": now,
-    }  # fmt: skip
+    }
     await writer.upsert_nodes([NodeWrite(id=loser, label="Concept", properties=redirect)])
     record = ReviewRecord(
-        action="merge", concept=loser, into=winner, at=now, by=by,
-        previous_status=_status(source), labels=tuple(labels), edges=len(moves),
-    )  # fmt: skip
+        action="merge",
+        concept=loser,
+        into=winner,
+        at=now,
+        by=by,
+        previous_status=_status(source),
+        labels=tuple(labels),
+        edges=len(moves),
+    )
     await _audit(record, audit)
     return record
 
@@ -287,9 +295,13 @@ def _moved(
         return "Concept" if node_id == winner else nodes[node_id].label
 
     return EdgeWrite(
-        type=edge.type, source_id=source, source_label=label_of(source),
-        target_id=target, target_label=label_of(target), properties=props,
-    )  # fmt: skip
+        type=edge.type,
+        source_id=source,
+        source_label=label_of(source),
+        target_id=target,
+        target_label=label_of(target),
+        properties=props,
+    )
 
 
 def _counts_moved(
@@ -302,9 +314,13 @@ def _counts_moved(
     if not by:
         return None
     return EdgeIncrement(
-        type="HAS_ALT_LABEL", source_id=winner, source_label="Concept",
-        target_id=edge.target, target_label="Label", by=by,
-    )  # fmt: skip
+        type="HAS_ALT_LABEL",
+        source_id=winner,
+        source_label="Concept",
+        target_id=edge.target,
+        target_label="Label",
+        by=by,
+    )
 
 
 async def reject_concept(
@@ -328,23 +344,30 @@ async def reject_concept(
     around = await reader.neighbourhood([concept_id], limit=_AROUND_LIMIT)
     nodes = {n.id: n for n in around.nodes}
     mine = sorted(
-        e.target for e in around.edges
+        e.target
+        for e in around.edges
         if e.source == concept_id and e.type == "HAS_ALT_LABEL" and e.target in nodes
-    )  # fmt: skip
+    )
     users = await reader.neighbourhood(mine, limit=_AROUND_LIMIT) if mine else around
     shared = {
-        e.target for e in users.edges
+        e.target
+        for e in users.edges
         if e.type == "HAS_ALT_LABEL" and e.target in mine and e.source != concept_id
-    }  # fmt: skip
+    }
     labels = [i for i in mine if i not in shared]
     removed = [concept_id, *labels]
     # What was quarantined was never seen by tenants, so its removal is not announced to them.
     unseen = [i for i in removed if i == concept_id or is_quarantined(nodes[i])]
     await writer.delete_nodes(removed, unseen=unseen)
     record = ReviewRecord(
-        action="reject", concept=concept_id, at=utc_timestamp(), by=by,
-        previous_status=_status(node), labels=tuple(labels), removed=tuple(removed),
-    )  # fmt: skip
+        action="reject",
+        concept=concept_id,
+        at=utc_timestamp(),
+        by=by,
+        previous_status=_status(node),
+        labels=tuple(labels),
+        removed=tuple(removed),
+    )
     await _audit(record, audit)
     return record
 
@@ -353,9 +376,15 @@ async def _audit(record: ReviewRecord, audit: ReviewAudit | None) -> None:
     # A fresh logger per action (they are rare): a cached one would keep the processors of
     # whenever it was first used, and tests that capture the audit line would miss it.
     structlog.get_logger(__name__).info(
-        "review_action", action=record.action, concept=record.concept, into=record.into,
-        previous_status=record.previous_status, labels=len(record.labels), edges=record.edges,
-        removed=len(record.removed), by=record.by,
-    )  # fmt: skip
+        "review_action",
+        action=record.action,
+        concept=record.concept,
+        into=record.into,
+        previous_status=record.previous_status,
+        labels=len(record.labels),
+        edges=record.edges,
+        removed=len(record.removed),
+        by=record.by,
+    )
     if audit is not None:
         await audit.record(record)

@@ -48,9 +48,11 @@ async def confirm_concept(
     labels = [
         e.target
         for e in around.edges
-        if e.source == concept_id and e.type == "HAS_ALT_LABEL" and e.target in kinds
+        if e.source == concept_id
+        and e.type == "HAS_ALT_LABEL"
+        and e.target in kinds
         and is_quarantined(kinds[e.target])
-    ]  # fmt: skip
+    ]
     now = utc_timestamp()
     reviewed: dict[str, PropertyValue] = {"status": "confirmed", "reviewed_at": now}
     results = await writer.upsert_nodes(
@@ -60,11 +62,14 @@ async def confirm_concept(
     await writer.upsert_edges(
         [
             EdgeWrite(
-                type=e.type, source_id=e.source, source_label="Concept",
-                target_id=e.target, target_label=kinds[e.target].label,
+                type=e.type,
+                source_id=e.source,
+                source_label="Concept",
+                target_id=e.target,
+                target_label=kinds[e.target].label,
             )
             for e in around.edges
             if e.source == concept_id and e.target in kinds
         ]
-    )  # fmt: skip
+    )
     return results[-1].outcome

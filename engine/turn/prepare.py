@@ -253,13 +253,15 @@ class TurnPreparer:
         """Step 2: the turn's egress context with its policies bound, and the effective mode."""
         bound = await self._egress.bind_policy(
             EgressContext(
-                request.tenant_id, request.user_id, request.conversation_id or "",
+                request.tenant_id,
+                request.user_id,
+                request.conversation_id or "",
                 request.egress_mode,
             ),
             task="main_chat",
             provider=route.provider,
             model=route.model,
-        )  # fmt: skip
+        )
         return bound, await self._egress.effective_mode(bound)  # from the bound policies
 
     async def load_conversation(self, request: TurnRequest) -> LoadedConversation:
@@ -316,8 +318,9 @@ class TurnPreparer:
             names_subject = bool(focus) or index.act_start(query) is not None
             followed = follow_up_query(query, history, names_subject)
             if followed != query and as_at.origin != "question":  # the date asked before
-                before = resolve_as_at(followed, request.as_at, self._today(), jurisdictions,
-                                       index.act_start)  # fmt: skip
+                before = resolve_as_at(
+                    followed, request.as_at, self._today(), jurisdictions, index.act_start
+                )
                 as_at = before if before.origin == "question" else as_at
             query = as_at.without_date(followed)
             focus = focus or self._named_concepts(query, jurisdictions)
@@ -326,15 +329,23 @@ class TurnPreparer:
             # The same question against the same index finds the same evidence: kept per
             # tenant until the index changes (engine.evidence_cache, ADR 0029 third pass).
             evidence = self._evidence_cache.search(
-                index.generation, tenant, query, k, jurisdictions, focus, window,
+                index.generation,
+                tenant,
+                query,
+                k,
+                jurisdictions,
+                focus,
+                window,
                 lambda: index.search(query, k, jurisdictions, focus, as_at=window),
-            )  # fmt: skip
-            span.set_attributes({
-                "regintel.evidence.hits": len(evidence.hits),
-                "regintel.evidence.answerable": evidence.answerable,
-                "regintel.evidence.jurisdictions": len(jurisdictions),
-                "regintel.as_at.origin": as_at.origin,
-            })  # fmt: skip
+            )
+            span.set_attributes(
+                {
+                    "regintel.evidence.hits": len(evidence.hits),
+                    "regintel.evidence.answerable": evidence.answerable,
+                    "regintel.evidence.jurisdictions": len(jurisdictions),
+                    "regintel.as_at.origin": as_at.origin,
+                }
+            )
         refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
         if refusal is None and (gap := self._uncovered(query, jurisdictions, evidence, focus)):
             refusal, evidence = gap.sentence, Evidence(hits=[], verdict=gap.verdict)
@@ -386,8 +397,14 @@ class TurnPreparer:
             return evidence_texts(index.search(words, 10, list(where)))
 
         named_act = index.act_start(query) is not None
-        return uncovered(query, jurisdictions, evidence, names_act=named_act,
-                         names_concept=bool(focus), rules_saying=rules_saying)  # fmt: skip
+        return uncovered(
+            query,
+            jurisdictions,
+            evidence,
+            names_act=named_act,
+            names_concept=bool(focus),
+            rules_saying=rules_saying,
+        )
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
         """Graph concepts the question names (they focus the evidence search)."""
@@ -407,11 +424,14 @@ class TurnPreparer:
         last = max(m.created_at for m in history)
         since = utc_timestamp(last if last.tzinfo else last.replace(tzinfo=UTC))
         return [
-            {"nodeId": str(event.properties.get("change_of") or ""), "changeId": event.id,
-             "description": str(event.properties.get("description") or ""),
-             "at": str(event.properties.get("created_at") or "")}
+            {
+                "nodeId": str(event.properties.get("change_of") or ""),
+                "changeId": event.id,
+                "description": str(event.properties.get("description") or ""),
+                "at": str(event.properties.get("created_at") or ""),
+            }
             for event in self._evidence.changes_since(active, since)
-        ]  # fmt: skip
+        ]
 
     def _computed_dates(
         self, question: str, evidence: Evidence, as_at: AsAt
