@@ -20,7 +20,7 @@ from conversations.models import StoredMessage
 from engine.evidence import Evidence, EvidenceHit, evidence_text
 from graph.models import GraphNode
 
-__all__ = ["EARLIER", "follow_up_query", "is_follow_up", "with_earlier_evidence"]
+__all__ = ["EARLIER", "MAX_EARLIER", "follow_up_query", "is_follow_up", "with_earlier_evidence"]
 
 #: The mark an earlier turn's evidence carries in the prompt.
 EARLIER = "(retrieved earlier in this conversation)"

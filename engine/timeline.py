@@ -32,6 +32,7 @@ from engine.stated_dates import applies_to, stated_dates
 
 __all__ = [
     "Asked",
+    "AskedKind",
     "ComputedDates",
     "TimelineRule",
     "Unit",

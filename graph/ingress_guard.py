@@ -56,6 +56,7 @@ from graph.models import EdgeIncrement, EdgeWrite, NodeWrite, PropertyValue, utc
 from graph.schema import GraphSchema
 
 __all__ = [
+    "PUBLISHED_WORDING",
     "TAKEN_APART_MIN_SCORE",
     "GuardRejection",
     "IngressGuard",

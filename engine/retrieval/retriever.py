@@ -60,6 +60,7 @@ log = structlog.get_logger(__name__)
 MAX_ABSORBED = 64
 
 __all__ = [
+    "MAX_ABSORBED",
     "HitReason",
     "RetrievalConfig",
     "RetrievalHit",
