@@ -8,7 +8,7 @@ another is followed to its survivor (ADR 0034). Quarantine is read through
 :mod:`graph.quarantine`'s predicates only.
 
 **No false merge by construction** (ADR 0049). A capture joins a concept without review only
-on an *exact* match after the normalisation of :func:`engine.resolution.label_forms` (Unicode
+on an *exact* match after the normalisation of :func:`engine.normalise.label_forms` (Unicode
 compatibility forms, case, diacritics, punctuation, hyphens and compounds, possessives, "&",
 plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's
 labels (preferred, alternative and hidden labels, and its kind); an acronym joins only as a
@@ -42,12 +42,12 @@ from rapidfuzz.distance import DamerauLevenshtein
 from engine.concepts import CapturedConcept
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
-from engine.normalise import normalise_label
-from engine.resolution import (
+from engine.normalise import (
     COVERED_JURISDICTIONS,
     EU,
     LabelForm,
     label_forms,
+    normalise_label,
     singular,
     words_of,
 )

@@ -35,8 +35,7 @@ from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.matching import ConceptMatcher, MatchedBy
-from engine.normalise import normalise_label
-from engine.resolution import COVERED_JURISDICTIONS, EU, normalise_jurisdiction
+from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_jurisdiction, normalise_label
 from errors import GraphWriteRejected
 from graph.models import (
     EdgeIncrement,

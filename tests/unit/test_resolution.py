@@ -12,7 +12,7 @@ from engine.matching import (
     decide,
     suggestions,
 )
-from engine.resolution import label_forms, normalise_jurisdiction
+from engine.normalise import label_forms, normalise_jurisdiction
 
 pytestmark = pytest.mark.unit
 
