@@ -24,8 +24,16 @@ from dataclasses import dataclass
 from engine.evidence import Evidence
 from engine.grounding import COVERAGE
 from engine.retrieval import RefusalReason, RelevanceVerdict
+from graph.quarantine import is_quarantined
 
-__all__ = ["COVERED", "Uncovered", "evidence_texts", "named_taxes", "uncovered"]
+__all__ = [
+    "COVERED",
+    "Uncovered",
+    "evidence_texts",
+    "named_taxes",
+    "reviewed_concepts",
+    "uncovered",
+]
 
 COVERED = frozenset({"IE", "UK", "NI", "GB", "EU"})
 _TAX = re.compile(r"\b((?:[a-z][a-z'-]*\s+){0,3})(tax|duty|levy)\b")
@@ -112,7 +120,7 @@ def uncovered(
             "welfare, pensions and EU law, and this question is about none of them.",
         )
     for tax in named_taxes(question):
-        held = [_flat(t) for t in evidence_texts(evidence)] + [
+        held = [_flat(t) for t in evidence_texts(evidence) + reviewed_concepts(evidence)] + [
             _flat(t) for t in rules_saying(tax, jurisdictions)
         ]
         if not any(tax in text for text in held):
@@ -125,6 +133,17 @@ def uncovered(
                 f"The rules graph has no evidence on {tax}{where}: it holds no rule for it.",
             )
     return None
+
+
+def reviewed_concepts(evidence: Evidence) -> list[str]:
+    """The labels of the reviewed concepts among the evidence: a concept an operator confirmed
+    is a subject the graph holds, though no rule node says its words yet (a provisional one,
+    which only its own conversation can see, is not)."""
+    return [
+        f"{hit.node.properties.get('pref_label', '')} {hit.text}"
+        for hit in evidence.hits
+        if hit.node.label == "Concept" and not is_quarantined(hit.node)
+    ]
 
 
 def evidence_texts(evidence: Evidence) -> list[str]:

@@ -56,6 +56,32 @@ def test_a_tax_no_rule_of_the_jurisdiction_names_is_refused_though_other_nodes_s
     assert check("What is the Irish net wealth tax?", ["IE"]) is not None
 
 
+def concept_evidence(status: str) -> Evidence:
+    node = GraphNode(
+        id="TAX:IE:WEALTH_TAX",
+        label="Concept",
+        properties={"pref_label": "Wealth tax", "status": status},
+    )
+    hit = EvidenceHit(node=node, text="Wealth tax", score=1.0)
+    return Evidence(hits=[hit], verdict=RelevanceVerdict(answerable=True))
+
+
+def test_a_reviewed_concept_in_the_evidence_is_a_tax_the_graph_holds_a_provisional_one_is_not():
+    """A concept an operator confirmed is held (another worker uses it as evidence at once,
+    tests/e2e/test_two_workers.py); a capture still in quarantine is not a rule."""
+    question = "Is there a wealth tax in Ireland?"
+
+    def ask(evidence: Evidence):
+        return uncovered(
+            question, ["IE"], evidence, names_act=False, names_concept=True,
+            rules_saying=rules_saying,
+        )  # fmt: skip
+
+    assert ask(concept_evidence("reviewed")) is None
+    gap = ask(concept_evidence("provisional"))
+    assert gap is not None and gap.verdict.subject == "wealth tax"
+
+
 def test_a_tax_the_graph_holds_is_never_refused_here():
     assert check("What is the rate of capital gains tax in Ireland?", ["IE"]) is None
     assert check("What is the standard rate of value-added tax in the UK?", ["UK"]) is None
