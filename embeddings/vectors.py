@@ -76,8 +76,8 @@ class VectorStore:
         fresh = [i for i, key in enumerate(keys) if key not in self._rows]
         if not fresh:
             return
-        base = len(self._rows)
-        for offset, index in enumerate(fresh):
+        base = len(self._vectors) + self._pending_count  # rows held: a file may hold more
+        for offset, index in enumerate(fresh):  # rows than distinct keys (see ``load``)
             self._rows[keys[index]] = base + offset
         self._pending.append(np.asarray(vectors[fresh], dtype=np.float32))
         self._pending_count += len(fresh)
@@ -136,8 +136,10 @@ class VectorStore:
 
     def save(self, path: Path) -> None:
         """Write the store to ``path`` atomically (a reader never sees half a file)."""
-        matrix = self.matrix()
-        keys = np.array(sorted(self._rows, key=self._rows.__getitem__), dtype="S16")
+        ordered = sorted(self._rows, key=self._rows.__getitem__)
+        rows = np.fromiter((self._rows[k] for k in ordered), dtype=np.int64, count=len(ordered))
+        matrix = self.matrix()[rows]  # one row per key, in the keys' order (no orphan row)
+        keys = np.array(ordered, dtype="S16")
         peaks = np.abs(matrix).max(axis=1) if len(matrix) else np.zeros(0, dtype=np.float32)
         scales = np.maximum(peaks, 1e-12).astype(np.float32) / 127.0
         quantised = np.rint(matrix / scales[:, None]).astype(np.int8)

@@ -114,3 +114,32 @@ def test_a_key_ending_in_a_nul_byte_survives_a_round_trip(tmp_path: Path) -> Non
     store.save(tmp_path / "v.npz")
     loaded = VectorStore.load(tmp_path / "v.npz", "m/model-a", 4)
     assert [loaded.row_of(k) for k in keys] == [0, 1, 2]
+
+
+def test_a_file_with_more_rows_than_keys_stays_aligned_through_add_and_save(
+    tmp_path: Path,
+) -> None:
+    """A file written before the NUL fix can hold one key twice (``b"k"`` read back short,
+    then the same text embedded again as ``b"k\\0"``): its rows outnumber its distinct keys.
+    A vector added after loading it, and the file saved again, keep every key on its own row
+    (they used to shift by the repeats, pairing texts with other texts' vectors)."""
+    twice = b"\x03" * 15 + b"\x00"
+    np.savez_compressed(
+        tmp_path / "old.npz",
+        keys=np.array([twice, b"\x04" * 16, twice], dtype="S16"),
+        vectors=np.array([[127, 0, 0, 0], [0, 127, 0, 0], [127, 0, 0, 0]], dtype=np.int8),
+        scales=np.ones(3, dtype=np.float32) / 127.0,
+        meta=np.array('{"model": "m/model-a", "dimension": 4, "quantised": "int8"}'),
+    )
+    store = VectorStore.load(tmp_path / "old.npz", "m/model-a", 4)
+    store.add([b"\x05" * 16], np.array([[0, 0, 1, 0]], dtype=np.float32))
+    store.save(tmp_path / "new.npz")
+    again = VectorStore.load(tmp_path / "new.npz", "m/model-a", 4)
+    expected = {twice: [1, 0, 0, 0], b"\x04" * 16: [0, 1, 0, 0], b"\x05" * 16: [0, 0, 1, 0]}
+    for store_ in (store, again):
+        matrix = store_.matrix()
+        for key, vector in expected.items():
+            row = store_.row_of(key)
+            assert row is not None
+            assert np.allclose(matrix[row], vector, atol=0.01), key
+    assert len(again) == 3 and len(again.matrix()) == 3
