@@ -239,12 +239,16 @@ async def wait_for(sub: Subscriber, node_id: str, seconds: float = 30.0) -> None
 
 
 async def in_evidence(base: str, concept: str, question: str) -> None:
-    """Carol's turns on ``base`` come to use ``concept`` as evidence (within 40 s)."""
+    """Carol's turns on ``base`` come to use ``concept`` as evidence (within 40 s).
+
+    One turn every 2 s at most: the cluster's user limit refills a token every 2 s, and Carol's
+    bucket must still hold tokens for the next test's graph stream (polling every 0.2 s emptied
+    it whenever the other worker took more than a few seconds, and that test got 429)."""
 
     async def used() -> bool:
         return concept in evidence_of(await turn(base, CAROL, question))
 
-    await until(used, 40.0, 0.2)
+    await until(used, 40.0, 2.0)
 
 
 async def healthy(base: str) -> None:
