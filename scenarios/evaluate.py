@@ -1,0 +1,116 @@
+"""Evaluate a scenario's snapshots against the graph, and compare scenarios line by line."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+
+from scenarios.ireland import Ledger, evaluate_ireland
+from scenarios.models import ScenarioInput, Snapshot
+from scenarios.parameters import Gap, ParameterReader, load_parameters
+from scenarios.result import (
+    Comparison,
+    Difference,
+    Line,
+    ParamUsed,
+    SnapshotComparison,
+    SnapshotResult,
+    Total,
+)
+
+__all__ = ["compare", "evaluate", "evaluate_snapshot"]
+
+
+async def evaluate_snapshot(reader: ParameterReader, snapshot: Snapshot) -> SnapshotResult:
+    """One snapshot, from the parameters of its tax year (one read of the graph)."""
+    facts = snapshot.facts
+    year = facts.tax_year
+    params = await load_parameters(reader, year)
+    ledger = Ledger(params)
+    if facts.jurisdiction == "IE":
+        evaluate_ireland(ledger, facts)
+    else:
+        ledger.gaps.append(
+            Gap(
+                tax="all",
+                reason=f"amounts for {facts.jurisdiction} (UK income tax, National Insurance, "
+                "capital gains tax) are not built yet",
+                missing="jurisdiction",
+            )
+        )
+    used = sorted(ledger.used.values(), key=lambda p: p.node_id)
+    return SnapshotResult(
+        label=snapshot.label,
+        as_at=snapshot.as_at,
+        tax_year=year,
+        jurisdiction=facts.jurisdiction,
+        period_from=min((p.valid_from for p in used), default=date(year, 1, 1)),
+        period_to=max((p.valid_to for p in used), default=date(year, 12, 31)),
+        lines=ledger.lines,
+        totals=ledger.totals,
+        gaps=ledger.gaps,
+        parameters=[ParamUsed.of(p) for p in used],
+    )
+
+
+async def evaluate(reader: ParameterReader, scenario: ScenarioInput) -> list[SnapshotResult]:
+    """Every snapshot of ``scenario``, in its order."""
+    return [await evaluate_snapshot(reader, snapshot) for snapshot in scenario.snapshots]
+
+
+def _differences(
+    keyed: list[dict[tuple[str, str, str], Line | Total]],
+) -> list[Difference]:
+    keys: list[tuple[str, str, str]] = []
+    for entries in keyed:
+        keys += [k for k in entries if k not in keys]
+    out = []
+    for key in keys:
+        found = [entries.get(key) for entries in keyed]
+        amounts = [item.amount if item is not None else None for item in found]
+        first = amounts[0] if amounts[0] is not None else Decimal(0)
+        last = amounts[-1] if amounts[-1] is not None else Decimal(0)
+        description = next(
+            (i.description if isinstance(i, Line) else f"Total {i.tax}" for i in found if i),
+            "",
+        )
+        nodes = sorted({n for item in found if item is not None for n in item.node_ids})
+        out.append(
+            Difference(
+                tax=key[0],
+                person=key[1],
+                key=key[2],
+                description=description,
+                amounts=amounts,
+                difference=last - first,
+                node_ids=nodes,
+            )
+        )
+    return out
+
+
+def compare(labels: Sequence[str], results: Sequence[Sequence[SnapshotResult]]) -> Comparison:
+    """Compare scenarios' evaluations snapshot by snapshot: by label when every scenario has
+    the same labels, else by position (the shortest scenario decides how many)."""
+    label_sets = [[r.label for r in result] for result in results]
+    same = all(labels_ == label_sets[0] for labels_ in label_sets)
+    count = min(len(result) for result in results) if results else 0
+    snapshots = []
+    for i in range(count):
+        row = [result[i] for result in results]
+        line_maps: list[dict[tuple[str, str, str], Line | Total]] = [
+            {(ln.tax, ln.person, ln.key): ln for ln in r.lines} for r in row
+        ]
+        total_maps: list[dict[tuple[str, str, str], Line | Total]] = [
+            {(t.tax, t.person, "total"): t for t in r.totals} for r in row
+        ]
+        snapshots.append(
+            SnapshotComparison(
+                label=row[0].label if same else f"#{i + 1}",
+                lines=_differences(line_maps),
+                totals=_differences(total_maps),
+                gaps=[r.gaps for r in row],
+            )
+        )
+    return Comparison(scenarios=list(labels), snapshots=snapshots)

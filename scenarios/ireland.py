@@ -1,0 +1,577 @@
+"""Irish income tax, USC and PRSI for one snapshot, from the parameters the graph holds.
+
+Deliberate simplifications, each said in the result as a gap rather than hidden:
+
+- Income is a year's figure, paid evenly: PRSI weekly tests use income / 52, and a rate that
+  changes within the year applies to the months it is in force (pay as 12 equal monthly
+  amounts; the Class S blended rate of gov.ie, 4.025 % for 2024, is the same rule).
+- Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
+  relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
+  reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
+  assessment, non-residents, capital gains tax.
+
+Every amount is rounded half up to the cent per line; a total is the sum of its lines (income
+tax never below zero: credits are not refundable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+
+from scenarios.models import Facts
+from scenarios.parameters import Gap, Param, ParameterSet
+from scenarios.result import Line, Total, cents
+
+__all__ = ["Ledger", "evaluate_ireland"]
+
+ZERO = Decimal(0)
+WEEKS = Decimal(52)
+MONTHS = Decimal(12)
+
+
+@dataclass
+class Ledger:
+    """Collects lines, gaps and the parameters used while one snapshot is computed."""
+
+    params: ParameterSet
+    lines: list[Line] = field(default_factory=list)
+    gaps: list[Gap] = field(default_factory=list)
+    used: dict[str, Param] = field(default_factory=dict)
+    totals: list[Total] = field(default_factory=list)
+
+    def need(self, tax: str, person: str, *bases: str) -> list[Param] | None:
+        """The annual parameters ``bases``, or ``None`` after recording a gap for each missing."""
+        found = [self.params.get(base) for base in bases]
+        missing = [base for base, param in zip(bases, found, strict=True) if param is None]
+        for base in missing:
+            self.gaps.append(self.params.gap(tax, base, person))
+        return None if missing else [p for p in found if p is not None]
+
+    def need_series(self, tax: str, person: str, base: str) -> list[Param] | None:
+        periods = self.params.periods(base)
+        if periods is None:
+            self.gaps.append(self.params.gap(tax, base, person))
+        return periods
+
+    def gap(self, tax: str, person: str, reason: str, missing: str | None = None) -> None:
+        self.gaps.append(Gap(tax=tax, person=person, reason=reason, missing=missing))
+
+    def line(
+        self,
+        tax: str,
+        person: str,
+        key: str,
+        description: str,
+        amount: Decimal,
+        params: Sequence[Param],
+        base: Decimal | None = None,
+    ) -> Line:
+        for param in params:
+            self.used[param.node_id] = param
+        line = Line(
+            tax=tax,
+            person=person,
+            key=key,
+            description=description,
+            base=base,
+            amount=cents(amount),
+            node_ids=sorted({p.node_id for p in params}),
+            valid_from=max(p.valid_from for p in params),
+            valid_to=min(p.valid_to for p in params),
+        )
+        self.lines.append(line)
+        return line
+
+    def total(self, tax: str, person: str, lines: Sequence[Line], floor_zero: bool = False) -> None:
+        amount = sum((line.amount for line in lines), ZERO)
+        if floor_zero:
+            amount = max(amount, ZERO)
+        complete = not any(g.tax == tax and g.person in (person, None) for g in self.gaps)
+        nodes = sorted({node for line in lines for node in line.node_ids})
+        self.totals.append(
+            Total(tax=tax, person=person, amount=amount, node_ids=nodes, complete=complete)
+        )
+
+
+@dataclass(frozen=True)
+class _Person:
+    who: str
+    paye: Decimal
+    self_employed: Decimal
+    other: Decimal
+    age: int | None
+
+    @property
+    def income(self) -> Decimal:
+        return self.paye + self.self_employed + self.other
+
+
+def _people(facts: Facts) -> list[_Person]:
+    you = _Person(
+        "you", facts.paye_income, facts.self_employed_income, facts.other_income, facts.age
+    )
+    if not facts.couple:
+        return [you]
+    spouse = _Person(
+        "spouse",
+        facts.spouse_paye_income,
+        facts.spouse_self_employed_income,
+        facts.spouse_other_income,
+        facts.spouse_age,
+    )
+    return [you, spouse]
+
+
+def _eur(amount: Decimal) -> str:
+    return f"€{amount:,.2f}"
+
+
+def _pct(param: Param) -> str:
+    return f"{param.value.normalize():f}%"
+
+
+def evaluate_ireland(ledger: Ledger, facts: Facts) -> None:
+    """Append the income tax, USC and PRSI lines of ``facts`` to ``ledger``."""
+    if not facts.resident:
+        ledger.gap("all", "you", "the taxation of non-residents is not built", "resident")
+        return
+    people = _people(facts)
+    _income_tax(ledger, facts, people)
+    for person in people:
+        if person.income > 0 or person.who == "you":
+            _usc(ledger, facts, person)
+            _prsi(ledger, person)
+    if facts.disposals:
+        ledger.gap("cgt", "you", "capital gains tax on disposals is not built yet", "disposals")
+
+
+# --- income tax -----------------------------------------------------------------------------
+
+
+def _income_tax(ledger: Ledger, facts: Facts, people: list[_Person]) -> None:
+    tax = "income_tax"
+    unit = "couple" if facts.couple and facts.assessment == "joint" else "you"
+    if facts.pension_contributions > 0:
+        ledger.gap(
+            tax,
+            unit,
+            "relief for pension contributions is not built: not deducted",
+            "pension_contributions",
+        )
+    if facts.rent_paid > 0:
+        ledger.gap(tax, unit, "the rent tax credit is not built: not given", "rent_paid")
+    if facts.couple:
+        if facts.assessment is None:
+            ledger.gap(
+                tax, "couple", "cannot tell: how the couple is assessed is not stated", "assessment"
+            )
+        elif facts.assessment == "joint":
+            _joint(ledger, people)
+        else:
+            for person in people:
+                _single(ledger, person, one_parent=False)
+        return
+    if facts.status == "widowed":
+        ledger.gap(
+            tax,
+            "you",
+            "the widowed person's tax credit is not among the graph's parameters",
+            "status",
+        )
+        return
+    _single(ledger, people[0], one_parent=facts.single_person_child_carer)
+
+
+def _age_credit(ledger: Ledger, who: str, ages: list[int | None], base: str) -> list[Line]:
+    if not any(age is not None and age >= 65 for age in ages):
+        if any(age is None for age in ages):
+            ledger.gap(
+                "income_tax",
+                who,
+                "cannot tell whether the age tax credit (65 or over) applies: age not stated",
+                "age",
+            )
+        return []
+    ledger.gap(
+        "income_tax",
+        who,
+        "the exemption limit and marginal relief at 65 or over are not built: the tax may be lower",
+        "age",
+    )
+    found = ledger.need("income_tax", who, base)
+    if found is None:
+        return []
+    (credit,) = found
+    return [ledger.line("income_tax", who, "credit_age", "Age tax credit", -credit.value, [credit])]
+
+
+def _charge(
+    ledger: Ledger, who: str, income: Decimal, band: Decimal, band_params: list[Param]
+) -> list[Line] | None:
+    rates = ledger.need("income_tax", who, "IE:RATE:IT_STANDARD", "IE:RATE:IT_HIGHER")
+    if rates is None:
+        return None
+    standard, higher = rates
+    at_standard = min(income, band)
+    at_higher = income - at_standard
+    return [
+        ledger.line(
+            "income_tax",
+            who,
+            "standard_rate",
+            f"{_eur(at_standard)} at the standard rate of {_pct(standard)}",
+            at_standard * standard.fraction,
+            [standard, *band_params],
+            at_standard,
+        ),
+        ledger.line(
+            "income_tax",
+            who,
+            "higher_rate",
+            f"{_eur(at_higher)} at the higher rate of {_pct(higher)}",
+            at_higher * higher.fraction,
+            [higher, *band_params],
+            at_higher,
+        ),
+    ]
+
+
+def _work_credits(ledger: Ledger, person: _Person, who: str) -> list[Line]:
+    """Employee credit on PAYE income, earned income credit on trading income, capped together."""
+    lines: list[Line] = []
+    standard = ledger.params.get("IE:RATE:IT_STANDARD")
+    if standard is None:
+        return lines
+    employee_used = ZERO
+    if person.paye > 0:
+        found = ledger.need("income_tax", who, "IE:RELIEF:EMPLOYEE_TAX_CREDIT")
+        if found is not None:
+            (employee,) = found
+            employee_used = min(employee.value, person.paye * standard.fraction)
+            lines.append(
+                ledger.line(
+                    "income_tax",
+                    who,
+                    f"credit_employee_{person.who}",
+                    f"Employee tax credit ({person.who})",
+                    -employee_used,
+                    [employee, standard],
+                )
+            )
+    if person.self_employed > 0:
+        found = ledger.need(
+            "income_tax", who, "IE:RELIEF:EARNED_INCOME_CREDIT", "IE:RELIEF:EMPLOYEE_TAX_CREDIT"
+        )
+        if found is not None:
+            earned, employee = found
+            allowed = min(earned.value, person.self_employed * standard.fraction)
+            allowed = max(min(allowed, employee.value - employee_used), ZERO)
+            lines.append(
+                ledger.line(
+                    "income_tax",
+                    who,
+                    f"credit_earned_{person.who}",
+                    f"Earned income tax credit ({person.who})",
+                    -allowed,
+                    [earned, employee, standard],
+                )
+            )
+    return lines
+
+
+def _single(ledger: Ledger, person: _Person, one_parent: bool) -> None:
+    who = person.who
+    band_base = "IE:THRESHOLD:SRB_ONE_PARENT" if one_parent else "IE:THRESHOLD:SRB_SINGLE"
+    if one_parent:
+        ledger.gap(
+            "income_tax",
+            who,
+            "the single person child carer credit is not among the graph's parameters: not given",
+            "single_person_child_carer",
+        )
+    found = ledger.need("income_tax", who, band_base, "IE:RELIEF:PERSONAL_TAX_CREDIT_SINGLE")
+    if found is None:
+        return
+    band, personal = found
+    charges = _charge(ledger, who, person.income, band.value, [band])
+    if charges is None:
+        return
+    credits = [
+        ledger.line(
+            "income_tax",
+            who,
+            "credit_personal",
+            "Single person tax credit",
+            -personal.value,
+            [personal],
+        )
+    ]
+    credits += _work_credits(ledger, person, who)
+    credits += _age_credit(ledger, who, [person.age], "IE:RELIEF:AGE_TAX_CREDIT_SINGLE")
+    ledger.total("income_tax", who, charges + credits, floor_zero=True)
+
+
+def _joint(ledger: Ledger, people: list[_Person]) -> None:
+    who = "couple"
+    found = ledger.need(
+        "income_tax",
+        who,
+        "IE:THRESHOLD:SRB_MARRIED_ONE_INCOME",
+        "IE:RELIEF:PERSONAL_TAX_CREDIT_MARRIED",
+    )
+    if found is None:
+        return
+    base_band, personal = found
+    band = base_band.value
+    band_params = [base_band]
+    lower = min(p.income for p in people)
+    if lower > 0:  # both have income: the band grows by the lower income, up to a maximum
+        increase = ledger.need("income_tax", who, "IE:THRESHOLD:SRB_MARRIED_INCREASE_MAX")
+        if increase is None:
+            return
+        band += min(lower, increase[0].value)
+        band_params.append(increase[0])
+    total_income = sum((p.income for p in people), ZERO)
+    charges = _charge(ledger, who, total_income, band, band_params)
+    if charges is None:
+        return
+    credits = [
+        ledger.line(
+            "income_tax",
+            who,
+            "credit_personal",
+            "Married person or civil partner tax credit",
+            -personal.value,
+            [personal],
+        )
+    ]
+    for person in people:
+        credits += _work_credits(ledger, person, who)
+    credits += _age_credit(ledger, who, [p.age for p in people], "IE:RELIEF:AGE_TAX_CREDIT_MARRIED")
+    ledger.total("income_tax", who, charges + credits, floor_zero=True)
+
+
+# --- USC ------------------------------------------------------------------------------------
+
+_USC_BANDS = (
+    ("IE:RATE:USC_BAND_1", None, "IE:THRESHOLD:USC_BAND_1_CEILING"),
+    ("IE:RATE:USC_BAND_2", "IE:THRESHOLD:USC_BAND_1_CEILING", "IE:THRESHOLD:USC_BAND_2_CEILING"),
+    ("IE:RATE:USC_BAND_3", "IE:THRESHOLD:USC_BAND_2_CEILING", "IE:THRESHOLD:USC_BAND_3_CEILING"),
+    ("IE:RATE:USC_BAND_4", "IE:THRESHOLD:USC_BAND_3_CEILING", None),
+)
+
+
+def _usc(ledger: Ledger, facts: Facts, person: _Person) -> None:
+    who, tax = person.who, "usc"
+    if (person.age is not None and person.age >= 70) or (facts.medical_card and who == "you"):
+        ledger.gap(
+            tax,
+            who,
+            "the reduced USC rates (70 or over, or a full medical card, with "
+            "income of €60,000 or less) are not built",
+            "age",
+        )
+    bases = sorted({b for band in _USC_BANDS for b in band if b is not None})
+    found = ledger.need(tax, who, "IE:THRESHOLD:USC_EXEMPTION", *bases)
+    if found is None:
+        return
+    exemption = found[0]
+    params = dict(zip(bases, found[1:], strict=True))
+    income = person.income
+    if income <= exemption.value:
+        line = ledger.line(
+            tax,
+            who,
+            "exempt",
+            f"{_eur(income)} is within the exemption limit",
+            ZERO,
+            [exemption],
+            income,
+        )
+        ledger.total(tax, who, [line])
+        return
+    lines = []
+    for n, (rate_id, low_id, high_id) in enumerate(_USC_BANDS, start=1):
+        rate = params[rate_id]
+        low = params[low_id].value if low_id else ZERO
+        high = params[high_id].value if high_id else income
+        base = min(income, high) - low
+        if base <= 0:
+            continue
+        cited = [rate, exemption] + [params[b] for b in (low_id, high_id) if b]
+        lines.append(
+            ledger.line(
+                tax,
+                who,
+                f"band_{n}",
+                f"{_eur(base)} at {_pct(rate)}",
+                base * rate.fraction,
+                cited,
+                base,
+            )
+        )
+    non_paye = person.self_employed + person.other
+    if non_paye > 0:
+        surcharge = ledger.need(tax, who, "IE:RATE:USC_SURCHARGE", "IE:THRESHOLD:USC_SURCHARGE")
+        if surcharge is not None and non_paye > surcharge[1].value:
+            excess = non_paye - surcharge[1].value
+            lines.append(
+                ledger.line(
+                    tax,
+                    who,
+                    "surcharge",
+                    f"Surcharge of {_pct(surcharge[0])} on non-PAYE income "
+                    f"above {_eur(surcharge[1].value)}",
+                    excess * surcharge[0].fraction,
+                    surcharge,
+                    excess,
+                )
+            )
+    ledger.total(tax, who, lines)
+
+
+# --- PRSI -----------------------------------------------------------------------------------
+
+
+def _months(period: Param, year: int) -> int:
+    """The months of ``year`` whose first day falls within ``period``."""
+    return sum(period.valid_from <= date(year, m, 1) <= period.valid_to for m in range(1, 13))
+
+
+def _prsi(ledger: Ledger, person: _Person) -> None:
+    who, tax = person.who, "prsi"
+    year = ledger.params.tax_year
+    lines: list[Line] = []
+    if person.other > 0:
+        ledger.gap(
+            tax, who, "PRSI on unearned income (rents, investments) is not built", "other_income"
+        )
+    if person.age is not None and person.age >= 66:
+        ledger.gap(
+            tax,
+            who,
+            "PRSI at 66 or over depends on the State Pension (Contributory): not built",
+            "age",
+        )
+        return
+    if person.paye > 0:
+        lines += _class_a(ledger, who, person.paye, year)
+    if person.self_employed > 0:
+        lines += _class_s(ledger, who, person.self_employed, year)
+    if lines:
+        ledger.total(tax, who, lines)
+
+
+def _class_a(ledger: Ledger, who: str, paye: Decimal, year: int) -> list[Line]:
+    tax = "prsi"
+    found = ledger.need(
+        tax,
+        who,
+        "IE:THRESHOLD:PRSI_A_WEEKLY_EXEMPT",
+        "IE:THRESHOLD:PRSI_CREDIT_MAX_WEEKLY",
+        "IE:THRESHOLD:PRSI_CREDIT_CEILING_WEEKLY",
+    )
+    periods = ledger.need_series(tax, who, "IE:RATE:PRSI_A_EMPLOYEE")
+    if found is None or periods is None:
+        return []
+    exempt, credit_max, credit_ceiling = found
+    weekly = paye / WEEKS
+    if weekly <= exempt.value:
+        return [
+            ledger.line(
+                tax,
+                who,
+                "class_a_exempt",
+                f"Weekly pay of {_eur(weekly)} is within {_eur(exempt.value)}: no employee PRSI",
+                ZERO,
+                [exempt],
+                paye,
+            )
+        ]
+    lines = []
+    for n, period in enumerate(periods, start=1):
+        months = _months(period, year)
+        base = paye * months / MONTHS
+        lines.append(
+            ledger.line(
+                tax,
+                who,
+                f"class_a_p{n}",
+                f"Class A {_pct(period)} on {_eur(base)} ({months} months from "
+                f"{period.valid_from})",
+                base * period.fraction,
+                [period, exempt],
+                base,
+            )
+        )
+    if weekly <= credit_ceiling.value:
+        # The credit tapers linearly from its maximum at the exemption line to nil at the ceiling.
+        share = (credit_ceiling.value - weekly) / (credit_ceiling.value - exempt.value)
+        credit = credit_max.value * share * WEEKS
+        lines.append(
+            ledger.line(
+                tax,
+                who,
+                "class_a_credit",
+                "PRSI credit (tapered)",
+                -credit,
+                [credit_max, credit_ceiling, exempt],
+            )
+        )
+    return lines
+
+
+def _class_s(ledger: Ledger, who: str, income: Decimal, year: int) -> list[Line]:
+    tax = "prsi"
+    found = ledger.need(tax, who, "IE:THRESHOLD:PRSI_CLASS_S_INCOME")
+    rates = ledger.need_series(tax, who, "IE:RATE:PRSI_CLASS_S")
+    minimums = ledger.need_series(tax, who, "IE:THRESHOLD:PRSI_CLASS_S_MINIMUM")
+    if found is None or rates is None or minimums is None:
+        return []
+    (threshold,) = found
+    if income < threshold.value:
+        return [
+            ledger.line(
+                tax,
+                who,
+                "class_s_exempt",
+                f"Self-employed income below {_eur(threshold.value)}: no Class S PRSI",
+                ZERO,
+                [threshold],
+                income,
+            )
+        ]
+    charge = sum((income * _months(p, year) / MONTHS * p.fraction for p in rates), ZERO)
+    minimum = sum((m.value * _months(m, year) / MONTHS for m in minimums), ZERO)
+    if charge < minimum:
+        return [
+            ledger.line(
+                tax,
+                who,
+                "class_s_minimum",
+                "Class S minimum contribution",
+                minimum,
+                [threshold, *minimums],
+                income,
+            )
+        ]
+    lines = []
+    for n, period in enumerate(rates, start=1):
+        months = _months(period, year)
+        base = income * months / MONTHS
+        lines.append(
+            ledger.line(
+                tax,
+                who,
+                f"class_s_p{n}",
+                f"Class S {_pct(period)} on {_eur(base)} ({months} months from "
+                f"{period.valid_from})",
+                base * period.fraction,
+                [period, threshold],
+                base,
+            )
+        )
+    return lines

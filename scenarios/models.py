@@ -1,0 +1,135 @@
+"""A scenario: a label and dated snapshots of one household's facts (issue 28).
+
+The schema refuses impossible facts with a ``ValueError`` inside pydantic validation, so the API
+answers 422 like any other invalid body: a negative amount, a disposal before its acquisition,
+an unknown jurisdiction, a spouse's income without a spouse. Amounts are ``Decimal`` euro or
+pound amounts with at most two decimals; they serialise to JSON as strings so no cent is lost.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Amount",
+    "Disposal",
+    "Facts",
+    "Jurisdiction",
+    "Scenario",
+    "ScenarioInput",
+    "Snapshot",
+]
+
+Jurisdiction = Literal["IE", "UK", "NI"]
+CivilStatus = Literal["single", "married", "civil_partner", "widowed", "separated", "divorced"]
+# How a married couple or civil partners are taxed in Ireland: joint assessment or separate
+# treatment (each as a single person). Separate assessment is not built.
+Assessment = Literal["joint", "separate_treatment"]
+Amount = Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)]
+
+
+class Disposal(BaseModel):
+    """One disposal of an asset (for capital gains tax)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    asset: str = Field(min_length=1, max_length=200)
+    acquired_on: date
+    disposed_on: date
+    cost: Amount
+    proceeds: Amount
+
+    @model_validator(mode="after")
+    def _disposed_after_acquired(self) -> Disposal:
+        if self.disposed_on < self.acquired_on:
+            raise ValueError(
+                f"disposal of {self.asset!r} on {self.disposed_on} is before its acquisition "
+                f"on {self.acquired_on}"
+            )
+        return self
+
+
+class Facts(BaseModel):
+    """What is true of the person (and spouse or civil partner) for one tax year."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tax_year: int = Field(ge=2000, le=2100)
+    jurisdiction: Jurisdiction
+    resident: bool = True
+    status: CivilStatus = "single"
+    assessment: Assessment | None = None
+    age: int | None = Field(default=None, ge=0, le=130)
+    spouse_age: int | None = Field(default=None, ge=0, le=130)
+    dependent_children: int = Field(default=0, ge=0, le=30)
+    single_person_child_carer: bool = False
+    medical_card: bool = False
+    paye_income: Amount = Decimal(0)
+    self_employed_income: Amount = Decimal(0)
+    # Rent, deposit interest, dividends: neither employment nor trading income.
+    other_income: Amount = Decimal(0)
+    spouse_paye_income: Amount = Decimal(0)
+    spouse_self_employed_income: Amount = Decimal(0)
+    spouse_other_income: Amount = Decimal(0)
+    pension_contributions: Amount = Decimal(0)
+    rent_paid: Amount = Decimal(0)
+    disposals: list[Disposal] = Field(default_factory=list, max_length=50)
+
+    @property
+    def couple(self) -> bool:
+        return self.status in ("married", "civil_partner")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Facts:
+        spouse_income = (
+            self.spouse_paye_income + self.spouse_self_employed_income + self.spouse_other_income
+        )
+        if not self.couple and (spouse_income or self.spouse_age is not None):
+            raise ValueError(f"a spouse's facts were given but the status is {self.status!r}")
+        if self.assessment is not None and not self.couple:
+            raise ValueError("an assessment basis applies only to a married couple or partners")
+        for disposal in self.disposals:
+            if disposal.disposed_on.year > self.tax_year:
+                raise ValueError(
+                    f"disposal of {disposal.asset!r} on {disposal.disposed_on} is after the "
+                    f"{self.tax_year} tax year"
+                )
+        return self
+
+
+class Snapshot(BaseModel):
+    """The facts as they stand on one date, with a label ("now", "after the move")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str = Field(min_length=1, max_length=120)
+    as_at: date
+    facts: Facts
+
+
+class ScenarioInput(BaseModel):
+    """What a client sends to create or replace a scenario."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str = Field(min_length=1, max_length=200)
+    snapshots: list[Snapshot] = Field(min_length=1, max_length=20)
+
+    @model_validator(mode="after")
+    def _labels_unique(self) -> ScenarioInput:
+        labels = [s.label for s in self.snapshots]
+        if len(set(labels)) != len(labels):
+            raise ValueError("snapshot labels must be unique within a scenario")
+        return self
+
+
+class Scenario(ScenarioInput):
+    """A stored scenario: its id and owner's timestamps."""
+
+    id: str
+    created_at: str
+    updated_at: str

@@ -1,0 +1,124 @@
+"""The scenario engine: impossible facts refused, values read from the graph, gaps, compare."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from scenarios import Facts, ScenarioInput, Snapshot, compare, evaluate, evaluate_snapshot
+from tests.unit.test_scenario_support import SeedReader
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+
+def _snapshot(label: str = "now", **facts: Any) -> Snapshot:
+    base: dict[str, Any] = {"tax_year": 2025, "jurisdiction": "IE", "age": 35}
+    return Snapshot(label=label, as_at=date(2025, 6, 1), facts=Facts(**{**base, **facts}))
+
+
+@pytest.mark.parametrize(
+    ("facts", "message"),
+    [
+        ({"paye_income": "-1"}, "greater than or equal to 0"),
+        ({"jurisdiction": "FR"}, "'IE', 'UK' or 'NI'"),
+        ({"spouse_paye_income": "100"}, "spouse"),
+        (
+            {"disposals": [{"asset": "shares", "acquired_on": "2025-05-01",
+                            "disposed_on": "2025-03-01", "cost": "1", "proceeds": "2"}]},
+            "before its acquisition",
+        ),
+    ],
+)  # fmt: skip
+def test_impossible_facts_are_refused(facts: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Facts.model_validate({"tax_year": 2025, "jurisdiction": "IE", **facts})
+
+
+async def test_every_amount_comes_from_the_graph_so_a_changed_node_changes_it() -> None:
+    snapshot = _snapshot(paye_income="50000")
+    before = await evaluate_snapshot(SeedReader(), snapshot)
+    changed = SeedReader({"IE:RATE:IT_HIGHER:2025": {"value": 41}})
+    after = await evaluate_snapshot(changed, snapshot)
+    # €6,000 above the €44,000 band: one point more on it is €60 (8,800 + 2,400 - 4,000).
+    diff = after.total("income_tax") - before.total("income_tax")  # type: ignore[operator]
+    assert diff == Decimal("60.00")
+    assert before.total("income_tax") == Decimal("7200.00")
+    assert all(line.node_ids for line in before.lines)
+    assert (before.period_from, before.period_to) == (date(2025, 1, 1), date(2025, 12, 31))
+    assert all(
+        date(2025, 1, 1) <= p.valid_from <= p.valid_to <= date(2025, 12, 31)
+        for p in before.parameters
+    )
+
+
+async def test_a_missing_parameter_is_a_gap_not_a_guess() -> None:
+    reader = SeedReader({"IE:THRESHOLD:USC_BAND_2_CEILING:2025": None})
+    result = await evaluate_snapshot(reader, _snapshot(paye_income="50000"))
+    assert result.total("usc") is None
+    assert not [line for line in result.lines if line.tax == "usc"]
+    (gap,) = [g for g in result.gaps if g.tax == "usc"]
+    assert gap.missing == "IE:THRESHOLD:USC_BAND_2_CEILING:2025"
+    assert result.total("income_tax") == Decimal("7200.00")  # the other taxes still computed
+
+
+async def test_a_node_not_in_force_for_the_year_is_a_gap() -> None:
+    reader = SeedReader({"IE:RATE:IT_STANDARD:2025": {"valid_from": "2025-03-01"}})
+    result = await evaluate_snapshot(reader, _snapshot(paye_income="30000"))
+    assert result.total("income_tax") is None
+    assert any("not the whole of 2025" in g.reason for g in result.gaps)
+
+
+async def test_prsi_periods_that_do_not_tile_the_year_are_a_gap() -> None:
+    reader = SeedReader({"IE:RATE:PRSI_A_EMPLOYEE:2025:P2": {"valid_from": "2025-11-01"}})
+    result = await evaluate_snapshot(reader, _snapshot(paye_income="30000"))
+    assert result.total("prsi") is None
+    assert any(g.tax == "prsi" and "expected 2025-10-01" in g.reason for g in result.gaps)
+
+
+async def test_low_pay_prsi_exempt_and_tapered_credit() -> None:
+    exempt = await evaluate_snapshot(SeedReader(), _snapshot(paye_income="18000"))
+    assert exempt.total("prsi") == Decimal("0.00")  # €346.15 a week, within €352
+    # €390 a week (€20,280): credit (424 - 390) / (424 - 352) x €12 = €5.67 a week.
+    tapered = await evaluate_snapshot(SeedReader(), _snapshot(paye_income="20280"))
+    credit = next(ln for ln in tapered.lines if ln.key == "class_a_credit")
+    assert credit.amount == Decimal("-294.67")
+    assert "IE:THRESHOLD:PRSI_CREDIT_CEILING_WEEKLY:2025" in credit.node_ids
+
+
+async def test_joint_assessment_widens_the_band_by_the_lower_income_up_to_its_maximum() -> None:
+    result = await evaluate_snapshot(
+        SeedReader(),
+        _snapshot(status="married", assessment="joint", spouse_age=35,
+                  paye_income="70000", spouse_paye_income="20000"),
+    )  # fmt: skip
+    standard = next(ln for ln in result.lines if ln.key == "standard_rate")
+    assert standard.base == Decimal("73000")  # €53,000 + €20,000
+    assert "IE:THRESHOLD:SRB_MARRIED_INCREASE_MAX:2025" in standard.node_ids
+    # 73,000 x 20% + 17,000 x 40% - 4,000 - 2,000 - 2,000
+    assert result.total("income_tax", "couple") == Decimal("13400.00")
+
+
+async def test_uk_and_unknown_years_are_gaps() -> None:
+    uk = await evaluate_snapshot(SeedReader(), _snapshot(jurisdiction="UK", paye_income="1"))
+    assert uk.totals == [] and uk.gaps[0].missing == "jurisdiction"
+    old = await evaluate_snapshot(SeedReader(), _snapshot(tax_year=2019, paye_income="1"))
+    assert old.totals == [] and old.gaps
+
+
+async def test_compare_gives_each_line_and_total_difference_with_its_nodes() -> None:
+    reader = SeedReader()
+    low = ScenarioInput(label="50k", snapshots=[_snapshot(paye_income="50000")])
+    high = ScenarioInput(label="60k", snapshots=[_snapshot(paye_income="60000")])
+    result = compare(["50k", "60k"], [await evaluate(reader, low), await evaluate(reader, high)])
+    (snap,) = result.snapshots
+    totals = {(d.tax, d.person): d for d in snap.totals}
+    assert totals[("income_tax", "you")].amounts == [Decimal("7200.00"), Decimal("11200.00")]
+    assert totals[("income_tax", "you")].difference == Decimal("4000.00")
+    assert totals[("usc", "you")].difference == Decimal("300.00")  # €10,000 at 3%
+    higher = next(d for d in snap.lines if d.key == "higher_rate")
+    assert higher.difference == Decimal("4000.00")
+    assert "IE:RATE:IT_HIGHER:2025" in higher.node_ids
