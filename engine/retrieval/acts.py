@@ -10,9 +10,14 @@ Intelligence Act``, ``VAT Directive``) and a statute's own name (``Finance Act 2
 (2) any other act citation (``Directive 2003/88/EC``), (3) a short list of widely used names of
 acts that are *not* necessarily in the graph (``DORA``, ``DSA``, ``NIS2``, ``CCPA``), each with its
 number so that ingesting the act makes it known, and (4) any capitalised name ending in
-``Act``/``Directive``/``Regulation``/``Code`` ("Texas Data Privacy and Security Act"). A mention
-without an ``instrument_id`` is an act the graph does not cover: the relevance gate refuses on it
-when the question names no covered act besides.
+``Act``/``Directive``/``Regulation``/``Code`` ("Texas Data Privacy and Security Act"), which is
+a held act when it is one of the names above or **a name made of the act's own title** (issue
+26, defect 11): at least two of its words, running one after the other in exactly one held
+act's title (plurals and "of", "on", "the" ... aside), and its last word the act's kind
+("Payment Accounts Directive" is Directive 2014/92/EU "on the comparability of fees related to
+payment accounts, ..."; an "Act" may be of any kind). A provision before the name ("Article 16
+of the ...") is not part of it. A mention without an ``instrument_id`` is an act the graph does
+not cover: the relevance gate refuses on it when the question names no covered act besides.
 """
 
 from __future__ import annotations
@@ -146,6 +151,18 @@ _NAMED_ACT: Final = re.compile(
     r"\b((?:[A-Z0-9][\w’'-]*\s+(?:(?:and|of|on|for|in|the)\s+)*){1,8})"
     r"(Act|Directive|Regulation|Code)\b(\s+(?:of\s+)?(?:19|20)\d\d\b)?"
 )
+_PROVISION_LEAD: Final = re.compile(  # "Article 16(2) of the ", "Annex III to the "
+    r"(?:(?:Articles?|Art\.?|Recitals?|Annex(?:es)?|Chapters?|Sections?|Paragraphs?|Points?)\s+"
+    r"(?:\d+[a-z]?|[IVXLC]+)(?:\(\w{1,4}\))*\s+(?:(?:of|in|to|under)\s+)?(?:the\s+)?)+",
+    re.IGNORECASE,
+)
+#: The kind a popular name ends with -> the id prefixes of acts of that kind.
+_KIND_PREFIXES: Final = {
+    "directive": ("EU:DIR_",),
+    "regulation": ("EU:REG_",),
+    "decision": ("EU:DEC_",),
+    "act": ("EU:REG_", "EU:DIR_", "EU:DEC_"),
+}
 _BARE_NUMBER: Final = re.compile(r"\b(?P<year>(?:19|20)\d\d)/(?P<number>\d{1,4})\b")
 _PARENTHETICAL: Final = re.compile(r"\(([^()]{2,80})\)\s*$")
 
@@ -164,6 +181,18 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _GENERIC)
 
 
+def _stems(text: str) -> tuple[str, ...]:
+    """Content words of ``text`` in order, a plural's ``s`` dropped ("accounts" ~ "account")."""
+    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _GENERIC]
+    return tuple(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                 for w in words if not w.isdigit())  # fmt: skip
+
+
+def _holds(title: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Whether ``words`` run in ``title`` one after the other."""
+    return any(title[i : i + len(words)] == words for i in range(len(title) - len(words) + 1))
+
+
 def _alias_pattern(alias: str) -> str:
     return r"(?<![\w-])" + re.escape(alias).replace(r"\ ", r"[\s-]*") + r"(?![\w-])"
 
@@ -177,6 +206,7 @@ class ActCatalogue:
         self._by_number: dict[tuple[int, int], str] = {}
         self._aliases: dict[str, str] = {}
         self._nodes_of: dict[str, set[str]] = {}  # act id -> graph nodes standing for it
+        self._titles: dict[str, list[tuple[str, ...]]] = {}  # EU act id -> its titles' words
         for instrument in sorted(set(provision_instruments)):
             match = re.match(r"^EU:(?:REG|DIR|DEC)_(\d{4})_(\d+)$", instrument)
             if match:
@@ -215,6 +245,8 @@ class ActCatalogue:
             # Prefer the act whose provisions are in the graph (the corpus id) over its summary.
             target = self._by_number.setdefault(number, node.id)
         self._nodes_of.setdefault(target, {target}).add(node.id)
+        if props.get("title") and re.match(r"^EU:(?:REG|DIR|DEC)_", target):
+            self._titles.setdefault(target, []).append(_stems(str(props["title"])))
         names = [str(props[key]) for key in ("short_name", "code") if props.get(key)]
         for text in (props.get("title"), props.get("name")):
             if text:
@@ -250,6 +282,20 @@ class ActCatalogue:
                 return self._aliases[alias]
         return None
 
+    def _titled(self, name: str) -> str | None:
+        """The one held act whose title holds the words of ``name``, one after the other, and
+        whose kind its last word names (see the module docstring), or ``None``."""
+        kind = name.split()[-1].lower() if name.split() else ""
+        words = _stems(name)
+        if kind not in _KIND_PREFIXES or len(words) < 2:
+            return None
+        found = [
+            act
+            for act, titles in self._titles.items()
+            if act.startswith(_KIND_PREFIXES[kind]) and any(_holds(t, words) for t in titles)
+        ]
+        return found[0] if len(found) == 1 else None
+
     def mentions(self, question: str) -> list[ActMention]:
         """Every act the question names, known or not, in order of appearance."""
         found: list[ActMention] = []
@@ -282,7 +328,9 @@ class ActCatalogue:
             if not words:
                 continue
             start = match.start(1) + words[0].start()
+            lead = _PROVISION_LEAD.match(question, start)
+            start = lead.end() if lead and lead.end() < match.end(1) else start
             name = question[start : match.end()]
-            add(start, match.end(), name, self._known_name(name))
+            add(start, match.end(), name, self._known_name(name) or self._titled(name))
         found.sort(key=lambda m: m.start)
         return found
