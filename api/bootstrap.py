@@ -227,7 +227,14 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         aspects=overrides.get("aspects", ASPECTS),
     )
     prices = PriceTable(settings.usage_prices_per_million)
-    priced = UsageTurns(chat, conversations, prices, settings.usage_monthly_quotas, metrics=metrics)
+    priced = UsageTurns(
+        chat,
+        conversations,
+        prices,
+        settings.usage_monthly_quotas,
+        metrics=metrics,
+        when_store_down=settings.usage_quota_when_store_down,
+    )
     engine: TurnEngine = MeteredTurns(priced, metrics=metrics, tracer=tracing.tracer)
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))

@@ -356,6 +356,11 @@ class Settings(BaseSettings):
     rate_limit_burst_seconds: float = Field(
         default=10.0, gt=0, description="A bucket holds this many seconds' worth of requests."
     )
+    usage_quota_when_store_down: Literal["open", "closed"] = Field(
+        default="open",
+        description="open: turns pass while the usage ledger cannot say what a tenant with a "
+        "quota spent (logged, counted); closed: they get 503 quota_unavailable (ADR 0050).",
+    )
     rate_limit_when_redis_down: Literal["open", "closed"] = Field(
         default="open",
         description="open: requests pass while Redis is unreachable (logged, counted); "

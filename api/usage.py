@@ -13,8 +13,11 @@ Hard monthly quotas (``REGINTEL_USAGE_MONTHLY_QUOTAS``, by tenant, ``*`` for the
 checked in :meth:`UsageTurns.prepare`, before the turn's engine prepares anything: a tenant whose
 tokens or cost this UTC month reached its quota gets :class:`errors.QuotaExceeded` (429
 ``quota_exceeded``, ``Retry-After`` until the next month), and nothing reaches the model. The
-totals are the store's, so every API worker sees the same ones; a store that cannot say lets
-the turn through (fail open: the turn itself needs the store and will say so). Past a soft
+totals are the store's, so every API worker sees the same ones. A store that cannot say lets
+the turn through by default (``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=open``: logged as
+``quota_unchecked`` and counted; the turn itself needs the store and will say so), or refuses
+it with 503 ``quota_unavailable`` (``closed``), as the rate limiter does when Redis is down.
+Past a soft
 quota (``softTokens``, ``softCostMicros``) the turn goes on and carries a ``warning`` event
 ``quota_warning`` after its metadata.
 """
@@ -33,7 +36,7 @@ from conversations.port import UsageLedger
 from engine.events import DoneEvent, TurnEvent, TurnWarning, WarningEvent
 from engine.metrics import EngineCounters
 from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
-from errors import QuotaExceeded, RegintelError
+from errors import QuotaExceeded, QuotaUnavailable, RegintelError
 from infra.metrics import Metrics
 
 __all__ = ["PriceTable", "QuotaKind", "Quotas", "UsageTurns"]
@@ -76,12 +79,16 @@ class UsageTurns:
         prices: PriceTable,
         quotas: Quotas | None = None,
         metrics: Metrics | None = None,
+        *,
+        when_store_down: Literal["open", "closed"] = "open",
     ) -> None:
         self._engine = engine
         self._ledger = ledger
         self._prices = prices
         self._quotas = dict(quotas or {})
         self._metrics = metrics
+        self._when_store_down = when_store_down
+        self.unchecked = 0  # quota checks the ledger could not answer
         self._warnings: dict[str, str] = {}  # a prepared turn's soft-quota warning, by answer id
 
     @property
@@ -111,7 +118,10 @@ class UsageTurns:
         try:
             used = await self._ledger.usage_by_model(tenant_id, month)
         except RegintelError as exc:
-            log.warning("quota_unchecked", code=exc.code)  # fail open (module docstring)
+            self.unchecked += 1
+            log.warning("quota_unchecked", code=exc.code, mode=self._when_store_down)
+            if self._when_store_down == "closed":
+                raise QuotaUnavailable(f"usage ledger: {exc}") from exc
             return None
         tokens = sum(u.input_tokens + u.output_tokens for u in used)
         cost = sum(u.cost_micros for u in used)

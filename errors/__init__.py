@@ -31,6 +31,7 @@ part of the public error contract ``{"error": {"code", "message"}}``.
     │   ├── ConversationStoreUnavailable 503 conversation_store_unavailable
     │   ├── IdentityProviderUnavailable 503 identity_provider_unavailable (no JWKS to check with)
     │   ├── RateLimiterUnavailable     503 rate_limiter_unavailable (Redis down, fail closed)
+    │   ├── QuotaUnavailable           503 quota_unavailable (usage ledger down, fail closed)
     │   └── EmbedderUnavailable        503 embedder_unavailable   (no model folder, a bad
     │                                                              checksum, /v1/embeddings down)
     ├── EmbeddingMismatch              500 embedding_mismatch     (stored vectors of another
@@ -65,6 +66,7 @@ __all__ = [
     "PayloadTooLarge",
     "PiiInGraphWrite",
     "QuotaExceeded",
+    "QuotaUnavailable",
     "RateLimited",
     "RateLimiterUnavailable",
     "RegintelError",
@@ -248,6 +250,14 @@ class RateLimiterUnavailable(StoreUnavailable):
 
     code = "rate_limiter_unavailable"
     unavailable = "the rate limiter"
+
+
+class QuotaUnavailable(StoreUnavailable):
+    """The usage ledger cannot say what a tenant with a quota has spent this month
+    (``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=closed``)."""
+
+    code = "quota_unavailable"
+    unavailable = "the usage quota check"
 
 
 class EmbedderUnavailable(StoreUnavailable):

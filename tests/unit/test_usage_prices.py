@@ -1,12 +1,17 @@
-"""The price table and the quota's reset of ``api.usage`` (ADR 0050)."""
+"""The price table, the quota's reset and the quota check with its ledger down, of
+``api.usage`` (ADR 0050)."""
 
 from datetime import date
+from typing import Literal, cast
 
 import pytest
 
-from api.usage import PriceTable, _next_month
+from api.usage import PriceTable, UsageTurns, _next_month
+from conversations.port import UsageLedger
+from engine.turn import TurnEngine, TurnRequest
+from errors import ConversationStoreUnavailable, QuotaUnavailable
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
 
 
 def test_a_turn_costs_its_tokens_at_the_most_specific_price() -> None:
@@ -20,3 +25,53 @@ def test_a_turn_costs_its_tokens_at_the_most_specific_price() -> None:
 def test_a_quota_resets_on_the_first_of_the_next_month() -> None:
     assert _next_month(date(2026, 11, 1)) == date(2026, 12, 1)
     assert _next_month(date(2026, 12, 1)) == date(2027, 1, 1)
+
+
+class _DownLedger:
+    """A usage ledger whose store does not answer."""
+
+    async def usage_by_model(self, tenant_id: str, month: date) -> list[object]:
+        raise ConversationStoreUnavailable("connection refused")
+
+
+class _Engine:
+    """The wrapped turn engine: counts the turns it was asked to prepare."""
+
+    def __init__(self) -> None:
+        self.prepared = 0
+
+    async def prepare(self, request: TurnRequest) -> object:
+        self.prepared += 1
+        return object()
+
+
+def _usage(engine: _Engine, when_store_down: Literal["open", "closed"]) -> UsageTurns:
+    return UsageTurns(
+        cast(TurnEngine, engine),
+        cast(UsageLedger, _DownLedger()),
+        PriceTable(),
+        {"acme": {"tokens": 1000}},
+        when_store_down=when_store_down,
+    )
+
+
+async def test_a_quota_the_ledger_cannot_check_lets_the_turn_through_when_open() -> None:
+    engine = _Engine()
+    usage = _usage(engine, "open")
+    await usage.prepare(TurnRequest(tenant_id="acme", user_id="u1", message="hi"))
+    assert (engine.prepared, usage.unchecked) == (1, 1)
+
+
+async def test_a_quota_the_ledger_cannot_check_refuses_the_turn_when_closed() -> None:
+    engine = _Engine()
+    usage = _usage(engine, "closed")
+    with pytest.raises(QuotaUnavailable) as refused:
+        await usage.prepare(TurnRequest(tenant_id="acme", user_id="u1", message="hi"))
+    assert (refused.value.status_code, refused.value.code) == (503, "quota_unavailable")
+    assert (
+        "connection refused" not in refused.value.public_message
+    )  # the driver's text stays in logs
+    assert (engine.prepared, usage.unchecked) == (0, 1)  # nothing prepared, nothing sent upstream
+    # a tenant without a quota is never checked, whatever the ledger's state
+    await usage.prepare(TurnRequest(tenant_id="globex", user_id="u2", message="hi"))
+    assert (engine.prepared, usage.unchecked) == (1, 1)
