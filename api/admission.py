@@ -27,21 +27,39 @@ credentials: 401 before a byte of the body is read), then reads the body under a
 own — :class:`BodyReads`, a few reads per client address and a bounded number in all, each
 with a short deadline — and only then takes the slot. A slow or anonymous client holds no
 slot, and so cannot keep any tenant's turns out.
+
+The limit itself adapts (ADR 0055): with an :class:`infra.adaptive_limit.AdaptiveLimit`, the
+gate's :attr:`TurnAdmission.limit` is that limiter's, between a floor and the static limit
+(``REGINTEL_MAX_TURNS_IN_FLIGHT``, now the ceiling). :meth:`TurnAdmission.adapt` runs after
+every loop-lag sample and, once an interval, gives the limiter the lag and the chunk delay:
+:class:`ChatAdmission` times every SSE chunk a turn writes (from the call to ``send`` until
+the loop, having written it, comes back to run a callback queued then — how long this
+stream's next chunk would wait). A refusal's ``Retry-After`` is drawn between
+``retry_after`` and ``retry_after_max`` so refused clients do not return together.
+:func:`turn_admission` builds the gate from the settings; :func:`admission_metrics` renders
+what ``/metrics`` shows of it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.body_limit import JsonNesting, first_header, parsed_as_json
 from api.errors import CodedHTTPException, error_body
+from api.settings import Settings
 from errors import Overloaded, PayloadTooLarge, RateLimited, RegintelError
+from infra.adaptive_limit import AdaptiveLimit, DelayWindow, LimitConfig
 
 __all__ = [
     "PRINCIPAL_SCOPE_KEY",
@@ -51,6 +69,8 @@ __all__ = [
     "Lag",
     "LoopLag",
     "TurnAdmission",
+    "admission_metrics",
+    "turn_admission",
 ]
 
 PRINCIPAL_SCOPE_KEY = "regintel.principal"
@@ -76,6 +96,7 @@ class LoopLag:
     def __init__(self, interval: float = 0.02, window: int = 5) -> None:
         self.interval = interval
         self._recent: deque[float] = deque([0.0], maxlen=window)
+        self.on_sample: Callable[[], None] | None = None  # after each sample (adaptation)
 
     @property
     def current(self) -> float:
@@ -88,6 +109,8 @@ class LoopLag:
             start = loop.time()
             await asyncio.sleep(self.interval)
             self._recent.append(max(0.0, loop.time() - start - self.interval))
+            if self.on_sample is not None:
+                self.on_sample()
 
 
 class Admitted:
@@ -106,7 +129,10 @@ class Admitted:
 
 
 class TurnAdmission:
-    """At most ``limit`` turns in flight; a FIFO queue bounded in time, then ``Overloaded``."""
+    """At most ``limit`` turns in flight; a FIFO queue bounded in time, then ``Overloaded``.
+
+    ``limit`` is the static limit; with a ``limiter`` it is the ceiling and :attr:`limit` is
+    the limiter's current one."""
 
     def __init__(
         self,
@@ -114,15 +140,20 @@ class TurnAdmission:
         queue_timeout: float,
         *,
         retry_after: int = 1,
+        retry_after_max: int | None = None,
         lag: Lag | None = None,
         max_lag: float = 0.0,
         lag_floor: int = 32,
+        limiter: AdaptiveLimit | None = None,
     ) -> None:
         if limit < 1:
             raise ValueError("the turn limit must be at least 1")
-        self.limit = limit
+        self.ceiling = limit
+        self.limiter = limiter
         self.queue_timeout = queue_timeout
         self.retry_after = retry_after
+        self.retry_after_max = max(retry_after, retry_after_max or retry_after)
+        self.chunk_delays = DelayWindow()
         self.lag, self.max_lag, self.lag_floor = lag, max_lag, lag_floor  # max_lag 0: not used
         self.refused = 0  # turns refused since start (a counter for metrics)
         self._in_flight = 0
@@ -130,8 +161,27 @@ class TurnAdmission:
         self._room: list[asyncio.Future[None]] = []  # waiting for room, holding nothing
 
     @property
+    def limit(self) -> int:
+        return self.limiter.limit if self.limiter is not None else self.ceiling
+
+    @property
     def in_flight(self) -> int:
         return self._in_flight
+
+    def chunk_written(self, since: float) -> None:
+        """A chunk handed to ``send`` at ``since`` (``time.perf_counter``) is behind us."""
+        self.chunk_delays.add(time.perf_counter() - since)
+
+    def adapt(self) -> None:
+        """Give the limiter the lag and the chunk delay, once an interval (after each loop-lag
+        sample); a limit that grew hands its new slots to the turns queued."""
+        limiter = self.limiter
+        if limiter is None or not limiter.due():
+            return
+        lag = self.lag.current if self.lag is not None else 0.0
+        delay = self.chunk_delays.drain(0.9)
+        if limiter.update(lag=lag, delay=delay, in_flight=self._in_flight):
+            self._grant()
 
     @property
     def queued(self) -> int:
@@ -191,17 +241,31 @@ class TurnAdmission:
                 self._room.remove(waiter)
 
     def _release(self) -> None:
-        """A turn ended: hand its slot to the longest-waiting turn, or free it."""
+        """A turn ended: hand its slot to the longest-waiting turn, or free it (a limit that
+        has shrunk below the turns in flight takes it back)."""
+        if self._in_flight <= self.limit and self._hand_over():
+            return  # the slot moves on; in_flight is unchanged
+        self._in_flight -= 1
+        self._grant()
+
+    def _hand_over(self) -> bool:
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
-                waiter.set_result(None)  # the slot moves on; in_flight is unchanged
-                return
-        self._in_flight -= 1
-        room, self._room = self._room, []
-        for waiter in room:  # everybody may try; admit() decides who gets the slot
-            if not waiter.done():
                 waiter.set_result(None)
+                return True
+        return False
+
+    def _grant(self) -> None:
+        """Slots free under the limit go to the queued turns, then anybody waiting for room
+        may try (admit() decides who gets a slot)."""
+        while self._in_flight < self.limit and self._hand_over():
+            self._in_flight += 1
+        if self._in_flight < self.limit and not self.queued:
+            room, self._room = self._room, []
+            for waiter in room:
+                if not waiter.done():
+                    waiter.set_result(None)
 
     def _lagging(self) -> bool:
         if self.lag is None or self.max_lag <= 0 or self._in_flight < self.lag_floor:
@@ -215,7 +279,8 @@ class TurnAdmission:
             if busy
             else f"this worker has {self.limit} chat turns in flight"
         )
-        return Overloaded(f"{why}; retry shortly", retry_after=self.retry_after)
+        retry_after = random.randint(self.retry_after, self.retry_after_max)
+        return Overloaded(f"{why}; retry shortly", retry_after=retry_after)
 
 
 class BodyReads:
@@ -335,7 +400,7 @@ class ChatAdmission:
             await _refusal(exc)(scope, receive, send)
             return
         try:
-            await self.app(scope, _replay(body, receive), send)
+            await self.app(scope, _replay(body, receive), _timed(send, gate))
         finally:
             admitted.release()
 
@@ -387,6 +452,101 @@ def _refusal(exc: RegintelError | CodedHTTPException) -> JSONResponse:
     return JSONResponse(
         error_body(exc.code, exc.public_message), status_code=exc.status_code, headers=headers
     )
+
+
+def _timed(send: Send, gate: TurnAdmission) -> Send:
+    """``send`` that times each streamed chunk into ``gate``: from the call until the loop,
+    once the chunk is written, runs a callback queued then (:meth:`TurnAdmission.adapt`)."""
+    loop = asyncio.get_running_loop()
+
+    async def timed(message: Message) -> None:
+        start = time.perf_counter()
+        await send(message)
+        if message["type"] == "http.response.body" and message.get("more_body", False):
+            loop.call_soon(gate.chunk_written, start)
+
+    return timed
+
+
+def turn_admission(settings: Settings, lag: LoopLag | None = None) -> TurnAdmission:
+    """The gate of the settings: static at ``max_turns_in_flight``, or (the default) adaptive
+    below it as ceiling, adapting after each of ``lag``'s samples (ADR 0055)."""
+    limiter = None
+    if settings.admission_adaptive:
+        config = LimitConfig(
+            ceiling=settings.max_turns_in_flight,
+            floor=settings.admission_min_turns_in_flight,
+            initial=settings.admission_initial_turns_in_flight,
+            target_lag=settings.admission_target_loop_lag_ms / 1000,
+            target_delay=settings.admission_target_chunk_delay_ms / 1000,
+        )
+        limiter = AdaptiveLimit(config, time.monotonic)
+    spread = settings.overloaded_retry_after_max_seconds
+    gate = TurnAdmission(
+        settings.max_turns_in_flight,
+        settings.admission_queue_seconds,
+        retry_after=settings.overloaded_retry_after_seconds,
+        retry_after_max=spread or max(settings.overloaded_retry_after_seconds, 3),
+        lag=lag,
+        max_lag=settings.admission_max_loop_lag_ms / 1000,
+        limiter=limiter,
+    )
+    if lag is not None and limiter is not None:
+        lag.on_sample = gate.adapt
+    return gate
+
+
+class _AdmissionCollector(Collector):
+    """The gate's live figures as Prometheus metric families, read at each scrape."""
+
+    def __init__(self, gate: TurnAdmission) -> None:
+        self._gate = gate
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        gate = self._gate
+        yield GaugeMetricFamily(
+            "regintel_admission_limit", "Chat turns admitted at once now", value=gate.limit
+        )
+        yield GaugeMetricFamily(
+            "regintel_admission_ceiling",
+            "The static limit (REGINTEL_MAX_TURNS_IN_FLIGHT)",
+            value=gate.ceiling,
+        )
+        yield GaugeMetricFamily(
+            "regintel_turns_in_flight", "Chat turns admitted and streaming", value=gate.in_flight
+        )
+        yield CounterMetricFamily(
+            "regintel_admission_refused", "Chat turns refused 503 overloaded", value=gate.refused
+        )
+        lag = gate.lag.current if gate.lag is not None else 0.0
+        yield GaugeMetricFamily(
+            "regintel_event_loop_lag_seconds", "How late the event loop runs, lately", value=lag
+        )
+        delay = GaugeMetricFamily(
+            "regintel_chunk_delay_seconds",
+            "Chunk delay of the last interval (chunks timed since, without a limiter)",
+            labels=["quantile"],
+        )
+        last = gate.chunk_delays.last
+        if gate.limiter is None:  # nobody drains the window: read it as it is
+            last = {q: gate.chunk_delays.percentile(q) for q in DelayWindow.QUANTILES}
+        for q, seconds in last.items():
+            delay.add_metric([f"{q:g}"], seconds)
+        yield delay
+        if gate.limiter is not None:
+            changes = CounterMetricFamily(
+                "regintel_admission_limit_changes", "Limit changes by direction", labels=["way"]
+            )
+            changes.add_metric(["increase"], gate.limiter.increases)
+            changes.add_metric(["decrease"], gate.limiter.decreases)
+            yield changes
+
+
+def admission_metrics(gate: TurnAdmission) -> bytes:
+    """The Prometheus text of the gate's figures (appended to ``/metrics``)."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_AdmissionCollector(gate))
+    return generate_latest(registry)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -93,9 +93,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         "a store is down; `identity_provider_unavailable`: the token's signing keys (JWKS) "
         "cannot be fetched; the message "
         "is a fixed sentence (the driver's error is logged, never sent). `overloaded` "
-        "(`POST /api/chat`): the worker has REGINTEL_MAX_TURNS_IN_FLIGHT turns in flight and "
-        "none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs late; "
-        "`Retry-After` says how many seconds to wait. Checked before the request is "
+        "(`POST /api/chat`): the worker has its limit of turns in flight (adaptive, at most "
+        "REGINTEL_MAX_TURNS_IN_FLIGHT) and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, "
+        "or its event loop runs late; `Retry-After` says how many seconds to wait (spread at "
+        "random, ADR 0055). Checked before the request is "
         "authenticated or read; sent before any stream starts."
     ),
 }

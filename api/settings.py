@@ -263,7 +263,31 @@ class Settings(BaseSettings):
     max_turns_in_flight: int = Field(
         default=256,
         ge=1,
-        description="Chat turns one worker streams at once (admission control, ADR 0030).",
+        description="Chat turns one worker streams at once (admission control, ADR 0030); "
+        "with adaptive admission (the default) the ceiling of the adaptive limit (ADR 0055).",
+    )
+    admission_adaptive: bool = Field(
+        default=True,
+        description="Adapt the turn limit below REGINTEL_MAX_TURNS_IN_FLIGHT to the worker's "
+        "loop lag and chunk delay (AIMD, ADR 0055); false: the static limit alone.",
+    )
+    admission_min_turns_in_flight: int = Field(
+        default=8, ge=1, description="The adaptive limit never falls below this (ADR 0055)."
+    )
+    admission_initial_turns_in_flight: int = Field(
+        default=32, ge=1, description="The adaptive limit at start (ADR 0055)."
+    )
+    admission_target_loop_lag_ms: float = Field(
+        default=15.0,
+        gt=0,
+        description="The adaptive limit shrinks while the event loop runs later than this "
+        "and grows (when in use) while it does not (ADR 0055).",
+    )
+    admission_target_chunk_delay_ms: float = Field(
+        default=15.0,
+        gt=0,
+        description="The adaptive limit shrinks while the p90 chunk delay of the last 100 ms "
+        "is over this (ADR 0055).",
     )
     admission_queue_seconds: float = Field(
         default=0.025,
@@ -294,7 +318,14 @@ class Settings(BaseSettings):
         default=128, ge=1, description="Chat bodies read at once before admission, all clients."
     )
     overloaded_retry_after_seconds: int = Field(
-        default=1, ge=1, description="Retry-After of a 503 overloaded."
+        default=1, ge=1, description="Retry-After of a 503 overloaded (the shortest)."
+    )
+    overloaded_retry_after_max_seconds: int | None = Field(
+        default=None,
+        ge=1,
+        description="A 503 overloaded's Retry-After is drawn at random up to this, so refused "
+        "clients come back spread out; unset: 3, or REGINTEL_OVERLOADED_RETRY_AFTER_SECONDS "
+        "if higher (ADR 0055).",
     )
     max_active_nodes: int = 40
     history_messages: int = 8

@@ -72,8 +72,9 @@ equals the event name:
 Comment frames (`: heartbeat`) are sent while the stream waits. Errors found before the stream
 starts (bad input, unknown conversation) are ordinary JSON error responses."""
 
-OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams REGINTEL_MAX_TURNS_IN_FLIGHT
-turns and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs more than
+OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams its limit of turns (adaptive
+to its loop lag and chunk delay, at most REGINTEL_MAX_TURNS_IN_FLIGHT: ADR 0055) and none ended
+within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs more than
 REGINTEL_ADMISSION_MAX_LOOP_LAG_MS late (admission control, ADR 0030). Checked first, before
 the request is authenticated or its body read: an overloaded worker answers this to any chat
 request. A slot itself is held only once the caller is authenticated and its body read (ADR

@@ -1,0 +1,132 @@
+"""An adaptive concurrency limit: additive increase while the worker keeps time, multiplicative
+decrease when it does not (ADR 0055).
+
+How many streams one worker can carry depends on the machine, the answers' length and what
+else runs on its cores; a static limit is either too low (the worker idles while clients are
+refused) or too high (every stream stutters). :class:`AdaptiveLimit` finds the limit from two
+signals the worker measures of itself (in the manner of Netflix's concurrency-limits AIMD and
+Envoy's adaptive concurrency filter):
+
+- **loop lag**: how late the event loop wakes from its timers (every stream's next chunk waits
+  about that long);
+- **chunk delay**: how long a chunk just written waits before the loop can attend to the next
+  one (a percentile over the last interval).
+
+Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at both. Over target (either):
+the limit drops to ``backoff`` x the turns in flight (or the limit, if lower), at most once
+per ``cooldown`` — streams end one by one, so the load falls only over the following seconds
+and a second cut before then would overshoot. On target for ``stable`` intervals in a row
+and the limit in use (``in_flight >= used * limit``): it grows by ``increase``. It never
+grows while idle (a burst after a quiet hour would otherwise meet a limit nothing tested) and
+stays within ``[floor, ceiling]``.
+
+Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
+recent chunk delays for a percentile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["AdaptiveLimit", "DelayWindow", "LimitConfig"]
+
+_EPSILON = 1e-9  # a clock read at the interval exactly is due
+
+
+@dataclass(frozen=True)
+class LimitConfig:
+    ceiling: int  # the static limit (REGINTEL_MAX_TURNS_IN_FLIGHT): never above
+    floor: int = 8  # never below (a lone turn is never refused for lag)
+    initial: int = 32
+    interval: float = 0.1  # seconds between decisions
+    target_lag: float = 0.015  # seconds
+    target_delay: float = 0.015  # seconds, the chunk-delay percentile
+    increase: float = 2.0  # turns added per stable interval
+    backoff: float = 0.9  # x in-flight on congestion
+    cooldown: float = 1.0  # seconds between two decreases
+    stable: int = 2  # intervals on target before an increase
+    used: float = 0.8  # grow only when in_flight >= used * limit
+
+    def bounded(self) -> LimitConfig:
+        """Floor and initial within the ceiling (a ceiling of 2 is a static limit of 2)."""
+        floor = max(1, min(self.floor, self.ceiling))
+        initial = min(max(self.initial, floor), self.ceiling)
+        return LimitConfig(**{**self.__dict__, "floor": floor, "initial": initial})
+
+
+class AdaptiveLimit:
+    """The current limit of turns in flight; :meth:`update` it with the signals as they come."""
+
+    def __init__(self, config: LimitConfig, clock: Callable[[], float]) -> None:
+        self.config = config.bounded()
+        self._clock = clock
+        self._limit = float(self.config.initial)
+        self._next = clock() + self.config.interval
+        self._last_cut = -math.inf
+        self._good = 0
+        self.increases = 0
+        self.decreases = 0
+
+    @property
+    def limit(self) -> int:
+        return int(self._limit)
+
+    def due(self) -> bool:
+        """An interval has passed since the last decision: :meth:`update` would decide."""
+        return self._clock() >= self._next - _EPSILON
+
+    def update(self, *, lag: float, delay: float, in_flight: int) -> bool:
+        """Decide, if an interval has passed since the last decision; True when the limit
+        changed. ``lag`` and ``delay`` in seconds; ``in_flight`` the turns now admitted."""
+        now, c = self._clock(), self.config
+        if now < self._next - _EPSILON:
+            return False
+        self._next = now + c.interval
+        before = self.limit
+        if lag > c.target_lag or delay > c.target_delay:
+            self._good = 0
+            if now - self._last_cut >= c.cooldown:
+                self._last_cut = now
+                self._limit = max(c.floor, min(self._limit, in_flight) * c.backoff)
+                self.decreases += self.limit < before
+        else:
+            self._good += 1
+            if self._good >= c.stable and in_flight >= c.used * self._limit:
+                self._good = 0
+                self._limit = min(c.ceiling, self._limit + c.increase)
+                self.increases += self.limit > before
+        return self.limit != before
+
+
+class DelayWindow:
+    """The last ``size`` chunk delays (seconds); :meth:`percentile` of them, 0 when empty.
+    :meth:`drain` returns one percentile and forgets them (one interval's worth), keeping that
+    interval's p50, p90 and p99 in :attr:`last` (for metrics)."""
+
+    QUANTILES = (0.5, 0.9, 0.99)
+
+    def __init__(self, size: int = 4096) -> None:
+        self._values: deque[float] = deque(maxlen=size)
+        self.last: dict[float, float] = dict.fromkeys(self.QUANTILES, 0.0)
+
+    def add(self, seconds: float) -> None:
+        self._values.append(seconds)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def percentile(self, q: float) -> float:
+        return _percentile(sorted(self._values), q)
+
+    def drain(self, q: float = 0.9) -> float:
+        ordered = sorted(self._values)
+        self._values.clear()
+        self.last = {p: _percentile(ordered, p) for p in self.QUANTILES}
+        return _percentile(ordered, q)
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0

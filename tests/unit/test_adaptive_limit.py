@@ -1,0 +1,173 @@
+"""The adaptive limit (ADR 0055): AIMD on loop lag and chunk delay, with a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from api.admission import TurnAdmission, admission_metrics, turn_admission
+from api.settings import Settings
+from errors import Overloaded
+from infra.adaptive_limit import AdaptiveLimit, DelayWindow, LimitConfig
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+ON_TIME = {"lag": 0.001, "delay": 0.002}
+LATE = {"lag": 0.050, "delay": 0.002}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limiter(**overrides: float) -> tuple[AdaptiveLimit, Clock]:
+    clock = Clock()
+    config = LimitConfig(**{"ceiling": 100, "floor": 4, "initial": 20, **overrides})  # type: ignore[arg-type]
+    return AdaptiveLimit(config, clock), clock
+
+
+def run(
+    limit: AdaptiveLimit, clock: Clock, seconds: float, in_flight: int, **signals: float
+) -> None:
+    """Call update every 20 ms (as the loop-lag probe does) for ``seconds``."""
+    for _ in range(round(seconds / 0.02)):
+        clock.now = round(clock.now + 0.02, 9)
+        limit.update(in_flight=in_flight, **signals)
+
+
+def test_it_grows_additively_while_on_time_and_in_use_up_to_the_ceiling() -> None:
+    limit, clock = limiter()
+    run(limit, clock, 1.0, in_flight=1000, **ON_TIME)
+    assert limit.limit == 30  # +2 every second interval of 0.1 s: five increases in 1 s
+    run(limit, clock, 1.0, in_flight=20, **ON_TIME)
+    assert limit.limit == 30  # 20 of 30 is not "in use" (80%)
+    run(limit, clock, 60.0, in_flight=1000, **ON_TIME)
+    assert limit.limit == 100  # the static limit is the ceiling
+
+
+def test_it_does_not_grow_while_idle() -> None:
+    limit, clock = limiter()
+    run(limit, clock, 10.0, in_flight=3, **ON_TIME)
+    assert limit.limit == 20 and limit.increases == 0
+
+
+@pytest.mark.parametrize("signals", [LATE, {"lag": 0.001, "delay": 0.040}])
+def test_either_signal_late_cuts_the_limit_to_a_fraction_of_the_turns_in_flight(
+    signals: dict[str, float],
+) -> None:
+    limit, clock = limiter(initial=80)
+    clock.now += 0.1
+    assert limit.update(in_flight=50, **signals)
+    assert limit.limit == 45  # 0.9 x the 50 in flight, not x the limit of 80
+
+
+def test_cuts_are_spaced_by_the_cooldown_and_stop_at_the_floor() -> None:
+    limit, clock = limiter(initial=80)
+    run(limit, clock, 0.5, in_flight=80, **LATE)
+    assert limit.limit == 72 and limit.decreases == 1  # one cut in the first second
+    run(limit, clock, 30.0, in_flight=80, **LATE)
+    assert limit.limit == 4  # the floor
+
+
+def test_after_a_cut_it_grows_again_once_on_time() -> None:
+    limit, clock = limiter(initial=50)
+    run(limit, clock, 0.2, in_flight=50, **LATE)
+    assert limit.limit == 45
+    run(limit, clock, 1.0, in_flight=45, **ON_TIME)
+    assert limit.limit > 45
+
+
+def test_a_small_ceiling_bounds_floor_and_initial() -> None:
+    limit, clock = limiter(ceiling=2)
+    assert limit.limit == 2
+    run(limit, clock, 5.0, in_flight=2, **LATE)
+    assert limit.limit == 2  # floor 4 bounded to the ceiling
+
+
+def test_delay_window_percentiles_and_drain() -> None:
+    window = DelayWindow()
+    for ms in range(1, 101):
+        window.add(ms / 1000)
+    assert window.percentile(0.5) == pytest.approx(0.051)
+    assert window.drain(0.9) == pytest.approx(0.091)
+    assert window.last[0.99] == pytest.approx(0.1) and len(window) == 0
+    assert window.drain(0.9) == 0.0 and window.last[0.5] == 0.0
+
+
+class FixedLag:
+    def __init__(self, seconds: float) -> None:
+        self.current = seconds
+
+
+async def test_the_gate_admits_queued_turns_when_the_limit_grows_and_refuses_past_it() -> None:
+    clock = Clock()
+    lag = FixedLag(0.0)
+    adaptive = AdaptiveLimit(
+        LimitConfig(ceiling=10, floor=1, initial=2, increase=1, stable=1), clock
+    )
+    gate = TurnAdmission(10, 5.0, lag=lag, limiter=adaptive)
+    held = [await gate.admit(), await gate.admit()]
+    assert gate.limit == 2 and gate.in_flight == 2
+    queued = asyncio.ensure_future(gate.admit())
+    await asyncio.sleep(0)
+    assert not queued.done() and gate.queued == 1
+    clock.now += 0.1
+    gate.adapt()  # on time, in use: 3, and the queued turn gets the new slot
+    assert gate.limit == 3
+    held.append(await asyncio.wait_for(queued, 1))
+    assert gate.in_flight == 3
+    lag.current = 0.1
+    clock.now += 1.0
+    gate.adapt()  # late: 0.9 x 3 in flight -> 2
+    assert gate.limit == 2
+    held[0].release()  # over the limit: the slot is taken back, not handed on
+    assert gate.in_flight == 2
+    gate.queue_timeout = 0.0
+    with pytest.raises(Overloaded):
+        await gate.admit()
+
+
+async def test_retry_after_is_spread_between_the_bounds() -> None:
+    gate = TurnAdmission(1, 0.0, retry_after=1, retry_after_max=3)
+    held = await gate.admit()
+    seen = set()
+    for _ in range(200):
+        with pytest.raises(Overloaded) as refused:
+            await gate.admit()
+        seen.add(refused.value.retry_after)
+    held.release()
+    assert seen == {1, 2, 3} and gate.refused == 200
+
+
+def test_settings_build_an_adaptive_gate_by_default_and_a_static_one_on_request() -> None:
+    gate = turn_admission(Settings(max_turns_in_flight=64, overloaded_retry_after_seconds=2))
+    assert gate.limiter is not None and gate.ceiling == 64 and gate.limit == 32
+    assert (gate.retry_after, gate.retry_after_max) == (2, 3)
+    static = turn_admission(Settings(max_turns_in_flight=64, admission_adaptive=False))
+    assert static.limiter is None and static.limit == 64
+    one = turn_admission(Settings(overloaded_retry_after_seconds=5))
+    assert (one.retry_after, one.retry_after_max) == (5, 5)
+
+
+async def test_metrics_show_limit_in_flight_refusals_lag_and_chunk_delay() -> None:
+    clock = Clock()
+    gate = TurnAdmission(
+        64, 0.0, lag=FixedLag(0.004), limiter=AdaptiveLimit(LimitConfig(ceiling=64), clock)
+    )
+    held = await gate.admit()
+    gate.chunk_delays.add(0.002)
+    clock.now += 0.1
+    gate.adapt()
+    text = admission_metrics(gate).decode()
+    held.release()
+    assert "regintel_admission_limit 32.0" in text
+    assert "regintel_admission_ceiling 64.0" in text
+    assert "regintel_turns_in_flight 1.0" in text
+    assert "regintel_admission_refused_total 0.0" in text
+    assert "regintel_event_loop_lag_seconds 0.004" in text
+    assert 'regintel_chunk_delay_seconds{quantile="0.99"} 0.002' in text
