@@ -24,7 +24,7 @@ from typing import TypedDict, Unpack
 import structlog
 from redis.asyncio import Redis
 
-from api.admission import LoopLag, TurnAdmission
+from api.admission import LoopLag, TurnAdmission, turn_admission
 from api.embedder import build_settings_embedder
 from api.metering import CountingRejectionLog, MeteredTurns
 from api.providers import build_providers, build_router
@@ -241,13 +241,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     tokens = _build_tokens(settings)
     if tokens is not None:
         stack.push_async_callback(tokens.aclose)
-    admission = TurnAdmission(
-        settings.max_turns_in_flight,
-        settings.admission_queue_seconds,
-        retry_after=settings.overloaded_retry_after_seconds,
-        lag=await _loop_lag(stack),
-        max_lag=settings.admission_max_loop_lag_ms / 1000,
-    )
+    admission = turn_admission(settings, lag=await _loop_lag(stack))
     return Container(
         tokens=tokens,
         settings=settings,
