@@ -21,6 +21,7 @@ __all__ = [
     "ModelUsage",
     "NewMessage",
     "StoredMessage",
+    "StoredScenario",
     "TenantUser",
     "UsageEntry",
     "UsageTotals",
@@ -202,3 +203,16 @@ class ModelUsage(UsageTotals):
 
 class UserTokenUsage(UsageTotals):
     user_id: str
+
+
+class StoredScenario(BaseModel):
+    """A user's scenario as stored (issue 28): its label and its body, the JSON text of its
+    snapshots, which the store keeps and never reads (the API validates it, ADR 0054)."""
+
+    id: str
+    tenant_id: str
+    user_id: str
+    label: str
+    body: str
+    created_at: datetime
+    updated_at: datetime

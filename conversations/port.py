@@ -8,8 +8,8 @@ the tenant (``visibility = "tenant"``); writes touch only the user's own. Anothe
 conversation is :class:`errors.NotFound` too (ADR 0025).
 
 :class:`ConversationBackend` is what the composition root holds: the store, which also hands
-out the egress ports kept in its own database (:class:`EgressAdapters`), so the caller never
-switches on the backend's type.
+out the egress ports kept in its own database (:class:`EgressAdapters`) and the users'
+scenarios (:class:`ScenarioStore`), so the caller never switches on the backend's type.
 
 Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (five methods),
 the conversation routes on :class:`ConversationQueries`, a tenant admin's users and usage views
@@ -36,6 +36,7 @@ from conversations.models import (
     ModelUsage,
     NewMessage,
     StoredMessage,
+    StoredScenario,
     TenantUser,
     UsageEntry,
     UserTokenUsage,
@@ -55,6 +56,7 @@ __all__ = [
     "ConversationStore",
     "EgressAdapters",
     "PolicyAdmin",
+    "ScenarioStore",
     "TenantAdminQueries",
     "TurnStore",
     "UsageLedger",
@@ -313,9 +315,35 @@ class EgressAdapters:
     audit: AuditSink
 
 
+class ScenarioStore(Protocol):
+    """A user's scenarios (issue 28): owner-only; another user's or tenant's is ``NotFound``."""
+
+    async def create_scenario(
+        self, tenant_id: str, user_id: str, label: str, body: str
+    ) -> StoredScenario: ...
+
+    async def get_scenario(
+        self, tenant_id: str, scenario_id: str, *, user_id: str
+    ) -> StoredScenario: ...
+
+    async def list_scenarios(
+        self, tenant_id: str, user_id: str, limit: int = 100
+    ) -> list[StoredScenario]: ...
+
+    async def replace_scenario(
+        self, tenant_id: str, scenario_id: str, label: str, body: str, *, user_id: str
+    ) -> StoredScenario: ...
+
+    async def delete_scenario(self, tenant_id: str, scenario_id: str, *, user_id: str) -> None: ...
+
+
 class ConversationBackend(ConversationStore, Protocol):
-    """A conversation store that also hands out its egress ports."""
+    """A conversation store that also hands out its egress ports and its scenario store."""
 
     def egress_adapters(self) -> EgressAdapters:
         """The pseudonym vault, policy store and audit sink over this store's database."""
+        ...
+
+    def scenario_store(self) -> ScenarioStore:
+        """The users' scenarios over this store's database (issue 28)."""
         ...

@@ -51,6 +51,7 @@ from conversations.models import (
     Visibility,
 )
 from conversations.port import ConversationState, EgressAdapters
+from conversations.scenarios import SqlScenarioStore
 from conversations.sql_egress import ERASED, SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
 from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
 from errors import ConversationReadOnly, NotFound
@@ -106,6 +107,10 @@ class SqlConversationStore(ABC):
         return EgressAdapters(
             vault=SqlPseudonymVault(self), policies=SqlPolicyStore(self), audit=SqlAuditSink(self)
         )
+
+    def scenario_store(self) -> SqlScenarioStore:
+        """The users' scenarios over this store's database (issue 28, ADR 0054)."""
+        return SqlScenarioStore(self)
 
     # -- conversations ---------------------------------------------------------------------
 
@@ -461,8 +466,9 @@ class SqlConversationStore(ABC):
                 calls = await work.execute(statements.anonymise_user_calls, key)
                 totals = totals.plus(ErasureTotals(model_calls=calls))
                 policies = await work.execute(statements.delete_user_policy, key)
+                scenarios = await work.execute(statements.delete_user_scenarios, key)
                 await self._fold_usage(work, tenant_id, user_id)
-                if not (ids or calls or policies):
+                if not (ids or calls or policies or scenarios):
                     raise NotFound(f"user {user_id} not found")  # nothing of them here
             record = await self._record(work, tenant_id, kind, user_id, None, requested_by, totals)
             await work.commit()

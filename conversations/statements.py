@@ -340,6 +340,34 @@ class Statements:
         " WHERE tenant_id = :tenant_id ORDER BY id DESC LIMIT :limit"
     )
 
+    # -- scenarios (issue 28, ADR 0054): owner-only, every statement binds both ids ----------
+    insert_scenario: str = (
+        "INSERT INTO {schema}scenarios (tenant_id, id, user_id, label, body, created_at,"
+        " updated_at) VALUES (:tenant_id, :scenario_id, :user_id, :label, :body, :now, :now)"
+    )
+    select_scenario: str = (
+        "SELECT id, tenant_id, user_id, label, body, created_at, updated_at"
+        " FROM {schema}scenarios WHERE tenant_id = :tenant_id AND id = :scenario_id"
+        " AND user_id = :user_id"
+    )
+    select_user_scenarios: str = (
+        "SELECT id, tenant_id, user_id, label, body, created_at, updated_at"
+        " FROM {schema}scenarios WHERE tenant_id = :tenant_id AND user_id = :user_id"
+        " ORDER BY updated_at DESC, id DESC LIMIT :limit"
+    )
+    update_scenario: str = (
+        "UPDATE {schema}scenarios SET label = :label, body = :body, updated_at = :now"
+        " WHERE tenant_id = :tenant_id AND id = :scenario_id AND user_id = :user_id"
+    )
+    delete_scenario: str = (
+        "DELETE FROM {schema}scenarios"
+        " WHERE tenant_id = :tenant_id AND id = :scenario_id AND user_id = :user_id"
+    )
+    # erasure of a user (ADR 0048) takes their scenarios too
+    delete_user_scenarios: str = (
+        "DELETE FROM {schema}scenarios WHERE tenant_id = :tenant_id AND user_id = :user_id"
+    )
+
     def render(
         self,
         *,
