@@ -93,11 +93,13 @@ def clean_source_url(url: str) -> str | None:
 def screen_concepts(
     concepts: Sequence[CapturedConcept],
     *,
-    forbidden: frozenset[str] = frozenset(),
+    private_ids: Iterable[str] = (),
     drops: Counter[str] | None = None,
 ) -> list[CapturedConcept]:
     """The concepts as they may be written (see the module docstring); ``drops`` counts what
-    was removed, by reason."""
+    was removed, by reason. ``private_ids``: the tenant's and the user's ids, never a label
+    nor a word of one (:func:`forbidden_terms`)."""
+    forbidden = forbidden_terms(private_ids)
     counted: Counter[str] = drops if drops is not None else Counter()
     names = person_name_words()
     kept: list[CapturedConcept] = []

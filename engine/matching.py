@@ -8,7 +8,7 @@ another is followed to its survivor (ADR 0034). Quarantine is read through
 :mod:`graph.quarantine`'s predicates only.
 
 **No false merge by construction** (ADR 0049). A capture joins a concept without review only
-on an *exact* match after the normalisation of :func:`engine.normalise.label_forms` (Unicode
+on an *exact* match after the normalisation of :func:`label_forms` (Unicode
 compatibility forms, case, diacritics, punctuation, hyphens and compounds, possessives, "&",
 plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's
 labels (preferred, alternative and hidden labels, and its kind); an acronym joins only as a
@@ -28,13 +28,37 @@ The **decision** (:func:`decide`) is a small set of rules, tested one by one:
    jurisdiction the capture carries ("AI Act" captured as IE is the EU's AI Act);
 3. among acceptable candidates, the capture's own jurisdiction before the EU; two concepts
    matched as strongly in that jurisdiction are ambiguous: no merge.
+
+**The exact forms** (:func:`label_forms`) of one label are the only thing a capture may join a
+concept on without review. They handle, and only handle:
+
+- Unicode NFKC/NFKD compatibility forms, case and diacritics
+  (:func:`engine.normalise.normalise_label`);
+- punctuation, hyphens and compounds: the words are joined ("auto-enrolment",
+  "auto enrolment" and "autoenrolment" are one form; "V.A.T." is "VAT");
+- possessives ("Jobseeker's", "Jobseekers'" and "Jobseekers" are one form);
+- "&" read as "and" ("R&D" is "R and D");
+- plurals, word by word (:func:`singular`: "duties", "taxes", "benefits");
+- jurisdiction words ("Irish", "UK", "(United Kingdom)", "European Union"): a form without
+  them is kept *with the jurisdictions they named*, and it may only meet a concept of one
+  of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR).
+
+Everything else — another language, former names, acronyms, other spellings ("enrollment")
+— is data: a SKOS ``altLabel`` or ``hiddenLabel`` of the concept in the seeds, or an acronym
+the graph records as a label.
+
+**Creation** (ADR 0023): a capture that matches nothing is created only in a jurisdiction the
+graph covers that the conversation named (or at EU level); otherwise :class:`Match` says why
+it is skipped. Nothing is guessed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import lru_cache
 from typing import Final, Literal
 
 from rapidfuzz.distance import DamerauLevenshtein
@@ -42,15 +66,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 from engine.concepts import CapturedConcept
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
-from engine.normalise import (
-    COVERED_JURISDICTIONS,
-    EU,
-    LabelForm,
-    label_forms,
-    normalise_label,
-    singular,
-    words_of,
-)
+from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_label
 from graph.models import GraphNode
 from graph.port import ConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
@@ -60,11 +76,16 @@ __all__ = [
     "Candidate",
     "ConceptMatcher",
     "FoundBy",
+    "LabelForm",
+    "Match",
     "MatchedBy",
     "ReviewedConcepts",
     "Suggestion",
     "decide",
+    "label_forms",
+    "singular",
     "suggestions",
+    "words_of",
 ]
 
 _STOPWORDS: Final = frozenset(
@@ -131,6 +152,76 @@ class Suggestion:
             return cls(parts[0], parts[1], float(parts[2]))
         except ValueError:
             return None
+
+
+# Words that name a jurisdiction inside a label (two-word names first).
+_JURISDICTION_PHRASES: Final[dict[tuple[str, ...], str]] = {
+    ("northern", "ireland"): "NI", ("united", "kingdom"): "UK", ("great", "britain"): "UK",
+    ("royaume", "uni"): "UK", ("european", "union"): "EU", ("union", "europeenne"): "EU",
+    ("ireland",): "IE", ("irish",): "IE", ("ie",): "IE", ("roi",): "IE", ("irlande",): "IE",
+    ("eire",): "IE", ("irlandais",): "IE", ("irlandaise",): "IE",
+    ("uk",): "UK", ("british",): "UK", ("britain",): "UK", ("gb",): "UK",
+    ("britannique",): "UK", ("eu",): "EU", ("european",): "EU", ("europeen",): "EU",
+    ("europeenne",): "EU", ("ue",): "EU",
+}  # fmt: skip
+_POSSESSIVE: Final = re.compile(r"(?<=\w)['’`´]s\b", re.IGNORECASE)
+_PLURAL_POSSESSIVE: Final = re.compile(r"(?<=s)['’`´](?=\W|$)", re.IGNORECASE)
+
+
+def singular(token: str) -> str:
+    """A crude English singular, enough for labels ("contributions", "duties", "taxes")."""
+    if len(token) <= 3 or token.endswith(("ss", "us", "is")):
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("xes", "ches", "shes", "sses", "zes")):
+        return token[:-2]
+    if token.endswith("s"):
+        return token[:-1]
+    return token
+
+
+def words_of(text: str) -> list[str]:
+    """The normalised words of a label: possessives dropped, "&" read as "and", each word
+    singular."""
+    text = _PLURAL_POSSESSIVE.sub("", _POSSESSIVE.sub("", text)).replace("&", " and ")
+    return [singular(w) for w in normalise_label(text).split()]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelForm:
+    """One exact form of a label: its words joined (``form``), and the jurisdictions its
+    removed jurisdiction words named (``named``; empty: the whole label)."""
+
+    form: str
+    named: frozenset[str] = frozenset()
+    words: tuple[str, ...] = ()
+
+
+@lru_cache(maxsize=65536)
+def label_forms(text: str) -> tuple[LabelForm, ...]:
+    """The exact forms of a label: the whole of it, and, when it has jurisdiction words
+    and something else, the rest with the jurisdictions they named."""
+    words = words_of(text)
+    if not words:
+        return ()
+    out = [LabelForm("".join(words), frozenset(), tuple(words))]
+    kept: list[str] = []
+    named: set[str] = set()
+    i = 0
+    while i < len(words):
+        for size in (2, 1):
+            phrase = tuple(words[i : i + size])
+            if len(phrase) == size and phrase in _JURISDICTION_PHRASES:
+                named.add(_JURISDICTION_PHRASES[phrase])
+                i += size
+                break
+        else:
+            kept.append(words[i])
+            i += 1
+    if named and kept:
+        out.append(LabelForm("".join(kept), frozenset(named), tuple(kept)))
+    return tuple(out)
 
 
 def _acronyms(form: LabelForm) -> tuple[str | None, str | None]:
@@ -329,6 +420,18 @@ def suggestions(candidates: Sequence[Candidate], jurisdiction: str) -> list[Sugg
     return [Suggestion(c.id, c.found_by.name.lower(), c.score) for c in near[:_SUGGESTIONS_MAX]]
 
 
+@dataclass(frozen=True, slots=True)
+class Match:
+    """What a capture names: an existing concept (``node``), or none, and then either why it
+    may not be created (``skipped``: ``out_of_coverage``, ``jurisdiction_not_stated``) or the
+    reviewed concepts it may duplicate, for review (``suggestions``, never merged)."""
+
+    node: GraphNode | None
+    matched_by: MatchedBy
+    skipped: str | None = None
+    suggestions: tuple[Suggestion, ...] = ()
+
+
 class ConceptMatcher:
     """The canonical concept a capture names: its key, the reviewed concepts' labels
     (:class:`ReviewedConcepts`, :func:`decide`), then the store's labels; merge redirects
@@ -339,16 +442,28 @@ class ConceptMatcher:
         self._lexicon = lexicon  # its graph entries are the reviewed concepts (GraphSync)
         self._reviewed: tuple[int, ReviewedConcepts] | None = None
 
-    async def find(
+    async def identify(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
-    ) -> tuple[GraphNode | None, MatchedBy]:
-        """The canonical concept of a capture and how it was matched. A concept an operator
-        merged into another is a redirect (ADR 0034): a match on it, by key or otherwise,
-        resolves to the concept it was merged into, matched the same way."""
-        found, matched_by = await self._match(concept, jurisdictions)
+    ) -> Match:
+        """The one answer of matching for a capture (see the module docstring).
+
+        ``jurisdictions``: those the conversation is known to be about (``None``: not
+        checked). A concept an operator merged into another is a redirect (ADR 0034): a match
+        on it, by key or otherwise, resolves to the concept it was merged into, matched the
+        same way. A capture that matches nothing is skipped outside coverage or in a
+        jurisdiction the conversation never named; otherwise it comes with its suggestions.
+        """
+        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
+        covered = concept.jurisdiction in COVERED_JURISDICTIONS
+        found, matched_by = await self._match(concept, stated=stated, covered=covered)
         if found is not None:
-            found = await self._follow(found)
-        return found, matched_by
+            return Match(await self._follow(found), matched_by)
+        if not covered:  # TAX:FR:WEALTH_TAX: the graph covers IE, UK, NI and EU law
+            return Match(None, "skipped", skipped="out_of_coverage")
+        if not stated:  # never guessed: "not stated" is not IE
+            return Match(None, "skipped", skipped="jurisdiction_not_stated")
+        # Near matches never merge (ADR 0049): they go with the new concept to review.
+        return Match(None, "created", suggestions=tuple(self._suggestions(concept)))
 
     async def _follow(self, node: GraphNode) -> GraphNode:
         """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
@@ -362,24 +477,18 @@ class ConceptMatcher:
             node = targets[0]
         return node
 
-    async def suggest(
-        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
-    ) -> list[Suggestion]:
+    def _suggestions(self, concept: CapturedConcept) -> list[Suggestion]:
         """The reviewed concepts a capture that matched none may duplicate, for review."""
         reviewed = self._reviewed_concepts()
         if reviewed is None:
             return []
-        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
         texts = [concept.prefLabel, *concept.altLabels]
-        where = concept.jurisdiction if stated else None
-        found = reviewed.candidates(concept.domain, concept.kind, texts, where)
+        found = reviewed.candidates(concept.domain, concept.kind, texts, concept.jurisdiction)
         return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)
 
     async def _match(
-        self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
+        self, concept: CapturedConcept, *, stated: bool, covered: bool
     ) -> tuple[GraphNode | None, MatchedBy]:
-        stated = jurisdictions is None or concept.jurisdiction in (*jurisdictions, EU)
-        covered = concept.jurisdiction in COVERED_JURISDICTIONS
         found = await self._reader.get_nodes([concept.id])
         if found and stated:
             return found[0], "key"
@@ -410,8 +519,9 @@ class ConceptMatcher:
         # mention's own words: its id then tells this conversation nothing it did not say.
         if not stated or not covered:
             return None, "created"  # a guessed jurisdiction: only reviewed, unambiguous matches
-        own = _words(concept)
-        for variant, qualified in _variants(concept):
+        labels = concept.normalised_labels()  # as the store spells them, preferred first
+        own = _words(concept, labels)
+        for variant, qualified in _variants(concept, labels):
             for candidate in await self._reader.find_concepts_by_label(variant):
                 where = str(candidate.properties.get("jurisdiction", ""))
                 if qualified and where != concept.jurisdiction:
@@ -441,12 +551,12 @@ _MATCHED_BY: dict[FoundBy, MatchedBy] = {
 }
 
 
-def _variants(concept: CapturedConcept) -> list[tuple[str, bool]]:
+def _variants(concept: CapturedConcept, labels: Sequence[str]) -> list[tuple[str, bool]]:
     """The normalised spellings of a capture's labels the store may hold as ``Label`` nodes
-    (its labels first), each with whether jurisdiction words were removed from it: as said,
-    without possessives, singular, plural, and without the words naming the capture's own
-    jurisdiction."""
-    found: dict[str, bool] = {label: False for label in concept.normalised_labels()}
+    (its normalised ``labels`` first), each with whether jurisdiction words were removed from
+    it: as said, without possessives, singular, plural, and without the words naming the
+    capture's own jurisdiction."""
+    found: dict[str, bool] = dict.fromkeys(labels, False)
     for text in (concept.prefLabel, *concept.altLabels):
         for form in label_forms(text):
             if form.named and form.named != {concept.jurisdiction}:
@@ -454,8 +564,6 @@ def _variants(concept: CapturedConcept) -> list[tuple[str, bool]]:
             spaced = " ".join(form.words)
             for variant in (spaced, _plural(spaced), *_possessives(form.words)):
                 found.setdefault(variant, bool(form.named))
-        plain = normalise_label(text)
-        found.setdefault(plain, False)
     return [(variant, qualified) for variant, qualified in found.items() if variant]
 
 
@@ -481,12 +589,15 @@ def _plural(phrase: str) -> str:
     return f"{head} {last}".strip()
 
 
-def _words(concept: CapturedConcept) -> set[str]:
-    """Every word the mention itself used (its labels' and its kind's), singular."""
+def _words(concept: CapturedConcept, labels: Sequence[str]) -> set[str]:
+    """Every word the mention itself used (its labels' and its kind's), singular: with and
+    without possessives (its normalised ``labels`` keep them as words)."""
     words = set(_kind_of(concept.id))
     for text in (concept.prefLabel, *concept.altLabels):
-        words.update(words_of(text))
-        words.update(singular(w) for w in normalise_label(text).split())
+        for form in label_forms(text):  # the whole label's words, then a part of them
+            words.update(form.words)
+    for label in labels:
+        words.update(singular(w) for w in label.split())
     return words
 
 

@@ -1,7 +1,6 @@
-"""Normalisation: labels, upper-snake keys, jurisdictions and the exact forms a capture joins on.
+"""Normalisation: labels, upper-snake keys and jurisdiction codes.
 
-The one place that decides stored keys, and what resolution (``engine.matching``) may treat
-as the same concept.
+The one place that decides stored keys.
 
 Two functions here decide what the graph stores, so a change to either changes keys that are
 already written:
@@ -17,32 +16,15 @@ table is out of date.
 :func:`tokenise` is the tokeniser under :func:`normalise_label`, with the character span of
 each token in the original text, so that the lexicon can report where a label was found.
 
-Resolution's normalisation (ADR 0049): a capture's jurisdiction and the exact form of a label.
+A capture's jurisdiction (ADR 0049): :func:`normalise_jurisdiction` turns whatever the model
+wrote for a jurisdiction into the project's code before a key is built: the project's own codes
+(``IE``, ``UK``, ``NI``, ``EU``) and their usual spellings, then ISO 3166 through ``pycountry``
+(alpha-2, alpha-3, English names, ``GB-NIR``). ``GB`` is ``UK``; a country the graph does not
+cover keeps its ISO alpha-2 code (``DEU`` -> ``DE``) and stays out of coverage; what neither
+knows is left as it was (out of coverage too).
 
-Two things decide whether a captured mention *is* a concept the graph holds (ADR 0049):
-
-* :func:`normalise_jurisdiction` turns whatever the model wrote for a jurisdiction into the
-  project's code before a key is built: the project's own codes (``IE``, ``UK``, ``NI``,
-  ``EU``) and their usual spellings, then ISO 3166 through ``pycountry`` (alpha-2, alpha-3,
-  English names, ``GB-NIR``). ``GB`` is ``UK``; a country the graph does not cover keeps its
-  ISO alpha-2 code (``DEU`` -> ``DE``) and stays out of coverage; what neither knows is left
-  as it was (out of coverage too).
-* :func:`label_forms` gives the **exact forms** of one label, the only thing a capture may
-  join a concept on without review. The normaliser handles, and only handles:
-
-  - Unicode NFKC/NFKD compatibility forms, case and diacritics (:func:`normalise_label`);
-  - punctuation, hyphens and compounds: the words are joined ("auto-enrolment",
-    "auto enrolment" and "autoenrolment" are one form; "V.A.T." is "VAT");
-  - possessives ("Jobseeker's", "Jobseekers'" and "Jobseekers" are one form);
-  - "&" read as "and" ("R&D" is "R and D");
-  - plurals, word by word (:func:`singular`: "duties", "taxes", "benefits");
-  - jurisdiction words ("Irish", "UK", "(United Kingdom)", "European Union"): a form without
-    them is kept *with the jurisdictions they named*, and it may only meet a concept of one
-    of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR).
-
-  Everything else — another language, former names, acronyms, other spellings ("enrollment")
-  — is data: a SKOS ``altLabel`` or ``hiddenLabel`` of the concept in the seeds, or an acronym
-  the graph records as a label.
+The exact forms a capture joins a concept on (plurals, possessives, jurisdiction words) are
+matching's rules, not stored keys: :func:`engine.matching.label_forms`.
 """
 
 from __future__ import annotations
@@ -59,16 +41,12 @@ __all__ = [
     "COVERED_JURISDICTIONS",
     "EU",
     "KEY_MAX_LEN",
-    "LabelForm",
     "Tokens",
     "kind_from_label",
-    "label_forms",
     "normalise_jurisdiction",
     "normalise_label",
-    "singular",
     "tokenise",
     "upper_snake",
-    "words_of",
 ]
 
 #: Longest part of a concept id that :func:`upper_snake` returns.
@@ -225,73 +203,3 @@ def _subdivision(text: str) -> str | None:
     except LookupError:
         return None
     return code if code in _ISO_TO_PROJECT else code.replace("-", "_")
-
-
-# Words that name a jurisdiction inside a label (two-word names first).
-_JURISDICTION_PHRASES: Final[dict[tuple[str, ...], str]] = {
-    ("northern", "ireland"): "NI", ("united", "kingdom"): "UK", ("great", "britain"): "UK",
-    ("royaume", "uni"): "UK", ("european", "union"): "EU", ("union", "europeenne"): "EU",
-    ("ireland",): "IE", ("irish",): "IE", ("ie",): "IE", ("roi",): "IE", ("irlande",): "IE",
-    ("eire",): "IE", ("irlandais",): "IE", ("irlandaise",): "IE",
-    ("uk",): "UK", ("british",): "UK", ("britain",): "UK", ("gb",): "UK",
-    ("britannique",): "UK", ("eu",): "EU", ("european",): "EU", ("europeen",): "EU",
-    ("europeenne",): "EU", ("ue",): "EU",
-}  # fmt: skip
-_POSSESSIVE: Final = re.compile(r"(?<=\w)['’`´]s\b", re.IGNORECASE)
-_PLURAL_POSSESSIVE: Final = re.compile(r"(?<=s)['’`´](?=\W|$)", re.IGNORECASE)
-
-
-def singular(token: str) -> str:
-    """A crude English singular, enough for labels ("contributions", "duties", "taxes")."""
-    if len(token) <= 3 or token.endswith(("ss", "us", "is")):
-        return token
-    if token.endswith("ies") and len(token) > 4:
-        return token[:-3] + "y"
-    if token.endswith(("xes", "ches", "shes", "sses", "zes")):
-        return token[:-2]
-    if token.endswith("s"):
-        return token[:-1]
-    return token
-
-
-def words_of(text: str) -> list[str]:
-    """The normalised words of a label: possessives dropped, "&" read as "and", each word
-    singular."""
-    text = _PLURAL_POSSESSIVE.sub("", _POSSESSIVE.sub("", text)).replace("&", " and ")
-    return [singular(w) for w in normalise_label(text).split()]
-
-
-@dataclass(frozen=True, slots=True)
-class LabelForm:
-    """One exact form of a label: its words joined (``form``), and the jurisdictions its
-    removed jurisdiction words named (``named``; empty: the whole label)."""
-
-    form: str
-    named: frozenset[str] = frozenset()
-    words: tuple[str, ...] = ()
-
-
-@lru_cache(maxsize=65536)
-def label_forms(text: str) -> tuple[LabelForm, ...]:
-    """The exact forms of a label: the whole of it, and, when it has jurisdiction words
-    and something else, the rest with the jurisdictions they named."""
-    words = words_of(text)
-    if not words:
-        return ()
-    out = [LabelForm("".join(words), frozenset(), tuple(words))]
-    kept: list[str] = []
-    named: set[str] = set()
-    i = 0
-    while i < len(words):
-        for size in (2, 1):
-            phrase = tuple(words[i : i + size])
-            if len(phrase) == size and phrase in _JURISDICTION_PHRASES:
-                named.add(_JURISDICTION_PHRASES[phrase])
-                i += size
-                break
-        else:
-            kept.append(words[i])
-            i += 1
-    if named and kept:
-        out.append(LabelForm("".join(kept), frozenset(named), tuple(kept)))
-    return tuple(out)

@@ -3,9 +3,11 @@
 For each concept of a ``capture_concepts`` payload (docs/architecture.md, "One chat turn"):
 
 1. validate (``engine.concepts``) and normalise its labels;
-2. resolve the canonical concept (:class:`engine.matching.ConceptMatcher`, ADR 0023): the exact
-   ``(domain, jurisdiction, kind)`` key first, then the reviewed concepts' labels, then aliases
-   (``Label`` nodes) within the same jurisdiction;
+2. ask matching what it names (:meth:`engine.matching.ConceptMatcher.identify`, ADR 0023,
+   ADR 0049): an existing concept (the exact ``(domain, jurisdiction, kind)`` key first, then
+   the reviewed concepts' labels, then aliases, ``Label`` nodes, within the same
+   jurisdiction), or none and why it is skipped, or none and the suggestions for review. This
+   module decides nothing about matching; it orchestrates and writes;
 3. upsert through ``GraphWriteService`` (so through the ingress guard): a missing concept is
    created ``provisional`` with a ``Label`` per label, ``HAS_ALT_LABEL`` edges and
    ``ALIGNS_WITH`` edges to the rule nodes it names; an existing one gains any new labels;
@@ -34,8 +36,8 @@ from engine.concepts import CapturedConcept, label_id
 from engine.evidence import EvidenceIndex
 from engine.ingestion import IngestionJob, IngestionQueue
 from engine.lexicon import ConceptLexicon
-from engine.matching import ConceptMatcher, MatchedBy
-from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_jurisdiction, normalise_label
+from engine.matching import ConceptMatcher, MatchedBy, Suggestion
+from engine.normalise import normalise_jurisdiction, normalise_label
 from errors import GraphWriteRejected
 from graph.models import (
     EdgeIncrement,
@@ -276,57 +278,66 @@ class SelfPopulation:
     async def _resolve(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
     ) -> ResolvedConcept:
-        existing, matched_by = await self._matcher.find(concept, jurisdictions)
-        if existing is None and (reason := _not_creatable(concept, jurisdictions)):
-            return _skipped(concept, reason)
-        if existing is not None:
-            status = _status(existing)
-            defined = bool(existing.properties.get("definition"))
-            # Its edges are read only when something below needs them: the labels already
-            # linked (a provisional concept) or the sparse check (no definition). A reviewed
-            # concept with a definition, the usual case, needs no graph read here (ADR 0029).
-            mine: list[GraphEdge] = []
-            if status == "provisional" or not defined:
-                around = await self._reader.neighbourhood([existing.id], limit=200)
-                mine = [e for e in around.edges if e.source == existing.id]
-            if status == "provisional":
-                # Still in quarantine (ADR 0020): the labels this mention brought join it there.
-                # A reviewed concept gains none: chat phrasing would reach every tenant.
-                # Properties of a known concept (status included) are never overwritten.
-                await self._concepts.write(
-                    ConceptWrite(concept=_as_known(concept, existing), status=status),
-                    labels_only=True,
-                    linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
-                )
-            # The auto-ingestion gate: clearly sparse = no definition and no rule alignment.
-            if not defined and not any(e.type == "ALIGNS_WITH" for e in mine):
-                await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
-            if status == "provisional":
-                # Last, so a step that fails before it (and makes the capture retry) has not
-                # counted this mention yet.
-                await self._concepts.count_mention(existing.id, concept)
-            # A quarantined node's own name may be another conversation's phrasing: this
-            # conversation is told its own.
-            name = existing.properties.get("pref_label", existing.id)
-            told = str(name) if status == "confirmed" else concept.prefLabel
-            # What this mention names, as a first capture of it would report (issue 26): the
-            # turn tells another conversation no more than if it had captured it first.
-            named = (
-                self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
-                if status == "provisional"
-                else []
+        match = await self._matcher.identify(concept, jurisdictions)
+        if match.skipped is not None:
+            return _skipped(concept, match.skipped)
+        if match.node is not None:
+            return await self._meet(concept, match.node, match.matched_by)
+        return await self._create(concept, match.suggestions)
+
+    async def _meet(
+        self, concept: CapturedConcept, existing: GraphNode, matched_by: MatchedBy
+    ) -> ResolvedConcept:
+        """A mention of a concept the graph holds: a quarantined one gains its labels and
+        counts it; a sparse one is queued for ingestion."""
+        status = _status(existing)
+        defined = bool(existing.properties.get("definition"))
+        # Its edges are read only when something below needs them: the labels already
+        # linked (a provisional concept) or the sparse check (no definition). A reviewed
+        # concept with a definition, the usual case, needs no graph read here (ADR 0029).
+        mine: list[GraphEdge] = []
+        if status == "provisional" or not defined:
+            around = await self._reader.neighbourhood([existing.id], limit=200)
+            mine = [e for e in around.edges if e.source == existing.id]
+        if status == "provisional":
+            # Still in quarantine (ADR 0020): the labels this mention brought join it there.
+            # A reviewed concept gains none: chat phrasing would reach every tenant.
+            # Properties of a known concept (status included) are never overwritten.
+            await self._concepts.write(
+                ConceptWrite(concept=_as_known(concept, existing), status=status),
+                labels_only=True,
+                linked=frozenset(e.target for e in mine if e.type == "HAS_ALT_LABEL"),
             )
-            return ResolvedConcept(
-                id=existing.id,
-                pref_label=told,
-                status=status,
-                created=False,
-                matched_by=matched_by,
-                aligned_with=tuple(node.id for node in named),
-            )
-        targets = self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
-        # Near matches never merge (ADR 0049): they go with the new concept to review.
-        near = await self._matcher.suggest(concept, jurisdictions)
+        # The auto-ingestion gate: clearly sparse = no definition and no rule alignment.
+        if not defined and not any(e.type == "ALIGNS_WITH" for e in mine):
+            await self._ingestion.enqueue(IngestionJob(existing.id, "sparse"))
+        if status == "provisional":
+            # Last, so a step that fails before it (and makes the capture retry) has not
+            # counted this mention yet.
+            await self._concepts.count_mention(existing.id, concept)
+        # A quarantined node's own name may be another conversation's phrasing: this
+        # conversation is told its own.
+        name = existing.properties.get("pref_label", existing.id)
+        told = str(name) if status == "confirmed" else concept.prefLabel
+        # What this mention names, as a first capture of it would report (issue 26): the
+        # turn tells another conversation no more than if it had captured it first.
+        named = self._named(concept) if status == "provisional" else []
+        return ResolvedConcept(
+            id=existing.id,
+            pref_label=told,
+            status=status,
+            created=False,
+            matched_by=matched_by,
+            aligned_with=tuple(node.id for node in named),
+        )
+
+    async def _create(
+        self, concept: CapturedConcept, near: Sequence[Suggestion]
+    ) -> ResolvedConcept:
+        """A mention that names no concept: created provisional (or met, when another
+        worker's capture created it a moment earlier), aligned with the rule nodes it names,
+        with the reviewed concepts it may duplicate (``near``) for review."""
+        targets = self._named(concept)
         outcome = await self._concepts.write(
             ConceptWrite(
                 concept=concept,
@@ -349,16 +360,9 @@ class SelfPopulation:
             aligned_with=tuple(node.id for node in targets),
         )
 
-
-def _not_creatable(concept: CapturedConcept, jurisdictions: Sequence[str] | None) -> str | None:
-    """Why a capture that matched nothing must not be created (None: it may be)."""
-    if concept.jurisdiction not in COVERED_JURISDICTIONS:
-        return "out_of_coverage"  # TAX:FR:WEALTH_TAX: the graph covers IE, UK, NI and EU law
-    if jurisdictions is None or concept.jurisdiction == EU:
-        return None
-    if concept.jurisdiction not in jurisdictions:
-        return "jurisdiction_not_stated"  # never guessed: "not stated" is not IE
-    return None
+    def _named(self, concept: CapturedConcept) -> list[GraphNode]:
+        """The rule nodes of the mention's jurisdiction that its labels name."""
+        return self._evidence.nodes_named(concept.normalised_labels(), concept.jurisdiction)
 
 
 def _skipped(concept: CapturedConcept, reason: str) -> ResolvedConcept:

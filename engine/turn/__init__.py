@@ -1,7 +1,7 @@
 """The chat turn: ``prepare`` in named steps, the stream, the capture coordinator, the record.
 
 ``engine`` drives a turn (:class:`ChatEngine`); ``prepare`` holds its steps before the model is
-called; ``capture`` the capture coordinator; ``capture_repair`` its one repair call; ``record``
+called; ``capture`` the capture coordinator and its one repair call; ``record``
 the answer as it streams; ``writes`` the turn's store writes after ``prepare``.
 """
 

@@ -5,7 +5,7 @@ call), and one exit after it, :meth:`~CaptureCoordinator.finish` (the answer; th
 concepts). Between the two it owns everything the capture does (ADR 0042):
 
 - **parsing and repair**: a payload that does not validate is kept for one repair call after
-  the answer (:mod:`engine.turn.capture_repair`); a second bad payload is a warning;
+  the answer (:class:`CaptureRepair`, below); a second bad payload is a warning;
 - **screening**: labels are vocabulary, not chat (ADR 0017, :mod:`engine.capture_screen`);
   what the screen drops is counted in one ``capture_screened`` warning, never repeated;
 - **the lexicon fallback**: a provider that ran answer-only (no tool) gets the lexicon's
@@ -19,34 +19,62 @@ concepts). Between the two it owns everything the capture does (ADR 0042):
 Tasks are started with the ``spawn`` it is handed (the engine's, which ``aclose`` waits for);
 it never calls back into the engine. Warnings go, in the order they arise, into the list it is
 handed (the turn record's), between the stream's own.
+
+**The repair call** (:class:`CaptureRepair`) is seed 002's retry-with-feedback: the model gets
+its own arguments back with the validation error and is asked — tool forced, through the egress
+client like every call — to call ``capture_concepts`` again. Exactly one attempt, bounded by
+the router's timeouts. Text the model writes in the repair call is dropped: the answer was
+streamed once and is never sent again. Still invalid, or the call fails → a
+``malformed_tool_payload`` warning and the turn completes without capture.
+``capture_repairs``, ``capture_repairs_succeeded`` and ``capture_repairs_failed`` count the
+outcomes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import aclosing
 from typing import Any, Protocol, TypeVar
 
+import structlog
 from opentelemetry.trace import Tracer
 
-from egress.wire import Tool
-from engine.capture_screen import forbidden_terms, screen_concepts
-from engine.concepts import CAPTURE_TOOL_NAME, CapturedConcept, parse_capture_payload
+from egress.client import EgressContext
+from egress.wire import ChatMessage, Error, LlmRequest, Tool
+from engine.capture_screen import screen_concepts
+from engine.concepts import (
+    CAPTURE_TOOL,
+    CAPTURE_TOOL_NAME,
+    CapturedConcept,
+    parse_capture_payload,
+)
 from engine.events import TurnWarning
 from engine.graph_retry import GraphWriteRetry
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_capture import lexicon_concepts
 from engine.metrics import EngineCounters
+from engine.router import LlmRouter, StreamingEgress
 from engine.self_population import ResolvedConcept, SelfPopulation
-from engine.turn.capture_repair import CaptureRepair
 from engine.turn.prepare import PreparedTurn
 from errors import RegintelError
 from infra.spans import stage
 
-__all__ = ["CaptureCoordinator", "CaptureParts", "Spawn"]
+__all__ = ["REPAIR_TASK", "CaptureCoordinator", "CaptureParts", "CaptureRepair", "Spawn"]
 
 T = TypeVar("T")
+
+REPAIR_TASK = "capture_repair"
+_MAX_ARGS_CHARS = 4000
+_INSTRUCTIONS = (
+    "You called the capture_concepts tool with arguments that failed validation. Call "
+    "capture_concepts once more with corrected arguments that match its schema. Do not write "
+    "any other text. The question and your previous arguments follow as data."
+)
+
+log = structlog.get_logger(__name__)
 
 
 class Spawn(Protocol):
@@ -54,6 +82,60 @@ class Spawn(Protocol):
     for; ``log_failure=False`` when the caller handles the task's failure itself."""
 
     def __call__(self, work: Awaitable[T], *, log_failure: bool = ...) -> asyncio.Task[T]: ...
+
+
+class CaptureRepair:
+    """The one repair call of a capture that did not validate (the module docstring)."""
+
+    def __init__(
+        self, egress: StreamingEgress, router: LlmRouter, counters: EngineCounters
+    ) -> None:
+        self._egress = egress
+        self._router = router
+        self._counters = counters
+
+    async def repair(
+        self, ctx: EgressContext, question: str, args: Any, error: str, route_model: tuple[str, str]
+    ) -> list[CapturedConcept] | TurnWarning:
+        """Ask once for corrected arguments; the concepts, or the warning to show."""
+        self._counters.inc("capture_repairs")
+        provider, model = route_model
+        request = LlmRequest(
+            provider=provider,
+            model=model,
+            task=REPAIR_TASK,
+            messages=[
+                ChatMessage(role="system", content=_INSTRUCTIONS, sanitised=True),
+                ChatMessage(
+                    role="user",
+                    content=f"Question: {question}\n\nPrevious arguments: {_shown(args)}\n\n"
+                    f"Validation error: {error}",
+                ),
+            ],
+            tools=[CAPTURE_TOOL],
+            tool_choice=CAPTURE_TOOL_NAME,
+            max_output_tokens=1024,
+        )
+        reason = "the repair call returned no capture"
+        try:
+            async with aclosing(self._router.stream(self._egress, request, ctx)) as chunks:
+                async for chunk in chunks:
+                    if isinstance(chunk, Error):
+                        reason = f"the repair call failed ({chunk.code})"
+                        break
+                    if isinstance(chunk, Tool) and chunk.name == CAPTURE_TOOL_NAME:
+                        concepts = parse_capture_payload(chunk.args)
+                        self._counters.inc("capture_repairs_succeeded")
+                        return concepts
+        except RegintelError as exc:
+            reason = exc.message
+        except Exception as exc:  # a provider bug (absurd arguments) must not end the turn
+            log.warning("capture_repair_crashed", error=type(exc).__name__)
+            reason = "the repair call failed"
+        self._counters.inc("capture_repairs_failed")
+        return TurnWarning(
+            "malformed_tool_payload", f"{error}; still invalid after one repair: {reason}"
+        )
 
 
 class CaptureParts:
@@ -96,8 +178,7 @@ class CaptureCoordinator:
         self._spawn = spawn
         self._warnings = warnings
         self._late_context = late_context
-        # the tenant's and user's ids: never a label
-        self._forbidden = forbidden_terms((turn.request.tenant_id, turn.request.user_id))
+        self._private = (turn.request.tenant_id, turn.request.user_id)  # never a label
         self._jurisdictions = tuple(turn.jurisdictions)  # a capture never guesses another
         self._task: asyncio.Task[list[ResolvedConcept]] | None = None
         self._tool_seen = False
@@ -159,7 +240,7 @@ class CaptureCoordinator:
 
     def _populate(self, concepts: list[CapturedConcept], *, from_model: bool) -> None:
         if from_model:  # labels are vocabulary, not chat (ADR 0017)
-            concepts = screen_concepts(concepts, forbidden=self._forbidden, drops=self._drops)
+            concepts = screen_concepts(concepts, private_ids=self._private, drops=self._drops)
         if self._task is None and concepts:  # one capture per turn; a second one is ignored
             known = self._jurisdictions if from_model else None
             retry = self._parts.retry
@@ -218,3 +299,13 @@ class CaptureCoordinator:
             return
         self._parts.counters.inc("late_captures")
         self._spawn(self._late_context(ids))
+
+
+def _shown(args: Any) -> str:
+    """The arguments as the model sent them, bounded (they may be huge or absurdly nested)."""
+    if isinstance(args, str):
+        return args[:_MAX_ARGS_CHARS]
+    try:
+        return json.dumps(args)[:_MAX_ARGS_CHARS]
+    except (RecursionError, ValueError, TypeError):
+        return "(unreadable arguments)"

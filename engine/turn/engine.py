@@ -65,8 +65,7 @@ from engine.metrics import EngineCounters
 from engine.prompt import ASPECTS, Aspect
 from engine.router import LlmRouter, Route
 from engine.self_population import ResolvedConcept, SelfPopulation
-from engine.turn.capture import CaptureCoordinator, CaptureParts
-from engine.turn.capture_repair import CaptureRepair
+from engine.turn.capture import CaptureCoordinator, CaptureParts, CaptureRepair
 from engine.turn.prepare import ChatLimits, EgressGateway, PreparedTurn, TurnPreparer, TurnRequest
 from engine.turn.record import TurnRecord
 from engine.turn.writes import TurnWrites

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from egress.pii import build_ingress_detector
-from engine.capture_screen import forbidden_terms, screen_concepts
+from engine.capture_screen import screen_concepts
 from engine.concepts import parse_capture_payload
 from engine.self_population import ConceptWrite, ConceptWriter
 from errors import GraphWriteRejected, MalformedToolPayload
@@ -69,8 +69,8 @@ async def test_no_attack_payload_leaves_a_value_in_the_graph(
                 outcomes["malformed"] += 1
                 errors.append(str(exc))
                 continue
-            forbidden = forbidden_terms((case["tenant_id"], case["user_id"]))
-            for concept in screen_concepts(parsed, forbidden=forbidden, drops=drops):
+            private = (case["tenant_id"], case["user_id"])
+            for concept in screen_concepts(parsed, private_ids=private, drops=drops):
                 try:
                     await concepts_writer.write(ConceptWrite(concept=concept, status="provisional"))
                     outcomes["written"] += 1

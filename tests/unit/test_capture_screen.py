@@ -96,7 +96,7 @@ def test_screening_drops_and_counts_by_reason() -> None:
         CapturedConcept(domain="TAX", kind="PPSN 5260181E", jurisdiction="IE", prefLabel="X"),
     ]  # fmt: skip
     drops: Counter[str] = Counter()
-    [kept] = screen_concepts(concepts, forbidden=FORBIDDEN, drops=drops)
+    [kept] = screen_concepts(concepts, private_ids=["acme", "alice"], drops=drops)
     assert kept.altLabels == ["VAT"]
     assert kept.definition is None
     assert kept.sourceUrls == ["https://x.ie/u"]

@@ -10,9 +10,10 @@ from engine.matching import (
     ReviewedConcepts,
     Suggestion,
     decide,
+    label_forms,
     suggestions,
 )
-from engine.normalise import label_forms, normalise_jurisdiction
+from engine.normalise import normalise_jurisdiction
 
 pytestmark = pytest.mark.unit
 
