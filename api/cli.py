@@ -93,13 +93,28 @@ def main() -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to bind.")] = 8000,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Worker processes on this machine, sharing one socket and the configured "
+            "stores (PostgreSQL + Redis + a Bolt graph server; the embedded defaults allow 1).",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the HTTP API."""
     from api.app import create_app
     from api.server import serve as serve_app
+    from api.server import serve_workers, workers_refusal
     from api.settings import Settings
 
     settings = Settings()
+    refusal = workers_refusal(settings, workers)
+    if refusal is not None:
+        _fail(refusal)
+    if workers > 1:
+        serve_workers(settings, host=host, port=port, workers=workers)
+        return
     serve_app(create_app(settings), settings, host=host, port=port)
 
 

@@ -15,7 +15,9 @@ Two parsers, one deadline (ADR 0019, ADR 0029): :class:`TimedHttpToolsProtocol` 
 event loop is ``uvloop`` when installed. ``regintel serve`` builds the server with
 :func:`server_config`; the Docker image runs ``uvicorn ... --loop uvloop --http
 api.server:TimedHttpToolsProtocol``, where the deadline comes from the same setting
-(``REGINTEL_HEADER_READ_TIMEOUT_SECONDS``), read once.
+(``REGINTEL_HEADER_READ_TIMEOUT_SECONDS``), read once. ``regintel serve --workers N``
+(:func:`serve_workers`) runs N such processes on one socket, the same way, and only on stores
+the processes can share (:func:`workers_refusal`, ADR 0056).
 
 Two more guards live here, where they cost least (ADR 0030, third addendum):
 
@@ -46,12 +48,16 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from api.settings import Settings
 
 __all__ = [
+    "PRODUCTION_TOPOLOGY",
     "TimedH11Protocol",
     "TimedHttpToolsProtocol",
     "event_loop",
     "serve",
+    "serve_workers",
     "server_config",
     "timed_protocol",
+    "unshared_stores",
+    "workers_refusal",
 ]
 
 log = structlog.get_logger(__name__)
@@ -325,3 +331,53 @@ def server_config(
 def serve(app: Any, settings: Settings, *, host: str, port: int) -> None:
     """Serve ``app`` until interrupted."""
     uvicorn.Server(server_config(app, settings, host=host, port=port, log_level="info")).run()
+
+
+PRODUCTION_TOPOLOGY = (
+    "PostgreSQL + Redis + a Bolt graph server: REGINTEL_CONVERSATION_STORE=postgres, "
+    "REGINTEL_REDIS_URL, REGINTEL_GRAPH_BACKEND=bolt"
+)
+
+
+def unshared_stores(settings: Settings) -> list[str]:
+    """What of ``settings`` one process alone may use: the embedded, single-writer stores and
+    the in-process bus and rate limits (no Redis). Empty: several workers may share them."""
+    found = []
+    if settings.graph_backend == "ladybug":
+        found.append("the embedded Ladybug graph")
+    if settings.conversation_store == "sqlite":
+        found.append("SQLite conversations")
+    if settings.redis_url is None:
+        found.append("no Redis (in-process bus and rate limits)")
+    return found
+
+
+def workers_refusal(settings: Settings, workers: int) -> str | None:
+    """The one-line reason ``workers`` processes cannot share ``settings``, or None."""
+    unshared = unshared_stores(settings) if workers > 1 else []
+    if not unshared:
+        return None
+    return (
+        f"--workers {workers} needs stores the workers can share, but this configuration has "
+        f"{', '.join(unshared)} (single-writer, one process); run one worker, or use "
+        f"{PRODUCTION_TOPOLOGY}"
+    )
+
+
+def serve_workers(settings: Settings, *, host: str, port: int, workers: int) -> None:
+    """Serve the app in ``workers`` processes on one socket (uvicorn's supervisor, which
+    restarts a worker that dies) until interrupted. Each process builds the app from the same
+    ``REGINTEL_*`` settings (``api.app:create_app``) and reads its head deadline and caps in
+    :class:`TimedHttpToolsProtocol`; stores, bus and rate limits are the shared ones of the
+    settings (:func:`workers_refusal` must say None). The admission limit is each worker's."""
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        http="api.server:TimedHttpToolsProtocol",
+        loop=event_loop(),
+        timeout_keep_alive=settings.keep_alive_timeout_seconds,
+        log_level="info",
+    )
