@@ -9,6 +9,7 @@ Journal), the dev sets and SCRA, lexical / semantic / fused side by side, latenc
     .venv/bin/python bench/retrieval_bench.py --calibrate      # gate thresholds on the dev set
     .venv/bin/python bench/retrieval_bench.py --set recital_flow=0 --set phrase_weight=0  # ablate
     .venv/bin/python bench/retrieval_bench.py --json out.json
+    .venv/bin/python bench/retrieval_bench.py --vectors old.npz --vectors new.npz  # A/B files
 
 Acts are parsed with ``corpus`` and mapped with ``corpus.graph_writes`` exactly as the ingester
 writes them; ``--rules`` adds ``seeds/rules/*.yaml`` (nodes, edges, and concepts with their
@@ -148,24 +149,35 @@ def build_embedder(kind: str) -> Embedder:
 
 
 def vectors_for(
-    nodes: Sequence[GraphNode], embedder: Embedder, compute: bool
+    nodes: Sequence[GraphNode],
+    embedder: Embedder,
+    compute: bool,
+    path: Path | None = None,
+    cache: Path | None = None,
 ) -> tuple[VectorStore, int]:
-    """The shipped vectors; with ``compute``, plus those of texts they lack (the unseen acts)."""
-    store = VectorStore.load(
-        SHIPPED_VECTORS / model_file_name(embedder.model), embedder.model, embedder.dimension
-    )
+    """The vectors at ``path`` (default: the shipped file); with ``compute``, plus those of
+    every text of the unseen acts, as ``regintel ingest`` embeds an ingested act (kept in
+    ``cache`` between runs, at full precision: int8)."""
+    path = path or SHIPPED_VECTORS / model_file_name(embedder.model)
+    store = VectorStore.load(path, embedder.model, embedder.dimension)
     texts = texts_of_graph(nodes)
     missing = sorted({t for t in texts.values() if content_key(t) not in store})
     if compute and embedder.dimension:
-        # The unseen acts' articles and annexes, as the shipped acts have theirs (the rest of
-        # what the shipped file lacks stays lexical, as it does on a fresh install).
-        labels = {node.id: node.label for node in nodes}
         unseen = sorted(
-            {t for i, t in texts.items() if any(i.startswith(a) for a in UNSEEN_IDS)
-             and labels.get(i) in ("Article", "Annex") and content_key(t) not in store}
+            {t for i, t in texts.items()
+             if any(i.startswith(a) for a in UNSEEN_IDS) and content_key(t) not in store}
         )  # fmt: skip
-        if unseen:
-            store.add([content_key(t) for t in unseen], embedder.embed(unseen))
+        held = VectorStore(embedder.model, embedder.dimension)
+        if cache is not None:
+            held = VectorStore.load(cache, embedder.model, embedder.dimension)
+        todo = [t for t in unseen if content_key(t) not in held]
+        if todo:
+            held.add([content_key(t) for t in todo], embedder.embed(todo))
+            if cache is not None:
+                held.save(cache, bits=8)
+        keys = [content_key(t) for t in unseen]
+        rows = [held.row_of(k) for k in keys]
+        store.add(keys, held.matrix()[[r for r in rows if r is not None]])
     return store, len(missing)
 
 
@@ -251,6 +263,16 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-gate", action="store_true", help="rank only: never refuse")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--vectors",
+        type=Path,
+        action="append",
+        default=[],
+        help="a vector file instead of the shipped one (repeat: side by side)",
+    )
+    parser.add_argument("--unseen-cache", type=Path,
+                        default=Path("/tmp/regintel-bench-unseen-vectors.npz"),
+                        help="where the unseen acts' vectors are kept between runs")  # fmt: skip
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="override a RetrievalConfig number (or min_coverage)")  # fmt: skip
     args = parser.parse_args()
@@ -261,7 +283,30 @@ def main() -> None:
     config = config_with(args.set)
     embedder = build_embedder(args.embedder)
     loaded = time.perf_counter()
-    store, missing = vectors_for(nodes, embedder, compute=args.unseen)
+    files: list[Path | None] = list(args.vectors) or [None]
+    out: dict[str, Any] = {}
+    for path in files:
+        label = "" if len(files) == 1 else f"{path}: "
+        print(f"\n######## vectors: {path or 'shipped'}")
+        out.update({f"{label}{k}": v for k, v in run_with_vectors(
+            args, nodes, edges, config, embedder, path, parsed - start, loaded - parsed
+        ).items()})  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
+
+
+def run_with_vectors(
+    args: argparse.Namespace,
+    nodes: list[GraphNode],
+    edges: list[GraphEdge],
+    config: RetrievalConfig,
+    embedder: Embedder,
+    path: Path | None,
+    parse_s: float,
+    model_s: float,
+) -> dict[str, Any]:
+    loaded = time.perf_counter()
+    store, missing = vectors_for(nodes, embedder, args.unseen, path, args.unseen_cache)
     vectors_s = time.perf_counter() - loaded
     retriever = Retriever(nodes, edges, config, embedder=embedder, vectors=store)
     built = time.perf_counter()
@@ -275,10 +320,11 @@ def main() -> None:
         del traced
     dense = retriever.dense
     out: dict[str, Any] = {
+        "vectors": str(path or "shipped"),
         "graph": {"nodes": len(nodes), "edges": len(edges), "rows": len(retriever)},
         "build": {
-            "parse_ms": (parsed - start) * 1000,
-            "model_load_ms": (loaded - parsed) * 1000,
+            "parse_ms": parse_s * 1000,
+            "model_load_ms": model_s * 1000,
             "vectors_s": vectors_s,
             "index_ms": (built - loaded) * 1000 - vectors_s * 1000,
             "peak_traced_mib": peak / 2**20,
@@ -340,8 +386,7 @@ def main() -> None:
         for low, refusal, false in out["calibration"]["grid"]:
             print(f"min_coverage={low:.2f} refusal={refusal:.3f} false_refusal={false:.3f}")
         print(f"best min_coverage (Youden's J): {out['calibration']['best_min_coverage']}")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return out
 
 
 if __name__ == "__main__":

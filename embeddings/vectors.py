@@ -5,11 +5,21 @@ the text's vector, so a provision is embedded again only when its text changed, 
 id, and the same store serves every graph backend. On disk it is one ``.npz`` file per model
 (``vectors/<model>.npz`` in the data folder; the project ships
 ``seeds/legal/vectors/all-MiniLM-L6-v2.npz`` for the acts it ships): ``keys`` (``S16``),
-``vectors`` quantised to int8 with one float32 scale per row (a unit vector loses under 0.5 % of
-a cosine that way, and 19,000 vectors take 7 MB instead of 29 MB) and ``meta``, a JSON object
-with the ``model`` and ``dimension`` that made them. Loading a file made by another model or
-dimension than the embedder raises :class:`errors.EmbeddingMismatch`, whose message names the
-command that re-embeds.
+``vectors`` quantised to signed integers of ``bits`` bits with one float32 scale per row (the
+row's largest magnitude maps to the largest code) and ``meta``, a JSON object with the ``model``,
+``dimension`` and ``bits`` that made them. Two widths:
+
+- **8 bits** (int8, the default, and what the data folder's store is written in): a unit
+  vector's cosines move by under 0.005; 16,600 vectors of 384 take 6 MB compressed.
+- **4 bits** (two codes a byte, ``-7..7``): cosines move by ~0.007 (one standard deviation),
+  half the size. The shipped file is written so (3.5 MB instead of 6.0 MB, under the
+  repository's 5 MB limit for a tracked file); the dev and held-out recall with either width
+  are in ADR 0045's addendum.
+
+A store saves in the width it was loaded in (``bits`` on :meth:`VectorStore.save` overrides),
+and quantising a row that was read from a file gives back its codes, so loading and saving
+again never drifts. Loading a file made by another model or dimension than the embedder raises
+:class:`errors.EmbeddingMismatch`, whose message names the command that re-embeds.
 """
 
 from __future__ import annotations
@@ -22,13 +32,46 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from embeddings.port import Vectors
 from errors import EmbeddingMismatch, InvalidInput
 
-__all__ = ["REEMBED_COMMAND", "VectorStore", "content_key", "model_file_name"]
+__all__ = ["REEMBED_COMMAND", "WIDTHS", "VectorStore", "content_key", "model_file_name"]
 
 REEMBED_COMMAND = "regintel embed --rebuild"
+WIDTHS = (4, 8)  # bits a code may take in a file
+
+
+def _quantise(matrix: Vectors, bits: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """Codes in ``-(2**(bits-1) - 1) .. 2**(bits-1) - 1`` and one scale per row."""
+    top = 2 ** (bits - 1) - 1
+    peaks = np.abs(matrix).max(axis=1) if len(matrix) else np.zeros(0, dtype=np.float32)
+    scales = np.maximum(peaks, 1e-12).astype(np.float32) / np.float32(top)
+    codes = np.clip(np.rint(matrix / scales[:, None]), -top, top).astype(np.int8)
+    return codes, scales
+
+
+def _pack(codes: npt.NDArray[np.int8], bits: int) -> npt.NDArray[np.int8] | npt.NDArray[np.uint8]:
+    if bits == 8:
+        return codes
+    # 4 bits: offset to 0..14, two codes a byte (the first in the low nibble); an odd width is
+    # padded with one code 0 per row.
+    shifted = (codes.astype(np.int16) + 7).astype(np.uint8)
+    if shifted.shape[1] % 2:
+        shifted = np.pad(shifted, ((0, 0), (0, 1)), constant_values=7)
+    return (shifted[:, 0::2] | (shifted[:, 1::2] << 4)).astype(np.uint8)
+
+
+def _unpack(stored: npt.NDArray[np.generic], bits: int, dimension: int) -> Vectors:
+    if bits == 8:
+        return stored.astype(np.float32)
+    packed = stored.astype(np.uint8)
+    low = (packed & 0x0F).astype(np.int8) - 7
+    high = (packed >> 4).astype(np.int8) - 7
+    codes = np.empty((len(packed), 2 * packed.shape[1]), dtype=np.float32)
+    codes[:, 0::2], codes[:, 1::2] = low, high
+    return codes[:, :dimension]
 
 
 def content_key(text: str) -> bytes:
@@ -52,6 +95,7 @@ class VectorStore:
         self._vectors = np.zeros((0, dimension), dtype=np.float32)
         self._pending: list[Vectors] = []
         self._pending_count = 0
+        self.bits = 8  # the width :meth:`save` writes (that of the file loaded, if any)
         self.changed = False
 
     def __len__(self) -> int:
@@ -91,11 +135,15 @@ class VectorStore:
         return self._vectors
 
     def fingerprint(self) -> bytes:
-        """A digest of the model, the dimension and the texts held (their keys): two stores
-        with the same fingerprint give every text the same vector."""
+        """A digest of the model, the dimension, the texts held (their keys) and their vectors:
+        two stores with the same fingerprint give every text the same vector (the same texts
+        read from a file of another width do not)."""
         digest = hashlib.sha256(f"{self.model}\0{self.dimension}\0".encode())
-        for key in sorted(self._rows):
+        ordered = sorted(self._rows)
+        for key in ordered:
             digest.update(key)
+        rows = np.fromiter((self._rows[k] for k in ordered), dtype=np.int64, count=len(ordered))
+        digest.update(np.ascontiguousarray(self.matrix()[rows]).tobytes())
         return digest.digest()
 
     def row_of(self, key: bytes) -> int | None:
@@ -121,12 +169,16 @@ class VectorStore:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 keys = data["keys"]
-                quantised = data["vectors"]
+                packed = data["vectors"]
                 scales = data["scales"]
         except (OSError, ValueError, KeyError) as exc:
             raise InvalidInput(f"{path}: not a vector store ({exc})") from exc
         store._check(str(meta.get("model")), int(meta.get("dimension", -1)), str(path))
-        vectors = quantised.astype(np.float32) * scales[:, None]
+        bits = int(meta.get("bits", 8))  # files before the 4-bit width say "quantised": "int8"
+        if bits not in WIDTHS:
+            raise InvalidInput(f"{path}: vectors of {bits} bits (this version reads {WIDTHS})")
+        store.bits = bits
+        vectors = _unpack(packed, bits, dimension) * scales[:, None]
         # numpy's "S16" drops trailing NUL bytes on read: a key ending in 0x00 (one in 256)
         # comes back short and would never match its text again. Keys are 16 bytes: pad back.
         store._rows = {bytes(key).ljust(16, b"\0"): row for row, key in enumerate(keys.tolist())}
@@ -134,16 +186,21 @@ class VectorStore:
         store.changed = False
         return store
 
-    def save(self, path: Path) -> None:
-        """Write the store to ``path`` atomically (a reader never sees half a file)."""
+    def save(self, path: Path, bits: int | None = None) -> None:
+        """Write the store to ``path`` atomically (a reader never sees half a file), in
+        ``bits`` bits a code (default: :attr:`bits`, the width of the file it was loaded from,
+        else 8); the store then saves in that width."""
+        bits = self.bits if bits is None else bits
+        if bits not in WIDTHS:
+            raise ValueError(f"a vector file holds codes of {WIDTHS} bits, not {bits}")
         ordered = sorted(self._rows, key=self._rows.__getitem__)
         rows = np.fromiter((self._rows[k] for k in ordered), dtype=np.int64, count=len(ordered))
         matrix = self.matrix()[rows]  # one row per key, in the keys' order (no orphan row)
         keys = np.array(ordered, dtype="S16")
-        peaks = np.abs(matrix).max(axis=1) if len(matrix) else np.zeros(0, dtype=np.float32)
-        scales = np.maximum(peaks, 1e-12).astype(np.float32) / 127.0
-        quantised = np.rint(matrix / scales[:, None]).astype(np.int8)
-        meta = json.dumps({"model": self.model, "dimension": self.dimension, "quantised": "int8"})
+        codes, scales = _quantise(matrix, bits)
+        quantised = _pack(codes, bits)
+        meta = json.dumps({"model": self.model, "dimension": self.dimension, "bits": bits,
+                           "quantised": f"int{bits}"})  # fmt: skip
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
         os.close(handle)
@@ -157,6 +214,7 @@ class VectorStore:
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
+        self.bits = bits
         self.changed = False
 
     def _check(self, model: str, dimension: int, where: str) -> None:

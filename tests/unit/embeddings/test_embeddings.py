@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from embeddings import NoEmbedder, VectorStore, content_key, model_file_name
-from embeddings.factory import build_embedder, open_vectors
+from embeddings.factory import SHIPPED_VECTORS_DIR, build_embedder, open_vectors
 from embeddings.minilm import DEFAULT_MODEL_SHA256, LocalModelEmbedder, default_model_dir
 from errors import EmbedderUnavailable, EmbeddingMismatch
 
@@ -143,3 +143,51 @@ def test_a_file_with_more_rows_than_keys_stays_aligned_through_add_and_save(
             assert row is not None
             assert np.allclose(matrix[row], vector, atol=0.01), key
     assert len(again) == 3 and len(again.matrix()) == 3
+
+
+def test_four_bit_file_round_trips_without_drift(tmp_path: Path) -> None:
+    """The 4-bit width (the shipped file's): cosines kept, a load and save gives back the same
+    bytes (no drift), and a store saves in the width it was loaded in."""
+    rng = np.random.default_rng(11)
+    vectors = rng.normal(size=(50, 33)).astype(np.float32)  # an odd width pads one code a row
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = [content_key(str(i)) for i in range(50)]
+    store = VectorStore("m/model-a", 33)
+    store.add(keys, vectors)
+    store.save(tmp_path / "eight.npz")
+    store.save(tmp_path / "four.npz", bits=4)
+    assert (tmp_path / "four.npz").stat().st_size < (tmp_path / "eight.npz").stat().st_size
+    four = VectorStore.load(tmp_path / "four.npz", "m/model-a", 33)
+    assert four.bits == 4
+    matrix = four.matrix()
+    rows = [four.row_of(k) for k in keys]
+    cosines = [float(matrix[row] @ vectors[i]) for i, row in enumerate(rows) if row is not None]
+    assert len(cosines) == 50 and min(cosines) > 0.95 and float(np.median(cosines)) > 0.98
+    four.save(tmp_path / "again.npz")  # the width it was loaded in
+    assert (tmp_path / "again.npz").read_bytes() == (tmp_path / "four.npz").read_bytes()
+    assert np.array_equal(
+        VectorStore.load(tmp_path / "again.npz", "m/model-a", 33).matrix(), matrix
+    )
+    with pytest.raises(ValueError, match="bits"):
+        store.save(tmp_path / "three.npz", bits=3)
+
+
+def test_the_same_texts_in_another_width_change_the_fingerprint(tmp_path: Path) -> None:
+    # the index cache is keyed by it: an index built over int8 vectors is not reused for 4-bit
+    store = VectorStore("m/model-a", 8)
+    store.add([content_key("a")], np.linspace(-1, 1, 8, dtype=np.float32)[None, :])
+    store.save(tmp_path / "four.npz", bits=4)
+    store.save(tmp_path / "eight.npz", bits=8)
+    four = VectorStore.load(tmp_path / "four.npz", "m/model-a", 8)
+    eight = VectorStore.load(tmp_path / "eight.npz", "m/model-a", 8)
+    assert four.fingerprint() != eight.fingerprint()
+    assert (
+        eight.fingerprint()
+        == VectorStore.load(tmp_path / "eight.npz", "m/model-a", 8).fingerprint()
+    )
+
+
+def test_the_shipped_vector_file_fits_the_repository_limit() -> None:
+    """A tracked file stays under 5 MB: the shipped vectors are written in 4 bits."""
+    path = SHIPPED_VECTORS_DIR / model_file_name("sentence-transformers/all-MiniLM-L6-v2")
+    assert path.stat().st_size < 5_000_000
