@@ -22,6 +22,7 @@ import structlog
 
 from conversations.models import ErasureTotals
 from errors import RegintelError
+from infra.lifetime import Lifetime
 
 __all__ = ["ExpiredErasure", "RetentionJob"]
 
@@ -59,6 +60,7 @@ class RetentionJob:
         self._jitter = jitter
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
+        self._lifetime = Lifetime("the retention job")
         self.passes = 0  # completed passes, failed ones included
 
     @property
@@ -68,6 +70,7 @@ class RetentionJob:
 
     async def run_once(self) -> ErasureTotals:
         """One pass over every tenant; what it erased (counts)."""
+        self._lifetime.check()
         totals = await self._store.erase_expired(self.cutoff)
         if totals.conversations:
             log.info("retention_erased", days=self._days, **totals.model_dump())
@@ -75,6 +78,7 @@ class RetentionJob:
 
     def start(self) -> None:
         """Run a pass after a random part of ``jitter``, then one every ``interval``."""
+        self._lifetime.check()
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(
                 self._run(), name="regintel-retention"
@@ -93,7 +97,9 @@ class RetentionJob:
 
     async def aclose(self) -> None:
         """Stop the schedule; a pass in progress is cancelled (each conversation's erasure is
-        one transaction: it is whole or not at all)."""
+        one transaction: it is whole or not at all). Afterwards :meth:`start` and
+        :meth:`run_once` raise :class:`errors.AdapterClosed`."""
+        self._lifetime.close()
         task, self._task = self._task, None
         if task is not None:
             task.cancel()

@@ -70,6 +70,7 @@ from engine.turn.prepare import ChatLimits, EgressGateway, PreparedTurn, TurnPre
 from engine.turn.record import TurnRecord
 from engine.turn.writes import TurnWrites
 from errors import RegintelError
+from infra.lifetime import Lifetime
 from infra.spans import turn_tracing
 
 __all__ = ["ChatEngine", "TurnEngine", "run_turn"]
@@ -81,7 +82,7 @@ T = TypeVar("T")
 
 class TurnEngine(Protocol):
     """A chat turn as the API drives it: prepare (may refuse), then stream; ``aclose`` waits
-    for the turn's background work. :class:`ChatEngine` is one; the API's metering wraps one."""
+    for the turn's background work, and the engine refuses new turns after it. :class:`ChatEngine` is one; the API's metering wraps one."""
 
     @property
     def counters(self) -> EngineCounters:
@@ -130,6 +131,7 @@ class ChatEngine:
         self.counters = counters or EngineCounters()
         self._limits = limits or ChatLimits()
         self._background: set[asyncio.Task[Any]] = set()
+        self._lifetime = Lifetime("the chat engine")
         self._tracer = tracer or NoOpTracer()
         self._preparer = TurnPreparer(
             store=store,
@@ -154,7 +156,10 @@ class ChatEngine:
         )
 
     async def aclose(self) -> None:
-        """Let background saves and graph writes finish (they must not be lost)."""
+        """Refuse new turns, and let background saves and graph writes finish (they must not
+        be lost). Afterwards :meth:`prepare` and :meth:`stream` raise
+        :class:`errors.AdapterClosed`; a turn already streaming finishes."""
+        self._lifetime.close()
         while self._background:  # a task may leave another (a late capture's context)
             await asyncio.gather(*self._background, return_exceptions=True)
 
@@ -168,12 +173,16 @@ class ChatEngine:
 
         Raises :class:`errors.InvalidInput`, :class:`errors.EgressBlocked` (a refused ``off``),
         :class:`errors.NotFound` (unknown or another tenant's conversation) or a store error;
-        nothing has been sent or saved when it does.
+        nothing has been sent or saved when it does; :class:`errors.AdapterClosed` after
+        :meth:`aclose`.
         """
+        self._lifetime.check()
         return await self._preparer.prepare(request)
 
     async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
-        """Stream the answer of a prepared turn; saved exactly once by its :class:`TurnRecord`."""
+        """Stream the answer of a prepared turn; saved exactly once by its :class:`TurnRecord`.
+        Raises :class:`errors.AdapterClosed` after :meth:`aclose`, before anything is sent."""
+        self._lifetime.check()
         limits = self._limits
         writes = TurnWrites(
             turn,

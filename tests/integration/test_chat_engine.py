@@ -20,7 +20,13 @@ from engine.prompt import ASPECTS
 from engine.review import confirm_concept
 from engine.router import LlmRouter, Route
 from engine.turn import TurnRequest
-from errors import ConversationStoreUnavailable, GraphUnavailable, InvalidInput, NotFound
+from errors import (
+    AdapterClosed,
+    ConversationStoreUnavailable,
+    GraphUnavailable,
+    InvalidInput,
+    NotFound,
+)
 from graph.backends.ladybug import LadybugGraphStore
 from graph.models import EdgeWrite, NodeWrite
 from graph.schema import load_schema
@@ -390,6 +396,19 @@ async def test_a_capture_that_outlasts_its_retries_is_written_after_a_restart(h,
     finally:
         await restarted.close()
     assert (await GraphOutbox.open(tmp_path / "graph_outbox.jsonl")).pending() == []
+
+
+async def test_the_engine_refuses_a_turn_after_close_and_closes_twice_quietly(h):
+    prepared = await h.engine.prepare(TurnRequest("acme", "alice", "What is the VAT rate?"))
+    await h.engine.aclose()
+    with pytest.raises(AdapterClosed, match="closed"):
+        await h.engine.prepare(TurnRequest("acme", "alice", "And the reduced rate?"))
+    with pytest.raises(AdapterClosed, match="closed"):
+        await anext(h.engine.stream(prepared))
+    with pytest.raises(AdapterClosed, match="closed"):
+        await h.turn()
+    assert h.provider.requests == []  # nothing was sent after the close
+    await h.engine.aclose()
 
 
 async def test_a_client_gone_right_after_metadata_still_keeps_the_question(h):

@@ -1,15 +1,20 @@
 """Adapters refuse use after ``aclose`` (httpx's client state): each raises ``AdapterClosed``
 instead of reconnecting, and closing twice is quiet. The stores have their cases in their
-conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``); here are the
-buses, the change detector, the capture retry, the rate limiters, tracing and the providers."""
+conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``), the chat engine
+in ``test_chat_engine.py``, the graph write service in ``tests/unit/test_write_service.py``;
+here are the buses, the change detector, the capture retry, the retention job, the rate
+limiters, tracing and the providers."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
+from conversations.models import ErasureTotals
+from conversations.retention import RetentionJob
 from egress.wire import ChatMessage, LlmProvider, LlmRequest
 from engine.evidence import EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
@@ -109,6 +114,32 @@ async def test_the_graph_write_retry_refuses_to_restart_after_close(tmp_path: Pa
     await retry.aclose()
     await writer.aclose()
     await store.aclose()
+
+
+class ErasureCalls:
+    """An expired-erasure store that counts the passes asked of it."""
+
+    def __init__(self) -> None:
+        self.calls: list[datetime] = []
+
+    async def erase_expired(self, before: datetime, batch: int = 200) -> ErasureTotals:
+        self.calls.append(before)
+        return ErasureTotals()
+
+
+async def test_the_retention_job_refuses_to_run_or_restart_after_close():
+    store = ErasureCalls()
+    job = RetentionJob(store, 30, interval=3600.0, jitter=3600.0)
+    await job.run_once()
+    job.start()
+    await job.aclose()
+
+    async def start() -> None:
+        job.start()
+
+    await refuses([job.run_once, start])
+    assert len(store.calls) == 1  # only the pass before the close
+    await job.aclose()
 
 
 async def test_the_rate_limiters_refuse_use_after_close(redis_server, redis_prefix):
