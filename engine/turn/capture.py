@@ -200,7 +200,8 @@ class CaptureCoordinator:
         """After the answer: the one repair of a malformed capture, or, for a provider that ran
         answer-only (``Done.answer_only``), the lexicon's capture of the question and the
         answer; then the population, awaited for at most the write timeout."""
-        parts, turn = self._parts, self._turn
+        parts = self._parts
+        turn = self._turn
         if self._malformed is not None and self._task is None:
             args, error = self._malformed
             route = (turn.llm_request.provider, turn.llm_request.model)
