@@ -27,6 +27,7 @@ from api.routes import (
     metrics,
     privacy,
     review,
+    scenarios,
     usage,
 )
 from api.routes.web import mount_web_app
@@ -104,7 +105,8 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
     )
 
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
-    for module in (chat, privacy, conversations, graph, usage):  # privacy's export before {id}
+    # privacy's export before {id}
+    for module in (chat, privacy, conversations, graph, usage, scenarios):
         app.include_router(module.router, dependencies=limited)
     for module in (health, review, admin, metrics):
         app.include_router(module.router)
