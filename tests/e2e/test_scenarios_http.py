@@ -1,0 +1,106 @@
+"""Scenarios over real HTTP on the embedded defaults (SQLite, Ladybug with the seeded graph):
+two scenarios (€50,000 and €60,000 PAYE, single, IE 2025) created, evaluated and compared;
+every amount line cites graph nodes that exist and are in force for 2025 (issue 28)."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from tests.support.server import running_server
+
+pytestmark = [pytest.mark.e2e]
+
+KEYS = {"k-acme-alice": "acme:alice", "k-acme-bob": "acme:bob", "k-globex-gina": "globex:gina"}
+ALICE = {"Authorization": "Bearer k-acme-alice"}
+BOB = {"Authorization": "Bearer k-acme-bob"}
+GINA = {"Authorization": "Bearer k-globex-gina"}
+
+
+def _scenario(label: str, paye: str) -> dict[str, Any]:
+    facts = {"tax_year": 2025, "jurisdiction": "IE", "status": "single", "age": 35,
+             "paye_income": paye}  # fmt: skip
+    return {"label": label, "snapshots": [{"label": "2025", "as_at": "2025-12-31", "facts": facts}]}
+
+
+def _totals(snapshot: dict[str, Any]) -> dict[str, Decimal]:
+    return {t["tax"]: Decimal(t["amount"]) for t in snapshot["totals"] if t["person"] == "you"}
+
+
+def test_two_scenarios_evaluated_and_compared_with_every_line_cited(
+    seeded_template: Path, tmp_path: Path
+) -> None:
+    from tests.support.seeded import copy_data_dir
+
+    data = copy_data_dir(seeded_template, tmp_path / "data")
+    app = create_app(Settings(data_dir=data, log_json=False, api_keys=KEYS))
+    with running_server(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        low = client.post("/api/scenarios", json=_scenario("€50k", "50000"), headers=ALICE)
+        high = client.post("/api/scenarios", json=_scenario("€60k", "60000"), headers=ALICE)
+        assert low.status_code == high.status_code == 201, low.text
+        low_id, high_id = low.json()["id"], high.json()["id"]
+
+        # owner-only: another user of the tenant, or another tenant, gets a 404
+        for headers in (BOB, GINA):
+            assert client.get(f"/api/scenarios/{low_id}", headers=headers).status_code == 404
+            assert (
+                client.post(f"/api/scenarios/{low_id}/evaluate", headers=headers).status_code == 404
+            )
+        # impossible facts are a 422 with the error body
+        bad = _scenario("bad", "-1")
+        refused = client.post("/api/scenarios", json=bad, headers=ALICE)
+        assert refused.status_code == 422 and "error" in refused.json()
+
+        evaluated = client.post(f"/api/scenarios/{low_id}/evaluate", headers=ALICE)
+        assert evaluated.status_code == 200, evaluated.text
+        (snapshot,) = evaluated.json()["snapshots"]
+        assert _totals(snapshot) == {
+            "income_tax": Decimal("7200.00"),  # 44,000 x 20% + 6,000 x 40% - 2,000 - 2,000
+            "usc": Decimal("1046.00"),  # 60.06 + 307.40 + 22,618 x 3% (678.54)
+            "prsi": Decimal("2062.50"),  # 37,500 x 4.1% + 12,500 x 4.2%
+        }
+        assert snapshot["gaps"] == []
+        # every amount line cites nodes that exist in the graph and are in force in 2025
+        cited = {node for line in snapshot["lines"] for node in line["node_ids"]}
+        assert all(line["node_ids"] for line in snapshot["lines"])
+        params: dict[str, str | list[str]] = {
+            "labels": ["Rate", "Threshold", "Relief"],
+            "limit": "5000",
+        }
+        graph = client.get("/api/graph/snapshot", params=params, headers=ALICE)
+        assert graph.status_code == 200, graph.text
+        stored = {n["id"]: n["properties"] for n in graph.json()["nodes"]}
+        assert cited <= stored.keys(), cited - stored.keys()
+        for node_id in cited:
+            first = date.fromisoformat(stored[node_id]["valid_from"])
+            last = date.fromisoformat(stored[node_id]["valid_to"])
+            assert date(2025, 1, 1) <= first <= last <= date(2025, 12, 31), node_id
+
+        compared = client.post(
+            "/api/scenarios/compare", json={"scenarioIds": [low_id, high_id]}, headers=ALICE
+        )
+        assert compared.status_code == 200, compared.text
+        (snap,) = compared.json()["comparison"]["snapshots"]
+        totals = {(d["tax"], d["person"]): Decimal(d["difference"]) for d in snap["totals"]}
+        assert totals[("income_tax", "you")] == Decimal("4000.00")  # €10,000 more at 40%
+        assert totals[("usc", "you")] == Decimal("300.00")  # at 3%
+        assert totals[("prsi", "you")] == Decimal("412.50")
+        assert all(d["node_ids"] for d in snap["lines"])
+
+        # replace and delete, owner only
+        renamed = client.put(
+            f"/api/scenarios/{high_id}", json=_scenario("€61k", "61000"), headers=ALICE
+        )
+        assert renamed.status_code == 200 and renamed.json()["label"] == "€61k"
+        assert client.put(f"/api/scenarios/{high_id}", json=bad, headers=ALICE).status_code == 422
+        assert client.delete(f"/api/scenarios/{high_id}", headers=BOB).status_code == 404
+        assert client.delete(f"/api/scenarios/{high_id}", headers=ALICE).status_code == 204
+        assert client.get(f"/api/scenarios/{high_id}", headers=ALICE).status_code == 404
+        assert [s["id"] for s in client.get("/api/scenarios", headers=ALICE).json()] == [low_id]
