@@ -39,6 +39,7 @@ __all__ = [
     "MAX_EVIDENCE_CHARS",
     "MAX_NODES",
     "NOT_EVIDENCE",
+    "OUTSIDE_EU",
     "Evidence",
     "EvidenceHit",
     "EvidenceIndex",
@@ -54,6 +55,9 @@ log = structlog.get_logger(__name__)
 
 NOT_EVIDENCE = frozenset({"Label", "ChangeEvent"})
 MAX_NODES = 50_000
+OUTSIDE_EU = frozenset({"UK", "GB"})
+"""Covered jurisdictions outside the EU since 31 January 2020: EU law is not their evidence
+(Northern Ireland is not here: EU VAT rules on goods still apply there)."""
 MAX_EVIDENCE_CHARS = 1500  # per hit in the prompt: a provision's relevant paragraphs, not all
 
 
@@ -286,12 +290,17 @@ class EvidenceIndex:
         """The top ``k`` provisions and rule nodes for the question, and the gate's verdict.
 
         ``jurisdictions`` the question names restrict the evidence to them and to EU law
-        (which applies in every member state); none named: no restriction. ``focus`` are
+        (which applies in every member state, and under the Windsor Framework to goods in
+        Northern Ireland) — unless all of them are outside the Union (:data:`OUTSIDE_EU`: a
+        question about the UK alone is not answered from the VAT Directive); none named: no
+        restriction. ``focus`` are
         concept ids the question names; nodes near them rank higher. ``as_at`` (first and last
         ISO day) keeps what was in force then. ``channels_used`` is for evaluation only
         (``regintel eval retrieval --modes``): both channels by default.
         """
-        where = [*jurisdictions, "EU"] if jurisdictions else []
+        where = list(jurisdictions)
+        if any(j not in OUTSIDE_EU for j in jurisdictions):
+            where.append("EU")
         result = self._retriever.search(
             query, k, jurisdictions=where, focus=focus, as_at=as_at, channels_used=channels_used
         )

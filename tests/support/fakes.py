@@ -11,6 +11,8 @@ from egress.client import EgressContext
 from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Tool, Usage
+from engine.evidence import EvidenceIndex
+from graph.models import GraphCounts, GraphNode, GraphSnapshot
 
 
 @dataclass(frozen=True)
@@ -76,3 +78,38 @@ class PassThroughEgress:
     ) -> AsyncGenerator[StreamChunk, None]:
         async for chunk in self.providers[request.provider].stream(request):
             yield chunk
+
+
+class SnapshotGraph:
+    """A reader whose snapshot is whatever the test last put in it."""
+
+    def __init__(self, nodes: Sequence[GraphNode]) -> None:
+        self.nodes = list(nodes)
+
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        return [n for n in self.nodes if n.id in ids]
+
+    async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
+        return []
+
+    async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        return GraphSnapshot()
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        return GraphSnapshot(nodes=self.nodes)
+
+    async def changes_since(self, timestamp: str, limit: int = 1000) -> GraphSnapshot:
+        return GraphSnapshot()
+
+    async def counts(self) -> GraphCounts:
+        return GraphCounts(nodes=len(self.nodes), edges=0)
+
+
+async def built(*nodes: GraphNode) -> tuple[SnapshotGraph, EvidenceIndex]:
+    """A graph holding ``nodes`` and an evidence index built from it."""
+    graph = SnapshotGraph(nodes)
+    index = EvidenceIndex(graph)
+    await index.refresh()
+    return graph, index

@@ -3,14 +3,13 @@ search, only for the same tenant and only while the index is unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from engine.evidence import Evidence, EvidenceIndex
 from engine.evidence_cache import EvidenceCache
 from engine.retrieval import RelevanceVerdict
-from graph.models import GraphCounts, GraphNode, GraphSnapshot
+from graph.models import GraphNode
+from tests.support.fakes import built
 
 pytestmark = pytest.mark.unit
 
@@ -28,33 +27,6 @@ def rate(node_id: str, value: float) -> GraphNode:
     )  # fmt: skip
 
 
-class SnapshotGraph:
-    """A reader whose snapshot is whatever the test last put in it."""
-
-    def __init__(self, nodes: Sequence[GraphNode]) -> None:
-        self.nodes = list(nodes)
-
-    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
-        return [n for n in self.nodes if n.id in ids]
-
-    async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
-        return []
-
-    async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
-        return GraphSnapshot()
-
-    async def snapshot(
-        self, labels: Sequence[str] | None = None, limit: int = 1000
-    ) -> GraphSnapshot:
-        return GraphSnapshot(nodes=self.nodes)
-
-    async def changes_since(self, timestamp: str, limit: int = 1000) -> GraphSnapshot:
-        return GraphSnapshot()
-
-    async def counts(self) -> GraphCounts:
-        return GraphCounts(nodes=len(self.nodes), edges=0)
-
-
 class CountedSearch:
     def __init__(self, index: EvidenceIndex) -> None:
         self.index, self.calls = index, 0
@@ -68,13 +40,6 @@ def cached(
     cache: EvidenceCache, index: EvidenceIndex, search: CountedSearch, tenant: str = "t1"
 ) -> Evidence:
     return cache.search(index.generation, tenant, QUESTION, 6, ["IE"], [], None, search)
-
-
-async def built(*nodes: GraphNode) -> tuple[SnapshotGraph, EvidenceIndex]:
-    graph = SnapshotGraph(nodes)
-    index = EvidenceIndex(graph)
-    await index.refresh()
-    return graph, index
 
 
 @pytest.mark.anyio
