@@ -12,13 +12,14 @@ Envoy's adaptive concurrency filter):
 - **chunk delay**: how long a chunk just written waits before the loop can attend to the next
   one (a percentile over the last interval).
 
-Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at both. Over target (either):
-the limit drops to ``backoff`` x the turns in flight (or the limit, if lower), at most once
-per ``cooldown`` — streams end one by one, so the load falls only over the following seconds
-and a second cut before then would overshoot. On target for ``stable`` intervals in a row
-and the limit in use (``in_flight >= used * limit``): it grows by ``increase``. It never
-grows while idle (a burst after a quiet hour would otherwise meet a limit nothing tested) and
-stays within ``[floor, ceiling]``.
+Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at both. Over target (either,
+``patience`` intervals in a row: a single late timer — a collection, another process taking the
+core for a moment — is not a trend): the limit drops to ``backoff`` x the turns in flight (or
+the limit, if lower), at most once per ``cooldown`` — streams end one by one, so the load falls
+only over the following seconds and a second cut before then would overshoot. On target for
+``stable`` intervals in a row and the limit in use (``in_flight >= used * limit``): it grows by
+``increase``. It never grows while idle (a burst after a quiet hour would otherwise meet a
+limit nothing tested) and stays within ``[floor, ceiling]``.
 
 Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
 recent chunk delays for a percentile.
@@ -48,6 +49,7 @@ class LimitConfig:
     backoff: float = 0.9  # x in-flight on congestion
     cooldown: float = 1.0  # seconds between two decreases
     stable: int = 2  # intervals on target before an increase
+    patience: int = 2  # intervals over target before a cut (one late timer is not a trend)
     used: float = 0.8  # grow only when in_flight >= used * limit
 
     def bounded(self) -> LimitConfig:
@@ -66,7 +68,7 @@ class AdaptiveLimit:
         self._limit = float(self.config.initial)
         self._next = clock() + self.config.interval
         self._last_cut = -math.inf
-        self._good = 0
+        self._good = self._bad = 0
         self.increases = 0
         self.decreases = 0
 
@@ -88,11 +90,13 @@ class AdaptiveLimit:
         before = self.limit
         if lag > c.target_lag or delay > c.target_delay:
             self._good = 0
-            if now - self._last_cut >= c.cooldown:
+            self._bad += 1
+            if self._bad >= c.patience and now - self._last_cut >= c.cooldown:
                 self._last_cut = now
                 self._limit = max(c.floor, min(self._limit, in_flight) * c.backoff)
                 self.decreases += self.limit < before
         else:
+            self._bad = 0
             self._good += 1
             if self._good >= c.stable and in_flight >= c.used * self._limit:
                 self._good = 0

@@ -62,8 +62,18 @@ def test_either_signal_late_cuts_the_limit_to_a_fraction_of_the_turns_in_flight(
 ) -> None:
     limit, clock = limiter(initial=80)
     clock.now += 0.1
+    assert not limit.update(in_flight=50, **signals)  # one late interval is not a trend
+    clock.now += 0.1
     assert limit.update(in_flight=50, **signals)
     assert limit.limit == 45  # 0.9 x the 50 in flight, not x the limit of 80
+
+
+def test_a_single_late_interval_between_good_ones_cuts_nothing() -> None:
+    limit, clock = limiter(initial=80)
+    for _ in range(20):
+        run(limit, clock, 0.1, in_flight=10, **LATE)
+        run(limit, clock, 0.1, in_flight=10, **ON_TIME)
+    assert limit.limit == 80 and limit.decreases == 0
 
 
 def test_cuts_are_spaced_by_the_cooldown_and_stop_at_the_floor() -> None:
@@ -76,7 +86,7 @@ def test_cuts_are_spaced_by_the_cooldown_and_stop_at_the_floor() -> None:
 
 def test_after_a_cut_it_grows_again_once_on_time() -> None:
     limit, clock = limiter(initial=50)
-    run(limit, clock, 0.2, in_flight=50, **LATE)
+    run(limit, clock, 0.3, in_flight=50, **LATE)
     assert limit.limit == 45
     run(limit, clock, 1.0, in_flight=45, **ON_TIME)
     assert limit.limit > 45
@@ -122,8 +132,9 @@ async def test_the_gate_admits_queued_turns_when_the_limit_grows_and_refuses_pas
     held.append(await asyncio.wait_for(queued, 1))
     assert gate.in_flight == 3
     lag.current = 0.1
-    clock.now += 1.0
-    gate.adapt()  # late: 0.9 x 3 in flight -> 2
+    for _ in range(2):  # late twice in a row: 0.9 x 3 in flight -> 2
+        clock.now += 1.0
+        gate.adapt()
     assert gate.limit == 2
     held[0].release()  # over the limit: the slot is taken back, not handed on
     assert gate.in_flight == 2
