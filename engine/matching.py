@@ -1,10 +1,11 @@
 """Matching: which concept a captured mention names, by explicit rules (ADR 0023, ADR 0049).
 
-:class:`ConceptMatcher` is the one entry self-population uses: the capture's own key first,
-then the reviewed concepts' labels (:class:`ReviewedConcepts` and :func:`decide`, below), then
-the store's labels (reviewed concepts the lexicon has not learnt yet, and quarantined ones, a
-quarantined one only when its id is spelled by the mention's own words); a concept merged into
-another is followed to its survivor (ADR 0034). Quarantine is read through
+:meth:`ConceptMatcher.identify` is the one entry self-population uses, once per mention
+(:class:`Match`): the capture's own key first, then the reviewed concepts' labels
+(:class:`ReviewedConcepts` and :func:`decide`, below), then the store's labels (reviewed
+concepts the lexicon has not learnt yet, and quarantined ones, a quarantined one only when its
+id is spelled by the mention's own words); a concept merged into another is followed to its
+survivor (ADR 0034). Quarantine is read through
 :mod:`graph.quarantine`'s predicates only.
 
 **No false merge by construction** (ADR 0049). A capture joins a concept without review only
