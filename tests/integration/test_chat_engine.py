@@ -399,6 +399,8 @@ async def test_a_capture_that_outlasts_its_retries_is_written_after_a_restart(h,
 
 
 async def test_the_engine_refuses_a_turn_after_close_and_closes_twice_quietly(h):
+    # h.engine is the engine as the app wraps it (metering over usage over ChatEngine): the
+    # wrappers refuse through the engine they wrap.
     prepared = await h.engine.prepare(TurnRequest("acme", "alice", "What is the VAT rate?"))
     await h.engine.aclose()
     with pytest.raises(AdapterClosed, match="closed"):
