@@ -1,0 +1,174 @@
+"""The scenario engine (issue 28): worked examples passed, dev vs held-out, and evaluation time.
+
+    .venv/bin/python bench/scenario_bench.py [--data-dir DIR] [--rounds 50] [--json out.json]
+
+Examples: ``bench/data/scenario_examples.jsonl`` (published figures, to the cent; ``gap``
+examples must come back with gaps and no figures), graded per split. Timing: each example's
+snapshot and the €50,000 / €60,000 pair of issue 28, evaluated ``rounds`` times; a comparison
+is both scenarios evaluated and compared. Two readers: the seed files in memory (the engine's
+own cost) and, with ``--data-dir``, the embedded graph (Ladybug) of a seeded data folder, read
+as the API reads it (one ``get_nodes`` per snapshot; the folder is seeded first when empty).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.seeding import read_seed_files  # noqa: E402
+from graph.models import GraphNode  # noqa: E402
+from scenarios import (  # noqa: E402
+    Facts,
+    ParameterReader,
+    ScenarioInput,
+    Snapshot,
+    SnapshotResult,
+    compare,
+    evaluate,
+    evaluate_snapshot,
+)
+
+EXAMPLES = ROOT / "bench" / "data" / "scenario_examples.jsonl"
+
+
+class SeedFiles:
+    """The seed files as a parameter reader (no graph store)."""
+
+    def __init__(self) -> None:
+        self.nodes = {
+            n["id"]: GraphNode(id=n["id"], label=n["label"], properties=n.get("properties") or {})
+            for n in read_seed_files()["nodes"]
+        }
+
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        return [self.nodes[i] for i in ids if i in self.nodes]
+
+
+def load_examples() -> list[dict[str, Any]]:
+    lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def _snapshot(facts: dict[str, Any], label: str = "example") -> Snapshot:
+    parsed = Facts.model_validate(facts)
+    return Snapshot(label=label, as_at=date(parsed.tax_year, 12, 31), facts=parsed)
+
+
+def grade(example: dict[str, Any], result: SnapshotResult) -> bool:
+    for key, expected in example["expected"].items():
+        if key == "gap":
+            if result.totals or result.lines or not result.gaps:
+                return False
+            continue
+        name, _, person = key.partition(":")
+        person = person or "you"
+        if name == "income_tax_gross":
+            lines = [ln for ln in result.lines if ln.tax == "income_tax" and ln.person == person]
+            keys = {"standard_rate", "higher_rate"}
+            got: Decimal | None = sum((ln.amount for ln in lines if ln.key in keys), Decimal(0))
+        else:
+            got = result.total(name, person)
+        if got != Decimal(expected):
+            return False
+    return True
+
+
+def _pair() -> tuple[ScenarioInput, ScenarioInput]:
+    def one(label: str, paye: int) -> ScenarioInput:
+        facts = {"tax_year": 2025, "jurisdiction": "IE", "age": 35, "paye_income": paye}
+        return ScenarioInput(label=label, snapshots=[_snapshot(facts, "2025")])
+
+    return one("50k", 50_000), one("60k", 60_000)
+
+
+def _ms(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+    return {
+        "n": len(ordered),
+        "p50_ms": round(statistics.median(ordered) * 1000, 3),
+        "p95_ms": round(p95 * 1000, 3),
+    }
+
+
+async def measure(reader: ParameterReader, rounds: int) -> dict[str, Any]:
+    examples = load_examples()
+    snapshots = [_snapshot(e["facts"]) for e in examples]
+    low, high = _pair()
+    snapshots += [*low.snapshots, *high.snapshots]
+    per_snapshot: list[float] = []
+    per_comparison: list[float] = []
+    for _ in range(rounds):
+        for snapshot in snapshots:
+            began = time.perf_counter()
+            await evaluate_snapshot(reader, snapshot)
+            per_snapshot.append(time.perf_counter() - began)
+        began = time.perf_counter()
+        compare(["50k", "60k"], [await evaluate(reader, low), await evaluate(reader, high)])
+        per_comparison.append(time.perf_counter() - began)
+    return {"per_snapshot": _ms(per_snapshot), "per_comparison": _ms(per_comparison)}
+
+
+async def examples_table(reader: ParameterReader) -> dict[str, Any]:
+    table: dict[str, Any] = {}
+    for example in load_examples():
+        result = await evaluate_snapshot(reader, _snapshot(example["facts"]))
+        row = table.setdefault(example["split"], {"passed": 0, "total": 0, "failed": []})
+        row["total"] += 1
+        if grade(example, result):
+            row["passed"] += 1
+        else:
+            row["failed"].append(example["id"])
+    return table
+
+
+async def _graph_figures(data_dir: Path, rounds: int) -> dict[str, Any]:
+    from api.bootstrap import open_graph
+    from api.settings import Settings
+    from engine.seeding import seed_graph
+
+    settings = Settings(data_dir=data_dir, log_json=False)
+    async with open_graph(settings) as handle:
+        if not await handle.graph.get_nodes(["IE:RATE:IT_STANDARD:2025"]):
+            await seed_graph(handle.graph, handle.writer)
+        return {
+            "examples": await examples_table(handle.graph),
+            "timing": await measure(handle.graph, rounds),
+        }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data-dir", type=Path, help="a seeded (or empty) data folder")
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    seeds = SeedFiles()
+    report: dict[str, Any] = {
+        "seed_files": {
+            "examples": await examples_table(seeds),
+            "timing": await measure(seeds, args.rounds),
+        }
+    }
+    if args.data_dir is not None:
+        report["ladybug"] = await _graph_figures(args.data_dir, args.rounds)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json is not None:
+        args.json.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
