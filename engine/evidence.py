@@ -34,6 +34,7 @@ from engine.retrieval.documents import jurisdiction_of_id
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
 from graph.quarantine import MERGED_STATUS, is_hidden, is_quarantined
+from infra.lifetime import Lifetime
 
 __all__ = [
     "MAX_EVIDENCE_CHARS",
@@ -183,7 +184,7 @@ class EvidenceIndex:
         # snapshot holds, so kept over it when the rebuild lands.
         self._remembered: dict[str, GraphNode] = {}
         self._pending: asyncio.Task[None] | None = None
-        self._closed = False
+        self._lifetime = Lifetime("the evidence index")
         # A fresh number at every change (next() is atomic: _build runs in a thread).
         self._generations = itertools.count(1)
         self._generation = 0
@@ -207,7 +208,9 @@ class EvidenceIndex:
         }
 
     async def refresh(self) -> None:
-        """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock."""
+        """Rebuild from a graph snapshot. Concurrent calls coalesce on one lock. Raises
+        :class:`errors.AdapterClosed` after :meth:`aclose` (the graph is about to close)."""
+        self._lifetime.check()
         async with self._refresh_lock:
             self._remembered = {}
             snapshot = await self._reader.snapshot(limit=MAX_NODES)
@@ -226,15 +229,17 @@ class EvidenceIndex:
 
     def schedule_refresh(self) -> None:
         """Refresh in the background (after graph writes); failures are logged, not raised."""
-        if self._closed:
+        if self._lifetime.closed:
             return  # shutting down: the graph is about to close
         if self._pending is None or self._pending.done():
             self._pending = asyncio.get_running_loop().create_task(self._refresh_quietly())
 
     async def aclose(self) -> None:
         """Stop a background rebuild and refuse new ones (at shutdown, before the graph closes
-        under them; the write service's last notifications may still ask for one)."""
-        self._closed = True
+        under them): :meth:`refresh` raises :class:`errors.AdapterClosed`, and
+        :meth:`schedule_refresh` does nothing (the write service's last notifications may
+        still ask for one). What the index holds can still be read."""
+        self._lifetime.close()
         if self._pending is not None and not self._pending.done():
             self._pending.cancel()
             await asyncio.gather(self._pending, return_exceptions=True)

@@ -2,8 +2,8 @@
 instead of reconnecting, and closing twice is quiet. The stores have their cases in their
 conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``), the chat engine
 in ``test_chat_engine.py``, the graph write service in ``tests/unit/test_write_service.py``;
-here are the buses, the change detector, the capture retry, the retention job, the rate
-limiters, tracing and the providers."""
+here are the buses, the change detector, the capture retry, the evidence index, the retention
+job, the rate limiters, tracing and the providers."""
 
 from __future__ import annotations
 
@@ -113,6 +113,19 @@ async def test_the_graph_write_retry_refuses_to_restart_after_close(tmp_path: Pa
     await refuses([resume, schedule])
     await retry.aclose()
     await writer.aclose()
+    await store.aclose()
+
+
+async def test_the_evidence_index_refuses_a_rebuild_after_close(tmp_path: Path):
+    store = LadybugGraphStore(tmp_path / "g.lbdb", load_schema())
+    await store.init_schema()
+    index = EvidenceIndex(store)
+    await index.refresh()
+    await index.aclose()
+    await refuses([index.refresh])
+    index.schedule_refresh()  # the write service's last notifications: quietly nothing
+    assert len(index) == 0  # what it holds can still be read
+    await index.aclose()
     await store.aclose()
 
 
