@@ -2,9 +2,10 @@
 
 Deliberate simplifications, each said in the result as a gap rather than hidden:
 
-- Income is a year's figure, paid evenly: PRSI weekly tests use income / 52, and a rate that
-  changes within the year applies to the months it is in force (pay as 12 equal monthly
-  amounts; the Class S blended rate of gov.ie, 4.025 % for 2024, is the same rule).
+- Income is a year's figure, paid evenly: PRSI weekly tests use income / 52 (the tapered
+  credit is computed per week, as gov.ie does, times 52), and a rate that changes within the
+  year applies to the months it is in force (pay as 12 equal monthly amounts; the Class S
+  blended rate of gov.ie, 4.025 % for 2024, is the same rule).
 - Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
   relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
   reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
@@ -23,7 +24,7 @@ from decimal import Decimal
 
 from scenarios.models import Facts
 from scenarios.parameters import Gap, Param, ParameterSet
-from scenarios.result import Line, Total, cents
+from scenarios.result import CENT, Line, Total, cents
 
 __all__ = ["Ledger", "evaluate_ireland"]
 
@@ -508,9 +509,12 @@ def _class_a(ledger: Ledger, who: str, paye: Decimal, year: int) -> list[Line]:
             )
         )
     if weekly <= credit_ceiling.value:
-        # The credit tapers linearly from its maximum at the exemption line to nil at the ceiling.
-        share = (credit_ceiling.value - weekly) / (credit_ceiling.value - exempt.value)
-        credit = credit_max.value * share * WEEKS
+        # As gov.ie and welfare.ie compute it each week: the maximum, less the earnings above
+        # the first cent over the exemption line times the taper (max / (ceiling - exemption),
+        # one-sixth), that reduction rounded to the cent; a year is 52 such weeks.
+        taper = credit_max.value / (credit_ceiling.value - exempt.value)
+        reduction = cents((weekly - exempt.value - CENT) * taper)
+        credit = max(credit_max.value - reduction, ZERO) * WEEKS
         lines.append(
             ledger.line(
                 tax,

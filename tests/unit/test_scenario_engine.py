@@ -82,10 +82,10 @@ async def test_prsi_periods_that_do_not_tile_the_year_are_a_gap() -> None:
 async def test_low_pay_prsi_exempt_and_tapered_credit() -> None:
     exempt = await evaluate_snapshot(SeedReader(), _snapshot(paye_income="18000"))
     assert exempt.total("prsi") == Decimal("0.00")  # €346.15 a week, within €352
-    # €390 a week (€20,280): credit (424 - 390) / (424 - 352) x €12 = €5.67 a week.
+    # €390 a week (€20,280): €12 less (390 - 352.01) / 6 = €6.33, €5.67 a week (welfare.ie's table).
     tapered = await evaluate_snapshot(SeedReader(), _snapshot(paye_income="20280"))
     credit = next(ln for ln in tapered.lines if ln.key == "class_a_credit")
-    assert credit.amount == Decimal("-294.67")
+    assert credit.amount == Decimal("-294.84")
     assert "IE:THRESHOLD:PRSI_CREDIT_CEILING_WEEKLY:2025" in credit.node_ids
 
 
