@@ -275,7 +275,10 @@ class Settings(BaseSettings):
         default=8, ge=1, description="The adaptive limit never falls below this (ADR 0055)."
     )
     admission_initial_turns_in_flight: int = Field(
-        default=32, ge=1, description="The adaptive limit at start (ADR 0055)."
+        default=64,
+        ge=1,
+        description="The adaptive limit at start: a burst of 50 new conversations on a fresh "
+        "worker is admitted (ADR 0055).",
     )
     admission_target_loop_lag_ms: float = Field(
         default=15.0,

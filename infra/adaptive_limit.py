@@ -41,7 +41,7 @@ _EPSILON = 1e-9  # a clock read at the interval exactly is due
 class LimitConfig:
     ceiling: int  # the static limit (REGINTEL_MAX_TURNS_IN_FLIGHT): never above
     floor: int = 8  # never below (a lone turn is never refused for lag)
-    initial: int = 32
+    initial: int = 64
     interval: float = 0.1  # seconds between decisions
     target_lag: float = 0.015  # seconds
     target_delay: float = 0.015  # seconds, the chunk-delay percentile

@@ -156,8 +156,8 @@ async def test_retry_after_is_spread_between_the_bounds() -> None:
 
 
 def test_settings_build_an_adaptive_gate_by_default_and_a_static_one_on_request() -> None:
-    gate = turn_admission(Settings(max_turns_in_flight=64, overloaded_retry_after_seconds=2))
-    assert gate.limiter is not None and gate.ceiling == 64 and gate.limit == 32
+    gate = turn_admission(Settings(max_turns_in_flight=128, overloaded_retry_after_seconds=2))
+    assert gate.limiter is not None and gate.ceiling == 128 and gate.limit == 64
     assert (gate.retry_after, gate.retry_after_max) == (2, 3)
     static = turn_admission(Settings(max_turns_in_flight=64, admission_adaptive=False))
     assert static.limiter is None and static.limit == 64
@@ -168,7 +168,7 @@ def test_settings_build_an_adaptive_gate_by_default_and_a_static_one_on_request(
 async def test_metrics_show_limit_in_flight_refusals_lag_and_chunk_delay() -> None:
     clock = Clock()
     gate = TurnAdmission(
-        64, 0.0, lag=FixedLag(0.004), limiter=AdaptiveLimit(LimitConfig(ceiling=64), clock)
+        128, 0.0, lag=FixedLag(0.004), limiter=AdaptiveLimit(LimitConfig(ceiling=128), clock)
     )
     held = await gate.admit()
     gate.chunk_delays.add(0.002)
@@ -176,8 +176,8 @@ async def test_metrics_show_limit_in_flight_refusals_lag_and_chunk_delay() -> No
     gate.adapt()
     text = admission_metrics(gate).decode()
     held.release()
-    assert "regintel_admission_limit 32.0" in text
-    assert "regintel_admission_ceiling 64.0" in text
+    assert "regintel_admission_limit 64.0" in text
+    assert "regintel_admission_ceiling 128.0" in text
     assert "regintel_turns_in_flight 1.0" in text
     assert "regintel_admission_refused_total 0.0" in text
     assert "regintel_event_loop_lag_seconds 0.004" in text
