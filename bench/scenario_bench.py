@@ -69,11 +69,14 @@ def _snapshot(facts: dict[str, Any], label: str = "example") -> Snapshot:
 def figure(result: SnapshotResult, key: str) -> Decimal | None:
     """The figure an example's ``key`` names: ``<tax>[:person]`` a total; ``income_tax_gross``
     the charge lines; ``income_tax_band`` the standard-rate band used; ``income_tax_credits``
-    the credit lines; ``line:<key>`` one line's amount. ``None`` when the result has none."""
+    the credit lines; ``line:<key>`` / ``base:<key>`` one line's amount / base. ``None`` when
+    the result has none."""
     name, _, person = key.partition(":")
-    if name == "line":
-        found = [ln.amount for ln in result.lines if ln.key == person and ln.person == "you"]
-        return found[0] if found else None
+    if name in ("line", "base"):
+        found = [ln for ln in result.lines if ln.key == person and ln.person == "you"]
+        if not found:
+            return None
+        return found[0].amount if name == "line" else found[0].base
     person = person or "you"
     lines = [ln for ln in result.lines if ln.tax == "income_tax" and ln.person == person]
     if name == "income_tax_gross":

@@ -2,8 +2,9 @@
 
 Pure logic, no I/O but one narrow read port (:class:`ParameterReader`, nodes by id): a scenario
 is labelled dated snapshots of facts (:mod:`scenarios.models`); :func:`evaluate` computes each
-snapshot's Irish income tax, USC and PRSI from the rates, bands and credits the graph holds
-(:mod:`scenarios.parameters`, :mod:`scenarios.ireland`), each line citing its node ids and the
+snapshot's Irish income tax, USC and PRSI, or UK income tax and National Insurance, from the
+rates, bands and credits the graph holds (:mod:`scenarios.parameters`, :mod:`scenarios.ireland`,
+:mod:`scenarios.uk`), each line citing its node ids and the
 period they are in force; :func:`compare` sets scenarios side by side. A parameter the graph
 lacks is a :class:`Gap` in the result, never a number of the engine's own (ADR 0053).
 """

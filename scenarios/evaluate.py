@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
 from decimal import Decimal
 
-from scenarios.ireland import Ledger, evaluate_ireland
+from scenarios.ireland import evaluate_ireland
+from scenarios.ledger import Ledger
 from scenarios.models import ScenarioInput, Snapshot
-from scenarios.parameters import Gap, ParameterReader, load_parameters
+from scenarios.parameters import IRELAND, UNITED_KINGDOM, ParameterReader, load_parameters
 from scenarios.result import (
     Comparison,
     Difference,
@@ -18,6 +18,7 @@ from scenarios.result import (
     SnapshotResult,
     Total,
 )
+from scenarios.uk import evaluate_uk
 
 __all__ = ["compare", "evaluate", "evaluate_snapshot"]
 
@@ -26,27 +27,21 @@ async def evaluate_snapshot(reader: ParameterReader, snapshot: Snapshot) -> Snap
     """One snapshot, from the parameters of its tax year (one read of the graph)."""
     facts = snapshot.facts
     year = facts.tax_year
-    params = await load_parameters(reader, year)
+    ireland = facts.jurisdiction == "IE"
+    params = await load_parameters(reader, year, IRELAND if ireland else UNITED_KINGDOM)
     ledger = Ledger(params)
-    if facts.jurisdiction == "IE":
+    if ireland:
         evaluate_ireland(ledger, facts)
-    else:
-        ledger.gaps.append(
-            Gap(
-                tax="all",
-                reason=f"amounts for {facts.jurisdiction} (UK income tax, National Insurance, "
-                "capital gains tax) are not built yet",
-                missing="jurisdiction",
-            )
-        )
+    else:  # the UK and Northern Ireland share income tax and National Insurance
+        evaluate_uk(ledger, facts)
     used = sorted(ledger.used.values(), key=lambda p: p.node_id)
     return SnapshotResult(
         label=snapshot.label,
         as_at=snapshot.as_at,
         tax_year=year,
         jurisdiction=facts.jurisdiction,
-        period_from=min((p.valid_from for p in used), default=date(year, 1, 1)),
-        period_to=max((p.valid_to for p in used), default=date(year, 12, 31)),
+        period_from=min((p.valid_from for p in used), default=params.first),
+        period_to=max((p.valid_to for p in used), default=params.last),
         lines=ledger.lines,
         totals=ledger.totals,
         gaps=ledger.gaps,

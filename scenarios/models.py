@@ -68,6 +68,8 @@ class Facts(BaseModel):
     dependent_children: int = Field(default=0, ge=0, le=30)
     single_person_child_carer: bool = False
     medical_card: bool = False
+    # UK only: a Scottish taxpayer's income tax rates are out of scope (a gap).
+    scottish_taxpayer: bool = False
     paye_income: Amount = Decimal(0)
     self_employed_income: Amount = Decimal(0)
     # Rent, deposit interest, dividends: neither employment nor trading income.

@@ -24,7 +24,11 @@ from graph.models import GraphNode
 
 __all__ = [
     "ANNUAL",
+    "IRELAND",
     "SERIES",
+    "UK_ANNUAL",
+    "UNITED_KINGDOM",
+    "Catalogue",
     "Gap",
     "Param",
     "ParameterReader",
@@ -67,7 +71,45 @@ SERIES: tuple[str, ...] = (
     "IE:RATE:PRSI_CLASS_S",
     "IE:THRESHOLD:PRSI_CLASS_S_MINIMUM",
 )
+# The UK's (England, Wales and Northern Ireland) annual parameters; its tax year starts 6 April.
+UK_ANNUAL: tuple[str, ...] = (
+    "UK:THRESHOLD:PERSONAL_ALLOWANCE",
+    "UK:THRESHOLD:PA_TAPER_INCOME",
+    "UK:RATE:PA_TAPER",
+    "UK:THRESHOLD:BASIC_RATE_BAND",
+    "UK:THRESHOLD:ADDITIONAL_RATE_THRESHOLD",
+    "UK:RATE:IT_BASIC",
+    "UK:RATE:IT_HIGHER",
+    "UK:RATE:IT_ADDITIONAL",
+    "UK:THRESHOLD:NI_PRIMARY_THRESHOLD",
+    "UK:THRESHOLD:NI_UPPER_EARNINGS_LIMIT",
+    "UK:RATE:NI_CLASS_1_MAIN",
+    "UK:RATE:NI_CLASS_1_ADDITIONAL",
+    "UK:THRESHOLD:NI_LOWER_PROFITS_LIMIT",
+    "UK:THRESHOLD:NI_UPPER_PROFITS_LIMIT",
+    "UK:RATE:NI_CLASS_4_MAIN",
+    "UK:RATE:NI_CLASS_4_ADDITIONAL",
+)
 MAX_PERIODS = 4
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The parameter names of one tax system and the day its tax year starts."""
+
+    annual: tuple[str, ...]
+    series: tuple[str, ...]
+    starts: tuple[int, int]  # (month, day): Ireland 1 January, the UK 6 April
+
+    def window(self, tax_year: int) -> tuple[date, date]:
+        """The first and last day of ``tax_year`` (the UK's 2025: 6 April 2025 to 5 April 2026)."""
+        first = date(tax_year, *self.starts)
+        following = date(tax_year + 1, *self.starts)
+        return first, date.fromordinal(following.toordinal() - 1)
+
+
+IRELAND = Catalogue(ANNUAL, SERIES, (1, 1))
+UNITED_KINGDOM = Catalogue(UK_ANNUAL, (), (4, 6))
 
 
 class Gap(BaseModel):
@@ -111,6 +153,8 @@ class ParameterSet:
     """The parameters of one tax year, and the ones that could not be read."""
 
     tax_year: int
+    first: date
+    last: date
     annual: dict[str, Param] = field(default_factory=dict)
     series: dict[str, list[Param]] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # base → why it is unusable
@@ -126,9 +170,9 @@ class ParameterSet:
         return Gap(tax=tax, reason=reason, missing=f"{base}:{self.tax_year}", person=person)
 
 
-def _ids(year: int) -> list[str]:
-    ids = [f"{base}:{year}" for base in ANNUAL]
-    ids += [f"{base}:{year}:P{n}" for base in SERIES for n in range(1, MAX_PERIODS + 1)]
+def _ids(year: int, catalogue: Catalogue) -> list[str]:
+    ids = [f"{base}:{year}" for base in catalogue.annual]
+    ids += [f"{base}:{year}:P{n}" for base in catalogue.series for n in range(1, MAX_PERIODS + 1)]
     return ids
 
 
@@ -155,12 +199,14 @@ def _param(node: GraphNode) -> Param | str:
     )
 
 
-async def load_parameters(reader: ParameterReader, tax_year: int) -> ParameterSet:
+async def load_parameters(
+    reader: ParameterReader, tax_year: int, catalogue: Catalogue = IRELAND
+) -> ParameterSet:
     """Read every parameter of ``tax_year`` in one call; unusable ones land in ``problems``."""
-    nodes = {node.id: node for node in await reader.get_nodes(_ids(tax_year))}
-    params = ParameterSet(tax_year=tax_year)
-    first, last = date(tax_year, 1, 1), date(tax_year, 12, 31)
-    for base in ANNUAL:
+    nodes = {node.id: node for node in await reader.get_nodes(_ids(tax_year, catalogue))}
+    first, last = catalogue.window(tax_year)
+    params = ParameterSet(tax_year=tax_year, first=first, last=last)
+    for base in catalogue.annual:
         node = nodes.get(f"{base}:{tax_year}")
         if node is None:
             continue
@@ -170,11 +216,11 @@ async def load_parameters(reader: ParameterReader, tax_year: int) -> ParameterSe
         elif parsed.valid_from > first or parsed.valid_to < last:
             params.problems[base] = (
                 f"{parsed.node_id} is in force {parsed.valid_from}..{parsed.valid_to}, "
-                f"not the whole of {tax_year}"
+                f"not the whole of the {tax_year} tax year ({first}..{last})"
             )
         else:
             params.annual[base] = parsed
-    for base in SERIES:
+    for base in catalogue.series:
         found: list[Param] = []
         for n in range(1, MAX_PERIODS + 1):
             node = nodes.get(f"{base}:{tax_year}:P{n}")

@@ -203,10 +203,13 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
 
 @router.post(
     "/api/scenarios/{scenario_id}/evaluate",
-    summary="Evaluate a scenario: Irish income tax, USC and PRSI per snapshot, each line cited",
-    description="Rates, bands and credits come from the graph's parameter nodes for each "
-    "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. UK and Northern "
-    "Ireland amounts and capital gains tax are not built yet and come back as gaps.",
+    summary="Evaluate a scenario per snapshot, each line citing its graph nodes",
+    description="Ireland: income tax, USC and PRSI (tax year = calendar year). UK and Northern "
+    "Ireland: income tax (rates of England, Wales and Northern Ireland; Scottish rates are out "
+    "of scope) and employee and self-employed National Insurance (tax year Y = 6 April Y to "
+    "5 April Y+1). Rates, bands and credits come from the graph's parameter nodes for the "
+    "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Capital gains "
+    "tax is not built yet and comes back as a gap.",
     response_model=EvaluationOut,
 )
 async def evaluate(scenario_id: str, container: ContainerDep, principal: _Caller) -> EvaluationOut:

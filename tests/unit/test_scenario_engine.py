@@ -69,7 +69,7 @@ async def test_a_node_not_in_force_for_the_year_is_a_gap() -> None:
     reader = SeedReader({"IE:RATE:IT_STANDARD:2025": {"valid_from": "2025-03-01"}})
     result = await evaluate_snapshot(reader, _snapshot(paye_income="30000"))
     assert result.total("income_tax") is None
-    assert any("not the whole of 2025" in g.reason for g in result.gaps)
+    assert any("not the whole of the 2025 tax year" in g.reason for g in result.gaps)
 
 
 async def test_prsi_periods_that_do_not_tile_the_year_are_a_gap() -> None:
@@ -102,11 +102,29 @@ async def test_joint_assessment_widens_the_band_by_the_lower_income_up_to_its_ma
     assert result.total("income_tax", "couple") == Decimal("13400.00")
 
 
-async def test_uk_and_unknown_years_are_gaps() -> None:
-    uk = await evaluate_snapshot(SeedReader(), _snapshot(jurisdiction="UK", paye_income="1"))
-    assert uk.totals == [] and uk.gaps[0].missing == "jurisdiction"
+async def test_unknown_years_and_scottish_rates_are_gaps() -> None:
     old = await evaluate_snapshot(SeedReader(), _snapshot(tax_year=2019, paye_income="1"))
     assert old.totals == [] and old.gaps
+    scot = _snapshot(jurisdiction="UK", scottish_taxpayer=True, paye_income="40000")
+    result = await evaluate_snapshot(SeedReader(), scot)
+    assert result.total("income_tax") is None
+    assert any(g.missing == "scottish_taxpayer" for g in result.gaps)
+    assert result.total("ni") == Decimal("2194.40")  # (40,000 - 12,570) x 8%
+
+
+async def test_uk_tax_year_runs_from_6_april_and_the_allowance_tapers() -> None:
+    # £110,000: the allowance loses £5,000 (half of the £10,000 over £100,000): £7,570 left.
+    result = await evaluate_snapshot(
+        SeedReader(), _snapshot(jurisdiction="NI", tax_year=2025, paye_income="110000")
+    )
+    allowance = next(ln for ln in result.lines if ln.key == "personal_allowance")
+    assert allowance.base == Decimal("7570")
+    assert "UK:RATE:PA_TAPER:2025" in allowance.node_ids
+    assert (result.period_from, result.period_to) == (date(2025, 4, 6), date(2026, 4, 5))
+    # 37,700 x 20% + (102,430 - 37,700) x 40% = 7,540 + 25,892
+    assert result.total("income_tax") == Decimal("33432.00")
+    # (50,270 - 12,570) x 8% + (110,000 - 50,270) x 2% = 3,016 + 1,194.60
+    assert result.total("ni") == Decimal("4210.60")
 
 
 async def test_compare_gives_each_line_and_total_difference_with_its_nodes() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from engine.seeding import read_seed_files
 from graph.models import GraphNode
-from scenarios.parameters import ANNUAL, SERIES, load_parameters
+from scenarios.parameters import ANNUAL, SERIES, UK_ANNUAL, UNITED_KINGDOM, load_parameters
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "bench" / "data" / "scenario_examples.jsonl"
 
@@ -66,3 +67,11 @@ async def test_the_seeds_hold_every_parameter_the_engine_names(year: int) -> Non
     assert set(params.series) == set(SERIES)
     for param in [*params.annual.values(), *(p for s in params.series.values() for p in s)]:
         assert param.source and param.source.startswith("https://")
+
+
+@pytest.mark.parametrize("year", [2024, 2025])
+async def test_the_seeds_hold_every_uk_parameter_for_its_tax_year(year: int) -> None:
+    params = await load_parameters(SeedReader(), year, UNITED_KINGDOM)
+    assert params.problems == {}
+    assert set(params.annual) == set(UK_ANNUAL)
+    assert (params.first, params.last) == (date(year, 4, 6), date(year + 1, 4, 5))

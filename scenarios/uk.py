@@ -1,0 +1,120 @@
+"""UK income tax and National Insurance for one snapshot (England, Wales and Northern Ireland).
+
+The tax year ``Y`` is 6 April Y to 5 April Y+1 (``2025`` is 2025-26). Income is a year's
+figure: income tax on total income less the Personal Allowance (tapered by the graph's rate
+above its threshold), in the basic, higher and additional bands; employee Class 1 National
+Insurance on PAYE earnings and Class 4 on self-employed profits, both with annual thresholds
+(payroll works per pay period, so a year of uneven pay can differ by pennies). Not built, each
+a gap: Scottish rates, savings and dividend rates and allowances, Marriage Allowance, pension
+relief, National Insurance at State Pension age, capital gains tax.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from scenarios.ledger import ZERO, Ledger
+from scenarios.models import Facts
+from scenarios.result import Line
+
+__all__ = ["evaluate_uk"]
+
+STATE_PENSION_AGE = 66  # a fact of the law's timetable until 2026, not a rate: said as a gap
+
+
+def _gbp(amount: Decimal) -> str:
+    return f"£{amount:,.2f}"
+
+
+def evaluate_uk(ledger: Ledger, facts: Facts) -> None:
+    """Append the UK income tax and National Insurance lines of ``facts`` to ``ledger``."""
+    who = "you"
+    if facts.couple and (facts.spouse_paye_income or facts.spouse_self_employed_income
+                         or facts.spouse_other_income):  # fmt: skip
+        ledger.gap("income_tax", "spouse", "a spouse's UK taxes are not built", "spouse")
+    if facts.pension_contributions > 0:
+        ledger.gap("income_tax", who, "pension relief is not built: not deducted",
+                   "pension_contributions")  # fmt: skip
+    if facts.scottish_taxpayer:
+        ledger.gap("income_tax", who, "Scottish income tax rates are out of scope",
+                   "scottish_taxpayer")  # fmt: skip
+    else:
+        _income_tax(ledger, facts)
+    if facts.age is not None and facts.age >= STATE_PENSION_AGE:
+        ledger.gap("ni", who, "National Insurance at State Pension age is not built", "age")
+        return
+    lines: list[Line] = []
+    if facts.paye_income > 0:
+        lines += _class_1(ledger, facts.paye_income)
+    if facts.self_employed_income > 0:
+        lines += _class_4(ledger, facts.self_employed_income)
+    if lines:
+        ledger.total("ni", who, lines)
+    if facts.disposals:
+        ledger.gap("cgt", who, "capital gains tax on disposals is not built yet", "disposals")
+
+
+def _income_tax(ledger: Ledger, facts: Facts) -> None:
+    tax, who = "income_tax", "you"
+    if facts.other_income > 0:
+        ledger.gap(tax, who, "savings and dividend rates and allowances are not built: other "
+                   "income is taxed as earnings", "other_income")  # fmt: skip
+    found = ledger.need(tax, who, "UK:THRESHOLD:PERSONAL_ALLOWANCE", "UK:THRESHOLD:PA_TAPER_INCOME",
+                        "UK:RATE:PA_TAPER", "UK:THRESHOLD:BASIC_RATE_BAND",
+                        "UK:THRESHOLD:ADDITIONAL_RATE_THRESHOLD", "UK:RATE:IT_BASIC",
+                        "UK:RATE:IT_HIGHER", "UK:RATE:IT_ADDITIONAL")  # fmt: skip
+    if found is None:
+        return
+    allowance, taper_from, taper, band, additional_from, basic, higher, additional = found
+    income = facts.paye_income + facts.self_employed_income + facts.other_income
+    reduction = max(income - taper_from.value, ZERO) * taper.fraction
+    personal = max(allowance.value - reduction, ZERO)
+    taxable = max(income - personal, ZERO)
+    at_basic = min(taxable, band.value)
+    at_higher = max(min(taxable, additional_from.value) - band.value, ZERO)
+    at_additional = max(taxable - additional_from.value, ZERO)
+    lines = [
+        ledger.line(tax, who, "personal_allowance",
+                    f"Personal Allowance {_gbp(personal)} (no tax)", ZERO,
+                    [allowance, taper_from, taper], personal),
+        ledger.line(tax, who, "basic_rate", f"{_gbp(at_basic)} at {basic.value.normalize():f}%",
+                    at_basic * basic.fraction, [basic, band, allowance], at_basic),
+        ledger.line(tax, who, "higher_rate",
+                    f"{_gbp(at_higher)} at {higher.value.normalize():f}%",
+                    at_higher * higher.fraction, [higher, band, additional_from], at_higher),
+        ledger.line(tax, who, "additional_rate",
+                    f"{_gbp(at_additional)} at {additional.value.normalize():f}%",
+                    at_additional * additional.fraction, [additional, additional_from],
+                    at_additional),
+    ]  # fmt: skip
+    ledger.total(tax, who, lines)
+
+
+def _bands(
+    ledger: Ledger, key: str, label: str, income: Decimal, bases: tuple[str, str, str, str]
+) -> list[Line]:
+    tax, who = "ni", "you"
+    found = ledger.need(tax, who, *bases)
+    if found is None:
+        return []
+    low, high, main, extra = found
+    at_main = max(min(income, high.value) - low.value, ZERO)
+    at_extra = max(income - high.value, ZERO)
+    return [
+        ledger.line(tax, who, f"{key}_main", f"{label} {main.value.normalize():f}% on "
+                    f"{_gbp(at_main)}", at_main * main.fraction, [main, low, high], at_main),
+        ledger.line(tax, who, f"{key}_additional", f"{label} {extra.value.normalize():f}% on "
+                    f"{_gbp(at_extra)}", at_extra * extra.fraction, [extra, high], at_extra),
+    ]  # fmt: skip
+
+
+def _class_1(ledger: Ledger, earnings: Decimal) -> list[Line]:
+    bases = ("UK:THRESHOLD:NI_PRIMARY_THRESHOLD", "UK:THRESHOLD:NI_UPPER_EARNINGS_LIMIT",
+             "UK:RATE:NI_CLASS_1_MAIN", "UK:RATE:NI_CLASS_1_ADDITIONAL")  # fmt: skip
+    return _bands(ledger, "class_1", "Class 1", earnings, bases)
+
+
+def _class_4(ledger: Ledger, profits: Decimal) -> list[Line]:
+    bases = ("UK:THRESHOLD:NI_LOWER_PROFITS_LIMIT", "UK:THRESHOLD:NI_UPPER_PROFITS_LIMIT",
+             "UK:RATE:NI_CLASS_4_MAIN", "UK:RATE:NI_CLASS_4_ADDITIONAL")  # fmt: skip
+    return _bands(ledger, "class_4", "Class 4", profits, bases)
