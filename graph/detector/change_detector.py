@@ -191,6 +191,7 @@ class ChangeDetector:
         except Exception:
             self._feed.put_back(batch)  # read again next round; nothing is lost or sent half-read
             raise
+        self._feed.landed(batch)
         if record is None:
             return None
         self._log.append(record)

@@ -81,6 +81,7 @@ class ChangeFeed:
         self._local_backlog = local_backlog
         self._seen: set[tuple[str, str]] = set()  # versions: (node or edge key, updated_at)
         self.batch = Batch()
+        self.in_flight: Batch | None = None  # taken by a flush, not yet built and recorded
         self._watermark = utc_timestamp()
         self._floor = self._watermark
         self.queries = 0  # graph reads spent on the catch-up
@@ -106,10 +107,18 @@ class ChangeFeed:
     def take_batch(self) -> Batch:
         """The batch collected so far; a new one collects from now on."""
         batch, self.batch = self.batch, Batch()
+        self.in_flight = batch
         return batch
+
+    def landed(self, batch: Batch) -> None:
+        """``batch``'s patch was built and its states recorded as sent (or it had nothing
+        visible): the catch-up compares with the sent states again."""
+        if self.in_flight is batch:
+            self.in_flight = None
 
     def put_back(self, batch: Batch) -> None:
         """Put a batch whose patch could not be built back in front of what came since."""
+        self.landed(batch)
         batch.absorb(self.batch)
         self.batch = batch
 
@@ -162,6 +171,8 @@ class ChangeFeed:
         look-back compares what is stored with what was sent."""
         if node.id in self.batch.nodes:  # the batch being collected sends it
             return False
+        if self.in_flight is not None and node.id in self.in_flight.nodes:
+            return False  # a flush is building its patch now (it awaits the graph's read)
         return self._sent.never_sent(node, stamp)
 
     def _prune(self) -> None:
