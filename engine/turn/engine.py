@@ -82,7 +82,8 @@ T = TypeVar("T")
 
 class TurnEngine(Protocol):
     """A chat turn as the API drives it: prepare (may refuse), then stream; ``aclose`` waits
-    for the turn's background work, and the engine refuses new turns after it. :class:`ChatEngine` is one; the API's metering wraps one."""
+    for the turn's background work, and the engine refuses new turns after it.
+    :class:`ChatEngine` is one; the API's metering wraps one."""
 
     @property
     def counters(self) -> EngineCounters:
