@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from egress.pii.findings import PERSON, PiiFinding
 from egress.pii.lexicon import Lexicon
+from egress.pii.namelike import name_likeness
 from egress.pii.names import SENTENCE_START_WORDS
 
 __all__ = [
@@ -49,7 +50,8 @@ __all__ = [
 
 _TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
 _PARTICLES = frozenset(
-    "ni nic mac mc van von de da di du le la del der den ter ten bin al st".split()
+    "ni ní nic uí mhic mac mc van von de da di du le la del dela der den dos das ter ten bin ibn"
+    " al st".split()
 )
 # Words a chat uses around names that the name lists also hold ("paye" is a surname in one of
 # Faker's locales, "dora" a first name): never a name in lower case or capitals.
@@ -80,7 +82,8 @@ _ROLE_WORDS = """wife husband partner spouse fiance fiancee fiancé fiancée gir
     landlord landlady tenant lodger flatmate housemate roommate neighbour neighbor
     employer employee boss manager supervisor colleague coworker co-worker contractor
     subcontractor apprentice intern worker secretary assistant receptionist nanny childminder
-    carer caregiver friend client customer patient student pupil claimant applicant taxpayer
+    carer caregiver friend mate pal buddy client customer patient student pupil claimant
+    applicant taxpayer
     beneficiary executor executrix administrator trustee guardian director shareholder
     deceased holder""".split()
 _ROLE_PHRASES = (
@@ -96,32 +99,43 @@ _CUE = (
     r"|good\s+(?:morning|afternoon|evening)\s*,?|thanks|on\s+behalf\s+of|reply\s+to"
     r"|(?:spoke|spoken|speaking|talked|talking|chatted|wrote|write|writing|speak|talk)"
     r"\s+(?:to|with)|met\s+with|married\s+to|work\s+for|tell\s+me\s+if|asking\s+for"
-    r"|me\s+and|name\s+(?:[a-z]+\s+){1,4}is"
+    r"|me\s+and|name\s+(?:[a-z]+\s+){1,4}is|cc|cheers|ta|best\s+wishes|all\s+the\s+best"
+    r"|(?<!as\s)(?<!in\s)(?<!with\s)regards"
+    r"|(?:writing|calling|acting|asking|filing)\s+for"
+    r"|thanks\s+a\s+million|warm\s+wishes"
     r"|(?:for\s+)?(?:my|our|his|her|their|your)\s+(?:" + _RELATION + r")\s*[,:]?"
     r"|(?:the\s+)?(?:nanny|granny|auntie|employee|client|patient|taxpayer|deceased"
     r"|account\s+holder)\s*[,:]?"
 )
 _STRONG_CUE = (
     r"my\s+name\s+is|my\s+name's|name\s*:|full\s+name\s*:|call\s+me|regards\s*,|kind\s+regards"
+    r"|(?:my\s+)?(?:surname|last\s+name|family\s+name)\s+is"
     r"|best\s+regards|signed\s*,?|sincerely\s*,?|cheers\s*,|thanks\s*,|thank\s+you\s*,"
     r"|many\s+thanks\s*,?|yours\s+(?:truly|faithfully)\s*,?|surname(?:\s+and\s+first\s+name)?\s*:"
     r"|first\s+name\s*:|from\s*:|contact(?:\s+person)?\s*:|dear|attn\s*:?"
     r"|mr\.?|mrs\.?|ms\.?|miss|mx\.?|dr\.?|prof\.?"
     r"|(?:" + _RELATION + r")\s*:|(?:taxpayer|patient|client|account|employee)\s+name\s*:?"
 )
+# A sign-off alone on its line: the next line is a signature ("ta\nvenkatesh kaminski").
+_SIGN_OFF = (
+    r"(?:ta|thanks|thank\s+you|cheers|many\s+thanks|thanks\s+a\s+million|best|best\s+wishes"
+    r"|all\s+the\s+best|regards|kind\s+regards|rgds|sincerely|yours)[ \t]*[,.!]?(?=[ \t]*\n)"
+)
 _CUES = re.compile(
-    r"(?<![\w'’-])(?:(?P<strong>" + _STRONG_CUE + r")|(?:" + _CUE + r"))"
-    r"(?:[ \t]+|(?<=[,:])[ \t]*\n[ \t]*)(?=[^\W\d_])"
+    r"(?<![\w'’-])(?:(?P<strong>" + _STRONG_CUE + r"|" + _SIGN_OFF + r")|(?:" + _CUE + r"))"
+    r"(?:[ \t]+|(?<=[,:.!])[ \t]*\n[ \t]*|[ \t]*\n[ \t]*)(?=[^\W\d_])"
 )
 # After a name: "dara here", "zachary is my name", "gerald, my son," "penny clayton, sole trader".
 _APPOSITION = r"(?:(?:my|our|his|her|their)[ \t]+(?:" + _RELATION + r")|sole[ \t]+trader)\b"
 _AFTER_CUE = re.compile(
     r"[ \t]*,?[ \t]+(?:here|again|speaking)\b|[ \t]+is[ \t]+my[ \t]+name\b"
+    r"|[ \t]+(?:family|household)\b"
     r"|[ \t]*,[ \t]*" + _APPOSITION
 )
 # The cue words themselves, and the word before one ("dara here"), looked for only near them.
 _AFTER_CUE_WORD = re.compile(
-    r"(?<=[ \t,])(?:here|again|speaking|is[ \t]+my[ \t]+name\b|(?<=,[ \t])" + _APPOSITION + r")\b"
+    r"(?<=[ \t,])(?:here|again|speaking|family|household|is[ \t]+my[ \t]+name\b"
+    r"|(?<=,[ \t])" + _APPOSITION + r")\b"
 )
 # Where a name typed after a strong cue may end: punctuation, a line break or the end.
 _BOUNDARY = re.compile(r"[ \t]*(?:[,.;:!?)\n]|-[ \t]|$)")
@@ -213,6 +227,7 @@ class AnyCaseNameRecogniser:
         self._surnames = lexicon.surnames
         self._names = lexicon.first_names | lexicon.surnames
         self._words = lexicon.english_words | lexicon.non_names
+        self._namelike = name_likeness(lexicon).is_namelike
         self._min_score = min_score
 
     def find(self, text: str) -> list[PiiFinding]:
@@ -225,15 +240,17 @@ class AnyCaseNameRecogniser:
             if before is not None:
                 cued_after.add(before.start())
         words = _Words(text)
-        names = self._names
-        # Most words are neither after a cue nor a known name: one cheap test each.
+        names, known = self._names, self._words
+        # Most words are neither after a cue, nor a known name, nor a word in no list (which
+        # may start a pair of name-like words: "hui mazur"): two cheap tests each.
         candidates = [
             k
             for k, m in enumerate(words.matches)
             if (
                 m.start() in cues
                 or m.start() in cued_after
-                or low[m.start() : m.end()].rstrip(".") in names
+                or (core := low[m.start() : m.end()].rstrip(".")) in names
+                or (len(core) > 2 and core not in known)
             )
             and not (m.group()[0].isupper() and not m.group().isupper())
         ]
@@ -286,15 +303,15 @@ class AnyCaseNameRecogniser:
         low = word.low
         if len(low) == 1:
             return "initial" if low not in ("i", "a") or word.period else "no"
+        if low in _PARTICLES:
+            return "particle"  # counts only before a name word ("nic dhonnchadha")
         if low in _NEVER or low in _FOREIGN_FUNCTION_WORDS or low in _ROLES:
             return "no"
-        if low in _PARTICLES:
-            return "particle"
         if low in self._names:
             return "weak" if low in self._words or _is_compound_word(low, self._words) else "strong"
         if low in self._words or _is_compound_word(low, self._words) or len(low) < 3:
             return "no"
-        if low[-1] == "s" and (low[:-1] in self._words or low[:-2] in self._words):
+        if low[-1] == "s" and _plural_of_word(low, self._words):
             return "no"  # a plural the word list lacks ("deliverables", "issuers")
         if _derived_word(low, self._words):
             return "no"  # "issuer", "learnable", "timeframe": made of words the list holds
@@ -305,6 +322,10 @@ class AnyCaseNameRecogniser:
     ) -> tuple[int, float] | None:
         first = words[i]
         kind = self._kind(first)
+        if kind in ("initial", "particle") and first.start in cues:
+            # "dr nic dhonnchadha", "MS NÍ BHRIAIN", "DR Ó GRÁDA": after a cue a particle or
+            # an initial starts the name when a name word follows it.
+            kind = self._after_particle(text, words, i)
         if kind in ("no", "initial", "particle"):
             return None
         if kind == "weak" and first.low in SENTENCE_START_WORDS:
@@ -338,8 +359,12 @@ class AnyCaseNameRecogniser:
         )
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
-            # ("riona o'donnell", "FEIDHLIM DOYLE"); alone it is a word we do not know.
-            return (j, UNKNOWN_FIRST) if surname_strong else None
+            # ("riona o'donnell", "FEIDHLIM DOYLE"), or when it looks like a name and so does
+            # the word after it, a known name or another word no list holds ("hui mazur",
+            # "babajide kazlauskiene"); alone it is a word we do not know.
+            if surname_strong:
+                return j, UNKNOWN_FIRST
+            return (j, UNKNOWN_FIRST) if self._namelike_pair(first, following, rest) else None
         if cue is not None:
             if kind == "weak" and not cue and not has_surname:
                 return None
@@ -360,7 +385,52 @@ class AnyCaseNameRecogniser:
             return j, UNKNOWN_SURNAME
         if first.low in _NAME_WORDS and surname_strong:
             return j, WEAK_PAIR
+        if kind == "strong" and self._namelike_pair(first, following, rest):
+            # A surname-list name before a name-like word ("venkatesh kaminski").
+            return j, UNKNOWN_SURNAME
+        if kind == "weak" and first.low in self._first and surname_strong:
+            # A first name that is also a word before a surname that is not ("florin
+            # krishnan"): the surname decides.
+            return j, WEAK_PAIR
         return None
+
+    def _namelike_pair(self, first: _Word, following: list[_Word], kinds: list[str]) -> bool:
+        """``first`` and the next name word look like names: each a known name that is not a
+        word, or a word no list holds whose letters are a name's (:mod:`egress.pii.namelike`),
+        with at least one of the two unknown to the lists and name-like."""
+        names = [
+            (w, k) for w, k in zip(following, kinds, strict=True) if k in ("strong", "unknown")
+        ]
+        pair = [(first, self._kind(first)), *names[:1]]
+        if len(pair) < 2:
+            return False
+        if any(len(w.low) < 3 for w, _ in pair):
+            return False  # "EN ISO"
+        if first.case != "lower" and any(
+            k == "unknown" and (len(w.low) < 4 or "-" in w.low) for w, k in pair
+        ):
+            return False  # acronyms side by side in capitals ("SOG-IS MRA")
+        if any(k == "unknown" and w.low.endswith(_LATIN_ENDINGS) for w, k in pair):
+            return False  # "arteriae coronariae"
+        if [self._kind(first), *kinds].count("unknown") > 2:
+            return False  # three words no list holds: a phrase of another language
+        ok = [k == "strong" or (k == "unknown" and self._namelike(w.low)) for w, k in pair]
+        return all(ok) and any(k == "unknown" for _, k in pair)
+
+    def _after_particle(self, text: str, words: _Words, i: int) -> str:
+        """The kind of the name word after the particles and initials at ``words[i]``."""
+        k = i + 1
+        while k < len(words) and k <= i + 2:
+            word = words[k]
+            if text[words[k - 1].end : word.start] not in (" ", ". "):
+                return "no"
+            kind = self._kind(word)
+            if kind in ("strong", "unknown"):
+                return kind
+            if kind not in ("particle", "initial"):
+                return "no"
+            k += 1
+        return "no"
 
     def _to_boundary(
         self, low: str, words: _Words, i: int, j: int, caps: bool, *, strong: bool
@@ -487,6 +557,22 @@ def _derived_word(low: str, words: frozenset[str]) -> bool:
             if len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in words:
                 return True  # "shipp-er"
     return any(low[:k] in words and low[k:] in words for k in range(4, len(low) - 3))
+
+
+# Latin inflections that names of the people in a chat do not end in ("arteriae", "aortae",
+# "iurium", "legibus"): a phrase of a Latin text, never a name pair.
+_LATIN_ENDINGS = ("ae", "orum", "arum", "ibus", "ium", "alis", "ensis", "atis")
+
+
+def _plural_of_word(low: str, words: frozenset[str]) -> bool:
+    """Whether ``low`` (ending in "s", in no list) is the plural of a word the list holds or
+    makes: "deliverables", "issuers", "depositaries", "boxes"."""
+    if low[:-1] in words or (low.endswith("es") and low[:-2] in words):
+        return True
+    if low.endswith("ies") and low[:-3] + "y" in words:
+        return True
+    stem = low[:-3] + "y" if low.endswith("ies") else low[:-1]
+    return len(stem) > 5 and _derived_word(stem, words)
 
 
 def _is_compound_word(low: str, words: frozenset[str]) -> bool:

@@ -111,7 +111,9 @@ SENTENCE_START_WORDS = frozenset(
     once why how where what who whom whose which whether and but or so then also please tell
     ask send thank thanks let call email ring text contact give help get pay make say show
     check see note for from to with by about as at in on of the a an my our your his her their
-    this that these those hi hello hey dear""".split()
+    this that these those hi hello hey dear ok okay right well yes no oh anyway apparently
+    basically honestly actually obviously luckily unfortunately hopefully surely perhaps maybe
+    meanwhile today yesterday tomorrow now still recently previously sorry""".split()
 )
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n\"“‘(\[]\s*|^\s+)$")
 

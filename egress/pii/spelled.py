@@ -41,19 +41,28 @@ _BR_OPEN, _BR_CLOSE = r"[\[({<]", r"[\])}>]"
 # symbol on both sides ("*at*", "#at#", "'at'", "-at-", "_at_", "~at~", "|at|").
 _OPEN = r"(?:[\[({<]|[*#_'\"~|-])"
 _CLOSE = r"(?:[\])}>]|[*#_'\"~|-])"
+# The at-sign as people name it: "at", "at sign", and the words of the languages most spoken in
+# Ireland after English ("arroba", "arobase", "malpa"/"małpa", "klammeraffe", "chiocciola").
+_AT_WORD = r"at[ \t]?sign|at|arroba|arobase|ma[lł]pa|klammeraffe|chiocciola"
 _AT = (
-    rf"\s{{0,3}}(?:{_OPEN}\s{{0,2}}(?:at|@)\s{{0,2}}{_CLOSE}"
+    rf"\s{{0,3}}(?:{_OPEN}\s{{0,2}}(?:{_AT_WORD}|@)\s{{0,2}}{_CLOSE}"
     rf"|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@)\s{{0,3}}"
-    r"|[ \t]{1,3}at[ \t]{1,3}"
+    rf"|[ \t]{{1,3}}(?:{_AT_WORD})[ \t]{{1,3}}"
 )
 # "dot", "period" and "point" are the words for the dot; "[.]", "(.)" a wrapped one.
-_DOT_WORD = r"dot|period|point"
+# "dot", "period", "point", "full stop", the word spelt out ("d o t") and the words of other
+# languages ("punto", "ponto", "punkt", "kropka") are the words for the dot; "[.]", "(.)" a
+# wrapped one; "dot" glued to a top-level domain ("gmail dotcom") one too.
+_DOT_WORD = r"dot|period|point|full[ \t]stop|d[ \t]o[ \t]t|punto|ponto|punkt|kropka"
+_GLUED_TLD = r"com|net|org|ie|eu|uk|pl|lt|lv|ro|me|de|fr|es|pt|br|info|biz"
 _DOT = (
     rf"\s{{0,3}}{_OPEN}\s{{0,2}}(?:{_DOT_WORD}|\.)\s{{0,2}}{_CLOSE}\s{{0,3}}"
     rf"|[ \t]{{1,3}}(?:{_DOT_WORD})[ \t]{{1,3}}|[ \t]{{0,2}}\.[ \t]{{0,2}}"
+    rf"|[ \t]{{1,3}}dot(?=(?:{_GLUED_TLD})(?![\w-]))"
 )
 _LOCAL_PART = r"[\w%+]{1,64}"
-_LOCAL_SEP = rf"(?:{_DOT}|[_-])"
+# Inside a local part the separators may be written out too ("aoife underscore doyle").
+_LOCAL_SEP = rf"(?:{_DOT}|[_-]|[ \t]{{1,3}}(?:underscore|dash|hyphen)[ \t]{{1,3}})"
 _LABEL = r"[^\W_](?:[\w-]{0,61}[^\W_])?"
 _EMAIL = re.compile(
     rf"(?<![\w.%+-])(?P<local>{_LOCAL_PART}(?:{_LOCAL_SEP}{_LOCAL_PART}){{0,4}})"
@@ -67,9 +76,15 @@ _BEFORE = 120  # characters searched before an at-marker (a local part and its s
 _AFTER = 200  # and after it (the domain)
 # Where an at-marker may be: searched first, so most text costs one regex pass.
 _AT_MARKER = re.compile(
-    rf"{_OPEN}\s{{0,2}}(?:at|@)\s{{0,2}}{_CLOSE}|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@"
-    r"|[ \t]at[ \t]",
+    rf"{_OPEN}\s{{0,2}}(?:{_AT_WORD}|@)\s{{0,2}}{_CLOSE}|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@"
+    rf"|[ \t](?:{_AT_WORD})[ \t]",
     re.IGNORECASE,
+)
+# Markers in capitals glued to lower-case words ("aoifedoyleATgmailDOTcom"): the change of
+# case is the separator.
+_GLUED = re.compile(
+    r"(?<![\w.%+-])(?P<local>[a-z0-9][a-z0-9._%+-]{0,63})AT"
+    r"(?P<domain>[a-z0-9][a-z0-9-]{0,62}(?:DOT[a-z0-9][a-z0-9-]{0,62}){1,4})(?![\w-])"
 )
 
 _DIGIT_WORDS = {
@@ -155,6 +170,10 @@ class SpelledEmailRecogniser:
             else:
                 windows.append([start, end])
         out: list[PiiFinding] = []
+        if "AT" in text:
+            for glued in _GLUED.finditer(text):
+                if self._extract("x@" + glued["domain"].replace("DOT", ".")).suffix:
+                    out.append(PiiFinding(EMAIL_ADDRESS, glued.start(), glued.end(), 0.9))
         for start, end in windows:
             while start > 0 and not text[start - 1].isspace():
                 start -= 1  # never cut a local part in two

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import pii_make_dev2
+from bench import pii_make_dev2, pii_make_dev3
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
 pytestmark = pytest.mark.unit
@@ -20,6 +20,8 @@ SETS = Path(__file__).resolve().parents[2] / "fixtures" / "pii" / "case_sets"
 HELDOUT_SHA256 = "d32295a47189e655f6168f673b1dfc98da686203c774dd5415370a7a4d9a0663"
 # Frozen before any rule was tuned on it (README.md beside the sets).
 DEV2_SHA256 = "901f3153a820997d5dc1725c25861164eba491327b4df82f4e0da092139683e3"
+# The third dev set (bench/data/pii_dev3.json), frozen before the third pass's rules.
+DEV3_SHA256 = "25daf8c708c8acd3a4e2ebf825456c0b4f74419b5a90d706d23630716c9fa652"
 CLASSES = {"name_lower", "name_upper", "name_sentence_start", "email_spelled", "phone_spelled"}
 
 
@@ -37,6 +39,29 @@ def test_the_second_dev_file_is_frozen_and_what_its_generator_makes() -> None:
     digest = hashlib.sha256((SETS / "dev2.json").read_bytes()).hexdigest()
     assert digest == DEV2_SHA256
     assert _load("dev2") == pii_make_dev2.build()
+
+
+def test_the_third_dev_file_is_frozen_and_what_its_generator_makes() -> None:
+    digest = hashlib.sha256(pii_make_dev3.OUT.read_bytes()).hexdigest()
+    assert digest == DEV3_SHA256
+    assert json.loads(pii_make_dev3.OUT.read_text("utf-8")) == pii_make_dev3.build()
+
+
+def test_no_name_of_the_earlier_generators_is_in_the_third_dev_set() -> None:
+    first, last = pii_make_dev3._pools()
+    earlier = {
+        pii_make_dev3._ascii(n).lower()
+        for n in FIRST + SURNAMES + pii_make_dev2.FIRST + pii_make_dev2.SURNAMES
+    }
+    assert len(first) >= 60 and len(last) >= 60
+    assert not earlier & {pii_make_dev3._ascii(n).lower() for n in first + last}
+    counts: Counter[str] = Counter()
+    for sample in json.loads(pii_make_dev3.OUT.read_text("utf-8")):
+        text = sample["full_text"]
+        for span in sample["spans"]:
+            assert text[span["start_position"] : span["end_position"]] == span["entity_value"]
+        counts[sample["metadata"]["class"]] += len(sample["spans"])
+    assert {c for c, n in counts.items() if n >= 200} == CLASSES - {"phone_spelled"}
 
 
 def test_no_name_of_the_first_generator_is_in_the_second_dev_set() -> None:

@@ -66,6 +66,15 @@ WORST_UNITS = [
     "022 / 9 ",
     "oh eighty seven ",
     "o87 1234567 ",
+    # issue 25, third pass: marker words of other languages, written-out separators, markers
+    # glued in capitals, words no list holds side by side, sign-offs on their own line
+    "a arroba b punto ",
+    "a underscore b at ",
+    "aATbDOTc",
+    "x at sign y full stop ",
+    "hui mazur ",
+    "TARAS SHEVCHENKO ",
+    "ta\n",
 ]
 
 

@@ -68,6 +68,23 @@ def _found(detector: PiiDetector, text: str) -> list[tuple[str, str]]:
         ("Unless Gary Towns earns 40,000 a year?", "Gary Towns"),
         ("Might June Romero qualify for the credit?", "June Romero"),
         ("Cheers Ray!", "Ray"),
+        # Third pass (bench/data/pii_dev3.json): names no list holds, side by side and
+        # name-like (egress.pii.namelike); particles after a title; sign-offs without a comma
+        # or alone on their line; "the ... family"; a surname after "my surname is".
+        ("is it true that hui mazur can transfer her credits", "hui mazur"),
+        ("PLEASE FORWARD THIS TO BABAJIDE KAZLAUSKIENE IN PAYROLL", "BABAJIDE KAZLAUSKIENE"),
+        ("venkatesh kaminski told me the rate went up", "venkatesh kaminski"),
+        ("the landlord is florin krishnan and he will not register", "florin krishnan"),
+        ("my mate bohdan nic dhonnchadha says the scheme ended", "bohdan nic dhonnchadha"),
+        ("dr nic dhonnchadha charged me 80 euro", "nic dhonnchadha"),
+        ("MS NÍ BHRIAIN FROM THE TAX OFFICE SAID TO RING BACK", "NÍ BHRIAIN"),
+        ("ta\nvenkatesh kaminski", "venkatesh kaminski"),
+        ("best wishes florin chukwu", "florin chukwu"),
+        ("Regards VENKATESH OBI", "VENKATESH OBI"),
+        ("the lewandowska family next door rent out a room", "lewandowska"),
+        ("MY SURNAME IS OBI, DO I NEED IT ON THE FORM", "OBI"),
+        ("is it true that taras zhou can claim", "taras zhou"),
+        ("Ok Mindaugas Almeida claimed the relief last year.", "Mindaugas Almeida"),
     ],
 )
 def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, name: str) -> None:
@@ -108,6 +125,19 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "Executive Director, ENISA shall be represented by the Chairperson",
         "Within a specified timeframe, the applicant conformity assessment body shall",
         "the AIF's depositary, auditor and any other service provider",
+        # third pass: law text the new rules first flagged (bench/pii_ab.py), and chat
+        "as regards depositaries, to specify the criteria",
+        "As regards microenterprises and small and medium-sized enterprises",
+        "on behalf of issuers, would amount to the activity",
+        "the effectiveness of SOG-IS MRA from the point of view",
+        "the procedures set out in EN ISO/IEC 30111.",
+        "arteriae pulmonales, aorta ascendens, arteria carotis communis, arteria carotis externa",
+        "National cybersecurity certification authorities shall cooperate",
+        "with regards to the new rules, what changed",
+        "is the grace period for filing the form 11 still two weeks",
+        "look it up at revenue dot ie, section on deposit interest",
+        "the point is that the dot on the form is not a signature",
+        "THE DOT COM BOOM LEFT ME WITH LOSSES, CAN I OFFSET THEM",
     ],
 )
 def test_tax_chat_typed_the_same_ways_has_no_finding(
@@ -140,6 +170,27 @@ def test_tax_chat_typed_the_same_ways_has_no_finding(
         ("mail ann ~at~ mu ~dot~ ie", "ann ~at~ mu ~dot~ ie"),
         # A dot with a space on both sides is a spelled dot, even after a bare "at".
         ("send to aoife at gmail . com please", "aoife at gmail . com"),
+        # Third pass: "at sign", "full stop", "dotcom", separators written out, marker words
+        # of other languages, markers in capitals glued to lower-case words.
+        ("it is dshevchenko at sign outlook dot ie", "dshevchenko at sign outlook dot ie"),
+        ("email: nuria57 (at sign) dublinbakes (dot) ie", "nuria57 (at sign) dublinbakes (dot) ie"),
+        ("reply to mhussain @ onet full stop pl please", "mhussain @ onet full stop pl"),
+        ("email me: fiachra AT eircom dotcom", "fiachra AT eircom dotcom"),
+        (
+            "send to meiling underscore goncalves46 at gmail dot com",
+            "meiling underscore goncalves46 at gmail dot com",
+        ),
+        (
+            "xiaoming dash ferreira at hotmail dot com is mine",
+            "xiaoming dash ferreira at hotmail dot com",
+        ),
+        ("daithi hyphen nascimento AT yahoo DOT ie", "daithi hyphen nascimento AT yahoo DOT ie"),
+        ("reply to marites arroba gmail punto com please", "marites arroba gmail punto com"),
+        ("email me: ikrishnan arobase outlook point ie", "ikrishnan arobase outlook point ie"),
+        ("to rdelacruz29 malpa yahoo kropka ie", "rdelacruz29 malpa yahoo kropka ie"),
+        ("mpetrauskas AT wp punkt pl is my email", "mpetrauskas AT wp punkt pl"),
+        ("reach me on deepikaobiATinboxDOTlt if easier", "deepikaobiATinboxDOTlt"),
+        ("it is jbreathnach at outlook d o t ie", "jbreathnach at outlook d o t ie"),
     ],
 )
 def test_an_e_mail_address_written_out_is_one_finding(
