@@ -1,9 +1,11 @@
-"""Scenarios over real HTTP on the embedded defaults (SQLite, Ladybug with the seeded graph):
-two scenarios (€50,000 and €60,000 PAYE, single, IE 2025) created, evaluated and compared;
-every amount line cites graph nodes that exist and are in force for 2025 (issue 28)."""
+"""Scenarios over real HTTP on the embedded defaults (SQLite, Ladybug with the seeded graph),
+and on PostgreSQL with row-level security: two scenarios (€50,000 and €60,000 PAYE, single,
+IE 2025) created, evaluated and compared; every amount line cites graph nodes that exist and
+are in force for 2025; anyone but the owner gets a 404 (issue 28)."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -34,13 +36,23 @@ def _totals(snapshot: dict[str, Any]) -> dict[str, Decimal]:
     return {t["tax"]: Decimal(t["amount"]) for t in snapshot["totals"] if t["person"] == "you"}
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The conversation store's settings: the embedded default, or PostgreSQL with RLS."""
+    if request.param == "sqlite":
+        return {}
+    cluster = request.getfixturevalue("postgres_cluster")
+    dsn = cluster.create_database(f"scenarios_{uuid.uuid4().hex[:12]}")
+    return {"conversation_store": "postgres", "postgres_dsn": dsn}
+
+
 def test_two_scenarios_evaluated_and_compared_with_every_line_cited(
-    seeded_template: Path, tmp_path: Path
+    seeded_template: Path, tmp_path: Path, store: dict[str, Any]
 ) -> None:
     from tests.support.seeded import copy_data_dir
 
     data = copy_data_dir(seeded_template, tmp_path / "data")
-    app = create_app(Settings(data_dir=data, log_json=False, api_keys=KEYS))
+    app = create_app(Settings(data_dir=data, log_json=False, api_keys=KEYS, **store))
     with running_server(app) as base, httpx.Client(base_url=base, timeout=30) as client:
         low = client.post("/api/scenarios", json=_scenario("€50k", "50000"), headers=ALICE)
         high = client.post("/api/scenarios", json=_scenario("€60k", "60000"), headers=ALICE)
