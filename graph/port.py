@@ -70,7 +70,13 @@ from graph.models import (
     WriteResult,
 )
 
-__all__ = ["ConceptReader", "GraphReader", "GraphStore", "GraphWriter"]
+__all__ = [
+    "ConceptReader",
+    "GraphReader",
+    "GraphStore",
+    "GraphWriter",
+    "QuarantinedConceptReader",
+]
 
 
 @runtime_checkable
@@ -92,6 +98,23 @@ class ConceptReader(Protocol):
 
     async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
         """The given nodes, their direct neighbours (both directions) and the edges between."""
+        ...
+
+
+@runtime_checkable
+class QuarantinedConceptReader(Protocol):
+    """The quarantined concepts of some jurisdictions, with their labels: what matching reads
+    to offer a new provisional concept's near duplicates among other captures as review
+    candidates (ADR 0049). What it returns is for the review queue only, never for a tenant
+    (ADR 0020). Both backends implement it; a reader without it offers no such candidate."""
+
+    async def quarantined_concepts(
+        self, jurisdictions: Sequence[str], limit: int = 1000
+    ) -> list[tuple[GraphNode, list[str]]]:
+        """Up to ``limit`` concepts with ``status: "provisional"`` whose ``jurisdiction`` is
+        one of these, ordered by id, each with the ``text`` of every ``Label`` it has a
+        ``HAS_ALT_LABEL`` edge to (sorted; its preferred label among them when the write path
+        linked it). Nothing else: reviewed and merged concepts are not returned."""
         ...
 
 

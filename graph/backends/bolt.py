@@ -405,6 +405,25 @@ class BoltGraphStore:
         )
         return [self._node(row) for row in rows]
 
+    async def quarantined_concepts(
+        self, jurisdictions: Sequence[str], limit: int = 1000
+    ) -> list[tuple[GraphNode, list[str]]]:
+        self._lifetime.check()
+        if not jurisdictions:
+            return []
+        rows = await self._read(
+            "MATCH (n:Concept) WHERE n.status = 'provisional' AND n.jurisdiction IN $j "
+            "OPTIONAL MATCH (n)-[:HAS_ALT_LABEL]->(l:Label) "
+            f"WITH n, collect(l.text) AS texts RETURN {_NODE_COLUMNS}, texts "
+            "ORDER BY id LIMIT $limit",
+            j=list(dict.fromkeys(jurisdictions)),
+            limit=limit,
+        )
+        return [
+            (self._node(row), sorted({str(t) for t in row["texts"] if t is not None}))
+            for row in rows
+        ]
+
     @staticmethod
     def _edge(row: dict[str, Any]) -> GraphEdge:
         props = {k: v for k, v in row["props"].items() if v is not None}

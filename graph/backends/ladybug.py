@@ -431,6 +431,24 @@ class LadybugGraphStore:
         )
         return [_node_from_row(row[0]) for row in rows]
 
+    async def quarantined_concepts(
+        self, jurisdictions: Sequence[str], limit: int = 1000
+    ) -> list[tuple[GraphNode, list[str]]]:
+        self._lifetime.check()
+        if not jurisdictions:
+            return []
+        rows = await self._read(
+            "MATCH (c:RgNode) WHERE c.label = 'Concept' AND c.status = 'provisional' "
+            "AND c.jurisdiction IN $j "
+            "OPTIONAL MATCH (c)-[:HAS_ALT_LABEL]->(l:RgNode) WHERE l.label = 'Label' "
+            "RETURN c, collect(l.text) ORDER BY c.id LIMIT $limit",
+            {"j": list(dict.fromkeys(jurisdictions)), "limit": limit},
+        )
+        return [
+            (_node_from_row(row[0]), sorted({str(t) for t in row[1] if t is not None}))
+            for row in rows
+        ]
+
     async def _edges(self, where: str, params: dict[str, Any], limit: int) -> list[GraphEdge]:
         rows = await self._read(
             f"MATCH (a)-[r]->(b) WHERE {where} RETURN a.id, label(r), b.id, r "

@@ -25,7 +25,7 @@ from graph.models import (
     WriteResult,
     utc_timestamp,
 )
-from graph.port import GraphStore
+from graph.port import GraphStore, QuarantinedConceptReader
 from tests.integration.graph.faults import StoreFault
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
@@ -409,6 +409,40 @@ async def test_find_concepts_by_shared_alias_returns_each_concept_once(store: Gr
     )
     found = await store.find_concepts_by_label(alias)
     assert [n.id for n in found] == sorted([first, second])
+
+
+async def test_quarantined_concepts_of_jurisdictions_with_their_labels(store: GraphStore) -> None:
+    # A jurisdiction of this test's own: the Bolt server is shared by the session's tests.
+    here, other = uid("J"), uid("J")
+    held, bare = uid("TAX:X:SMALL"), uid("TAX:X:BARE")
+    reviewed, merged, elsewhere = uid("TAX:X:OK"), uid("TAX:X:GONE"), uid("TAX:Y:OTHER")
+    own, alias = uid("LABEL"), uid("LABEL")
+    await store.upsert_nodes(
+        [
+            concept(held, "Small benefit", status="provisional", jurisdiction=here),
+            concept(bare, "Bare one", status="provisional", jurisdiction=here),
+            concept(reviewed, "Reviewed", status="confirmed", jurisdiction=here),
+            concept(merged, "Merged", status="merged", jurisdiction=here),
+            concept(elsewhere, "Elsewhere", status="provisional", jurisdiction=other),
+            label_node(own, "Small benefit"),
+            label_node(alias, "Small benefit exemption"),
+        ],
+        ts(0),
+    )
+    await store.upsert_edges([alt_label(held, own), alt_label(held, alias)], ts(0))
+
+    assert isinstance(store, QuarantinedConceptReader)  # every backend implements it
+    found = await store.quarantined_concepts([here])
+    assert [(n.id, texts) for n, texts in found] == sorted(
+        [(held, ["Small benefit", "Small benefit exemption"]), (bare, [])]
+    )
+    assert found[0][0].label == "Concept"
+    assert {n.properties["status"] for n, _ in found} == {"provisional"}
+    both = await store.quarantined_concepts([other, here])
+    assert {n.id for n, _ in both} == {held, bare, elsewhere}
+    assert len(await store.quarantined_concepts([other, here], limit=1)) == 1
+    assert await store.quarantined_concepts([]) == []
+    assert await store.quarantined_concepts([uid("J")]) == []
 
 
 async def test_neighbourhood_follows_both_directions(store: GraphStore) -> None:
