@@ -11,10 +11,7 @@ from __future__ import annotations
 from api.settings import Settings
 from egress.wire import LlmProvider
 from engine.lexicon import ConceptLexicon
-from engine.providers.anthropic_messages import AnthropicMessagesProvider
 from engine.providers.extractive import ExtractiveProvider
-from engine.providers.openai_chat import OpenAIChatProvider
-from engine.providers.openai_responses import OpenAIResponsesProvider
 from engine.router import CallTimeouts, LlmRouter, Route, parse_route
 from errors import InvalidInput
 
@@ -75,9 +72,14 @@ def build_providers(
 
 
 def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
+    """A provider a route uses. Each SDK is imported here, when its provider is built: the
+    OpenAI and Anthropic SDKs' types take seconds of CPU to import, which a server that answers
+    offline (the default, and most test servers) never needs to spend."""
     timeout, retries = settings.llm_answer_timeout_seconds, settings.llm_max_retries
     choice, http = settings.llm_tool_choice, settings.llm_http_client
     if kind == "openai":
+        from engine.providers.openai_responses import OpenAIResponsesProvider
+
         return OpenAIResponsesProvider(
             api_key=key,
             base_url=settings.openai_base_url,
@@ -88,6 +90,8 @@ def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
             strict_tools=settings.openai_strict_tools,
         )
     if kind == "openai_chat":
+        from engine.providers.openai_chat import OpenAIChatProvider
+
         return OpenAIChatProvider(
             api_key=key,
             base_url=settings.openai_chat_base_url,
@@ -97,6 +101,8 @@ def _build(kind: str, key: str, settings: Settings) -> LlmProvider:
             http_client=http,
             tools=settings.openai_chat_tools,
         )
+    from engine.providers.anthropic_messages import AnthropicMessagesProvider
+
     return AnthropicMessagesProvider(
         api_key=key,
         base_url=settings.anthropic_base_url,
