@@ -14,12 +14,14 @@ Envoy's adaptive concurrency filter):
 
 Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at both. Over target (either,
 ``patience`` intervals in a row: a single late timer — a collection, another process taking the
-core for a moment — is not a trend): the limit drops to ``backoff`` x the turns in flight (or
-the limit, if lower), at most once per ``cooldown`` — streams end one by one, so the load falls
-only over the following seconds and a second cut before then would overshoot. On target for
-``stable`` intervals in a row and the limit in use (``in_flight >= used * limit``): it grows by
-``increase``. It never grows while idle (a burst after a quiet hour would otherwise meet a
-limit nothing tested) and stays within ``[floor, ceiling]``.
+core for a moment — is not a trend) and with at least ``cut_above`` of the limit in flight
+(with fewer, the limit is not what lets the load in: cutting it to the few turns in flight
+would refuse the next burst for what other work did), the limit drops to ``backoff`` x the
+turns in flight (or the limit, if lower), at most once per ``cooldown`` — streams end one by
+one, so the load falls only over the following seconds and a second cut before then would
+overshoot. On target for ``stable`` intervals in a row and the limit in use (``in_flight >=
+used * limit``): it grows by ``increase``. It never grows while idle (a burst after a quiet
+hour would otherwise meet a limit nothing tested) and stays within ``[floor, ceiling]``.
 
 Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
 recent chunk delays for a percentile.
@@ -51,6 +53,7 @@ class LimitConfig:
     stable: int = 2  # intervals on target before an increase
     patience: int = 2  # intervals over target before a cut (one late timer is not a trend)
     used: float = 0.8  # grow only when in_flight >= used * limit
+    cut_above: float = 0.5  # cut only when in_flight >= cut_above * limit
 
     def bounded(self) -> LimitConfig:
         """Floor and initial within the ceiling (a ceiling of 2 is a static limit of 2)."""
@@ -91,7 +94,8 @@ class AdaptiveLimit:
         if lag > c.target_lag or delay > c.target_delay:
             self._good = 0
             self._bad += 1
-            if self._bad >= c.patience and now - self._last_cut >= c.cooldown:
+            mine = in_flight >= c.cut_above * self._limit  # the limit lets this load in
+            if mine and self._bad >= c.patience and now - self._last_cut >= c.cooldown:
                 self._last_cut = now
                 self._limit = max(c.floor, min(self._limit, in_flight) * c.backoff)
                 self.decreases += self.limit < before

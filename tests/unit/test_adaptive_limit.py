@@ -68,6 +68,14 @@ def test_either_signal_late_cuts_the_limit_to_a_fraction_of_the_turns_in_flight(
     assert limit.limit == 45  # 0.9 x the 50 in flight, not x the limit of 80
 
 
+def test_a_late_loop_with_few_turns_in_flight_cuts_nothing() -> None:
+    limit, clock = limiter(initial=64, floor=8)
+    run(limit, clock, 10.0, in_flight=1, **LATE)  # the lag is other work's, not the turns'
+    assert limit.limit == 64 and limit.decreases == 0
+    run(limit, clock, 0.3, in_flight=40, **LATE)
+    assert limit.limit == 36
+
+
 def test_a_single_late_interval_between_good_ones_cuts_nothing() -> None:
     limit, clock = limiter(initial=80)
     for _ in range(20):
