@@ -6,10 +6,14 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   credit is computed per week, as gov.ie does, times 52), and a rate that changes within the
   year applies to the months it is in force (pay as 12 equal monthly amounts; the Class S
   blended rate of gov.ie, 4.025 % for 2024, is the same rule).
+- Capital gains tax: each disposal's gain is proceeds less cost, losses of the year offset
+  gains, the annual exemption comes off, the rest at the graph's rate. Always incomplete (a
+  gap): reliefs (principal private residence, entrepreneur, the 2011-2014 property relief,
+  indexation), other allowable costs, losses carried forward, a spouse's disposals.
 - Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
   relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
   reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
-  assessment, non-residents, capital gains tax.
+  assessment, non-residents.
 
 Every amount is rounded half up to the cent per line; a total is the sum of its lines (income
 tax never below zero: credits are not refundable).
@@ -81,7 +85,7 @@ def evaluate_ireland(ledger: Ledger, facts: Facts) -> None:
             _usc(ledger, facts, person)
             _prsi(ledger, person)
     if facts.disposals:
-        ledger.gap("cgt", "you", "capital gains tax on disposals is not built yet", "disposals")
+        _cgt(ledger, facts)
 
 
 # --- income tax -----------------------------------------------------------------------------
@@ -514,3 +518,42 @@ def _class_s(ledger: Ledger, who: str, income: Decimal, year: int) -> list[Line]
             )
         )
     return lines
+
+
+# --- capital gains tax ----------------------------------------------------------------------
+
+
+def _cgt(ledger: Ledger, facts: Facts) -> None:
+    tax, who = "cgt", "you"
+    ledger.gap(
+        tax,
+        who,
+        "CGT reliefs (principal private residence, entrepreneur relief, the 2011-2014 property "
+        "relief, indexation), costs beyond the price paid and losses carried forward are not "
+        "built: the tax may be lower",
+        "disposals",
+    )
+    first, last = ledger.params.first, ledger.params.last
+    in_year = [d for d in facts.disposals if first <= d.disposed_on <= last]
+    for disposal in facts.disposals:
+        if disposal not in in_year:
+            ledger.gap(tax, who, f"the disposal of {disposal.asset!r} on {disposal.disposed_on} "
+                       f"is not in the {ledger.params.tax_year} tax year: not counted",
+                       "disposals")  # fmt: skip
+    if not in_year:
+        return
+    found = ledger.need(tax, who, "IE:RATE:CGT_STANDARD", "IE:THRESHOLD:CGT_ANNUAL_EXEMPTION")
+    if found is None:
+        return
+    rate, exemption = found
+    net = sum((d.proceeds - d.cost for d in in_year), ZERO)  # a loss offsets the year's gains
+    exempt = min(max(net, ZERO), exemption.value)
+    taxable = max(net - exemption.value, ZERO)
+    assets = ", ".join(d.asset for d in in_year)
+    lines = [
+        ledger.line(tax, who, "exemption", f"Net gains {_eur(net)} ({assets}): "
+                    f"{_eur(exempt)} exempt", ZERO, [exemption], exempt),
+        ledger.line(tax, who, "charge", f"{_eur(taxable)} at {_pct(rate)}",
+                    taxable * rate.fraction, [rate, exemption], taxable),
+    ]  # fmt: skip
+    ledger.total(tax, who, lines)

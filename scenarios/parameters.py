@@ -64,6 +64,8 @@ ANNUAL: tuple[str, ...] = (
     "IE:THRESHOLD:PRSI_CREDIT_MAX_WEEKLY",
     "IE:THRESHOLD:PRSI_CREDIT_CEILING_WEEKLY",
     "IE:THRESHOLD:PRSI_CLASS_S_INCOME",
+    "IE:RATE:CGT_STANDARD",
+    "IE:THRESHOLD:CGT_ANNUAL_EXEMPTION",
 )
 # Values that change within a year: a series of periods.
 SERIES: tuple[str, ...] = (

@@ -208,8 +208,9 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
     "Ireland: income tax (rates of England, Wales and Northern Ireland; Scottish rates are out "
     "of scope) and employee and self-employed National Insurance (tax year Y = 6 April Y to "
     "5 April Y+1). Rates, bands and credits come from the graph's parameter nodes for the "
-    "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Capital gains "
-    "tax is not built yet and comes back as a gap.",
+    "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Irish capital "
+    "gains tax: gains less losses of the year, the annual exemption, the rate (reliefs not "
+    "built, so always `complete: false`); UK capital gains tax is a gap.",
     response_model=EvaluationOut,
 )
 async def evaluate(scenario_id: str, container: ContainerDep, principal: _Caller) -> EvaluationOut:

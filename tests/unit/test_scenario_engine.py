@@ -140,3 +140,25 @@ async def test_compare_gives_each_line_and_total_difference_with_its_nodes() -> 
     higher = next(d for d in snap.lines if d.key == "higher_rate")
     assert higher.difference == Decimal("4000.00")
     assert "IE:RATE:IT_HIGHER:2025" in higher.node_ids
+
+
+async def test_irish_cgt_nets_the_years_gains_takes_the_exemption_and_says_what_it_leaves_out():
+    disposals = [
+        {"asset": "shares A", "acquired_on": "2020-01-01", "disposed_on": "2025-03-01",
+         "cost": "5000", "proceeds": "12000"},
+        {"asset": "shares B", "acquired_on": "2021-01-01", "disposed_on": "2025-05-01",
+         "cost": "4000", "proceeds": "3000"},
+        {"asset": "land", "acquired_on": "2010-01-01", "disposed_on": "2024-05-01",
+         "cost": "1", "proceeds": "2"},
+    ]  # fmt: skip
+    result = await evaluate_snapshot(SeedReader(), _snapshot(disposals=disposals))
+    # 7,000 - 1,000 = 6,000 net; less 1,270 = 4,730 at 33% = 1,560.90
+    assert result.total("cgt") == Decimal("1560.90")
+    charge = next(ln for ln in result.lines if ln.key == "charge")
+    assert charge.node_ids == [
+        "IE:RATE:CGT_STANDARD:2025",
+        "IE:THRESHOLD:CGT_ANNUAL_EXEMPTION:2025",
+    ]
+    (total,) = [t for t in result.totals if t.tax == "cgt"]
+    assert not total.complete  # reliefs and costs are not built: said, not hidden
+    assert any("'land'" in g.reason and "not counted" in g.reason for g in result.gaps)
