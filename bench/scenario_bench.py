@@ -163,7 +163,7 @@ async def _graph_figures(data_dir: Path, rounds: int) -> dict[str, Any]:
 
     settings = Settings(data_dir=data_dir, log_json=False)
     async with open_graph(settings) as handle:
-        probes = ["IE:RATE:IT_STANDARD:2025", "UK:RATE:IT_BASIC:2025"]
+        probes = ["IE:RATE:IT_STANDARD:2025", "UK:RATE:IT_BASIC:2025", "IE:RATE:CGT_STANDARD:2025"]
         if len(await handle.graph.get_nodes(probes)) < len(probes):  # seed (again): idempotent
             await seed_graph(handle.graph, handle.writer)
         return {
