@@ -69,7 +69,7 @@ from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_label
 from graph.models import GraphNode
-from graph.port import ConceptReader
+from graph.port import ConceptReader, QuarantinedConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
 
 __all__ = [
@@ -84,6 +84,7 @@ __all__ = [
     "Suggestion",
     "decide",
     "label_forms",
+    "quarantined_candidates",
     "singular",
     "suggestions",
     "words_of",
@@ -344,7 +345,7 @@ class ReviewedConcepts:
             for key, theirs in self._forms.items():
                 if key in found or self._entry_jurisdiction(key) not in (jurisdiction, EU):
                     continue
-                if (near := _near(mine, theirs, kind, self._entries[key])) is not None:
+                if (near := _near(mine, theirs, kind, self._entries[key].kind)) is not None:
                     add(key, *near)
         return [
             Candidate(key, e.domain, e.jurisdiction or EU, e.kind, *found[key])
@@ -354,7 +355,7 @@ class ReviewedConcepts:
 
 
 def _near(
-    mine: Sequence[LabelForm], theirs: Sequence[LabelForm], kind: str, entry: LexiconEntry
+    mine: Sequence[LabelForm], theirs: Sequence[LabelForm], kind: str, their_kind: str
 ) -> tuple[FoundBy, float] | None:
     """The closest way a capture's forms come near a concept's: parent/child (one extends the
     other by words), edit distance (a typo or a letter), shared words; ``None``: not near."""
@@ -365,7 +366,7 @@ def _near(
         if best is None or (found_by, -score) < (best[0], -best[1]):
             best = (found_by, round(score, 2))
 
-    kinds = ([w for w in kind.lower().split("_") if w], [w for w in entry.kind.lower().split("_")])
+    kinds = ([w for w in kind.lower().split("_") if w], [w for w in their_kind.lower().split("_")])
     if _contains(kinds[0], kinds[1]) or _contains(kinds[1], kinds[0]):
         keep(FoundBy.PARENT_CHILD, min(map(len, kinds)) / max(map(len, kinds)))
     for a in mine:
@@ -386,6 +387,67 @@ def _near(
             if x and y and (overlap := len(x & y) / len(x | y)) >= _OVERLAP_MIN:
                 keep(FoundBy.TOKEN_OVERLAP, overlap)
     return best
+
+
+def quarantined_candidates(
+    kind: str, labels: Sequence[str], held: Iterable[tuple[GraphNode, Sequence[str]]]
+) -> list[Candidate]:
+    """The quarantined concepts (``held``: each with its labels' texts, as
+    :meth:`graph.port.QuarantinedConceptReader.quarantined_concepts` reads them) a capture
+    with this ``kind`` and ``labels`` may duplicate: the same exact label form (``label``,
+    score 1.0: another conversation's capture the mention could not join, ADR 0036), an
+    acronym or initials of the other's labels, or near as :func:`_near` finds it among
+    reviewed concepts. Never merged: review suggestions only.
+    Jurisdiction words naming another jurisdiction than the held concept's keep it out."""
+    mine: list[LabelForm] = []
+    for text in (*labels, kind.replace("_", " ")):
+        mine.extend(label_forms(text))
+    out: list[Candidate] = []
+    for node, texts in held:
+        props = node.properties
+        where = str(props.get("jurisdiction") or EU)
+        their_kind = str(props.get("kind") or node.id.rsplit(":", 1)[-1])
+        theirs = [
+            form
+            for text in (str(props.get("pref_label") or ""), *texts, their_kind.replace("_", " "))
+            for form in label_forms(text)
+            if not form.named or form.named <= {where}
+        ]
+        near: tuple[FoundBy, float] | None
+        exact = {f.form for f in mine if not f.named or f.named <= {where}}
+        if exact & {f.form for f in theirs}:
+            near = (FoundBy.LABEL, 1.0)
+        elif (initials := _initials_match(mine, theirs, where)) is not None:
+            near = initials
+        else:
+            near = _near(mine, theirs, kind, their_kind)
+        if near is not None:
+            domain = str(props.get("domain") or node.id.split(":", 1)[0])
+            out.append(Candidate(node.id, domain, where, their_kind, *near))
+    return out
+
+
+def _initials_match(
+    mine: Sequence[LabelForm], theirs: Sequence[LabelForm], where: str
+) -> tuple[FoundBy, float] | None:
+    """As among reviewed concepts: the capture's initials are an acronym the other concept
+    has as a label (``ACRONYM``), or the capture is an acronym of one of its labels
+    (``INITIALS``); jurisdiction words on the capture's side must name ``where``."""
+    acronyms: set[str] = set()
+    initials: set[str] = set()
+    for form in theirs:
+        acronym, initial = _acronyms(form)
+        acronyms.update([acronym] if acronym else [])
+        initials.update([initial] if initial else [])
+    for form in mine:
+        if form.named and not form.named <= {where}:
+            continue
+        acronym, initial = _acronyms(form)
+        if initial and initial in acronyms:
+            return FoundBy.ACRONYM, 0.85
+        if acronym and acronym in initials:
+            return FoundBy.INITIALS, 0.8
+    return None
 
 
 def decide(
@@ -464,7 +526,7 @@ class ConceptMatcher:
         if not stated:  # never guessed: "not stated" is not IE
             return Match(None, "skipped", skipped="jurisdiction_not_stated")
         # Near matches never merge (ADR 0049): they go with the new concept to review.
-        return Match(None, "created", suggestions=tuple(self._suggestions(concept)))
+        return Match(None, "created", suggestions=tuple(await self._suggestions(concept)))
 
     async def _follow(self, node: GraphNode) -> GraphNode:
         """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
@@ -478,13 +540,24 @@ class ConceptMatcher:
             node = targets[0]
         return node
 
-    def _suggestions(self, concept: CapturedConcept) -> list[Suggestion]:
-        """The reviewed concepts a capture that matched none may duplicate, for review."""
-        reviewed = self._reviewed_concepts()
-        if reviewed is None:
-            return []
+    async def _suggestions(self, concept: CapturedConcept) -> list[Suggestion]:
+        """The concepts a capture that matched none may duplicate, for review: reviewed ones
+        (:meth:`ReviewedConcepts.candidates`) and quarantined ones other captures created
+        (:func:`quarantined_candidates`), closest first."""
         texts = [concept.prefLabel, *concept.altLabels]
-        found = reviewed.candidates(concept.domain, concept.kind, texts, concept.jurisdiction)
+        found: list[Candidate] = []
+        if (reviewed := self._reviewed_concepts()) is not None:
+            found = reviewed.candidates(concept.domain, concept.kind, texts, concept.jurisdiction)
+        if isinstance(self._reader, QuarantinedConceptReader):
+            # Operators only (ADR 0020): stored on the new provisional node for the review
+            # queue, never in the turn's reply.
+            held = await self._reader.quarantined_concepts(
+                sorted({concept.jurisdiction, EU}), limit=_QUARANTINED_MAX
+            )
+            known = {c.id for c in found}
+            found += [
+                c for c in quarantined_candidates(concept.kind, texts, held) if c.id not in known
+            ]
         return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)
 
     async def _match(
@@ -544,6 +617,7 @@ class ConceptMatcher:
 
 
 _MAX_REDIRECTS = 8
+_QUARANTINED_MAX = 2000  # the review queue's provisional concepts of two jurisdictions
 
 _MATCHED_BY: dict[FoundBy, MatchedBy] = {
     FoundBy.KEY: "key",

@@ -1,0 +1,119 @@
+"""Issue 24: a capture's near duplicates among other captures (quarantined concepts) are review
+candidates of its new provisional concept, never merges (engine/matching.py, ADR 0049)."""
+
+from collections.abc import Sequence
+
+import pytest
+
+from engine.concepts import CapturedConcept
+from engine.matching import ConceptMatcher, FoundBy, quarantined_candidates
+from graph.models import GraphNode, GraphSnapshot
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+
+def held(node_id: str, pref: str, *labels: str, status: str = "provisional") -> GraphNode:
+    domain, jurisdiction, kind = node_id.split(":")
+    props = {"domain": domain, "kind": kind, "jurisdiction": jurisdiction, "pref_label": pref}
+    return GraphNode(id=node_id, label="Concept", properties={**props, "status": status})
+
+
+SMALL = held("TAX:IE:SMALL_BENEFIT_EXEMPTION", "small benefit exemption")
+MOTOR = held("TAX:IE:MOTOR_TAX", "Motor tax")
+EU_ACT = held("EU_LAW:EU:DATA_ACT", "Data Act")
+UK_SMALL = held("TAX:UK:SMALL_BENEFIT_EXEMPTION", "small benefit exemption")
+
+
+def found(kind: str, *labels: str, among: Sequence[GraphNode] = (SMALL, MOTOR)):
+    pairs = [(node, [str(node.properties["pref_label"])]) for node in among]
+    return {(c.id, c.found_by) for c in quarantined_candidates(kind, list(labels), pairs)}
+
+
+def test_a_parent_or_child_of_a_captured_concept_is_a_candidate():
+    assert found("SMALL_BENEFIT_SCHEME", "small benefit exemption scheme") == {
+        ("TAX:IE:SMALL_BENEFIT_EXEMPTION", FoundBy.PARENT_CHILD)
+    }
+
+
+def test_a_typo_and_the_same_label_form_are_candidates():
+    assert found("ROAD_LEVY", "Motor-taxe") == {("TAX:IE:MOTOR_TAX", FoundBy.EDIT_DISTANCE)}
+    assert found("VEHICLE_TAX", "motor taxes") == {("TAX:IE:MOTOR_TAX", FoundBy.LABEL)}
+
+
+def test_initials_of_a_captured_acronym_are_a_candidate():
+    uk_gdpr = held("DATA_PROTECTION:UK:UK_GDPR", "UK GDPR")
+    long_name = "United Kingdom General Data Protection Regulation"
+    assert found("UK_GENERAL_DATA_PROTECTION_REGULATION", long_name, among=[uk_gdpr]) == {
+        ("DATA_PROTECTION:UK:UK_GDPR", FoundBy.ACRONYM)
+    }
+    irish = "Irish General Data Protection Regulation"  # another jurisdiction's words
+    assert found("IRISH_GENERAL_DATA_PROTECTION_REGULATION", irish, among=[uk_gdpr]) == set()
+
+
+def test_an_unrelated_capture_has_no_candidate_among_captures():
+    assert found("CARBON_LEVY", "carbon levy") == set()
+
+
+def test_a_label_naming_another_jurisdiction_is_near_not_the_same_form():
+    got = found("IRISH_DATA_ACT", "Irish Data Act", among=[EU_ACT])
+    assert got == {("EU_LAW:EU:DATA_ACT", FoundBy.PARENT_CHILD)}
+    assert found("DATA_ACT", "Data Act", among=[EU_ACT]) == {("EU_LAW:EU:DATA_ACT", FoundBy.LABEL)}
+
+
+class Reader:
+    """The reads matching makes, over a fixed set of quarantined concepts."""
+
+    def __init__(self, nodes: Sequence[GraphNode]) -> None:
+        self.nodes = list(nodes)
+        self.asked: list[list[str]] = []
+
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        return [n for n in self.nodes if n.id in ids]
+
+    async def find_concepts_by_label(self, normalised: str) -> list[GraphNode]:
+        return []
+
+    async def neighbourhood(self, ids: Sequence[str], limit: int = 200) -> GraphSnapshot:
+        return GraphSnapshot(nodes=[], edges=[])
+
+    async def quarantined_concepts(
+        self, jurisdictions: Sequence[str], limit: int = 1000
+    ) -> list[tuple[GraphNode, list[str]]]:
+        self.asked.append(list(jurisdictions))
+        return [
+            (n, [str(n.properties["pref_label"])])
+            for n in self.nodes
+            if n.properties["status"] == "provisional"
+            and n.properties["jurisdiction"] in jurisdictions
+        ][:limit]
+
+
+def capture(kind: str, label: str, jurisdiction: str = "IE") -> CapturedConcept:
+    return CapturedConcept(domain="TAX", kind=kind, jurisdiction=jurisdiction, prefLabel=label)
+
+
+async def test_a_new_concept_near_another_capture_is_created_with_it_as_candidate():
+    reader = Reader([SMALL, MOTOR, UK_SMALL, EU_ACT])
+    match = await ConceptMatcher(reader).identify(
+        capture("SMALL_BENEFIT_SCHEME", "small benefit exemption scheme"), ["IE"]
+    )
+    assert match.node is None and match.matched_by == "created"
+    assert [(s.id, s.reason) for s in match.suggestions] == [
+        ("TAX:IE:SMALL_BENEFIT_EXEMPTION", "parent_child")
+    ]
+    assert reader.asked == [["EU", "IE"]]  # its jurisdiction and the EU's only
+
+
+async def test_a_reviewed_or_merged_concept_is_not_read_as_a_capture():
+    reviewed = held("TAX:IE:SMALL_BENEFIT_EXEMPTION", "small benefit exemption", status="confirmed")
+    match = await ConceptMatcher(Reader([reviewed])).identify(
+        capture("SMALL_BENEFIT_SCHEME", "small benefit exemption scheme"), ["IE"]
+    )
+    assert match.suggestions == ()
+
+
+async def test_a_capture_is_never_its_own_candidate():
+    match = await ConceptMatcher(Reader([MOTOR])).identify(
+        capture("MOTOR_TAX", "motor tax"), ["UK", "IE"]
+    )
+    assert all(s.id != "TAX:IE:MOTOR_TAX" for s in match.suggestions) or match.node is not None
