@@ -19,7 +19,10 @@ that extends another by words (parent and child: "USC exemption" and "USC"), one
 shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR)
 only make **suggestions** (:class:`Suggestion`): the capture creates its provisional concept
 and the suggestions go with it to the review queue, where an operator merges a duplicate in
-one action.
+one action. Suggestions come from the reviewed concepts and from other captures still in
+quarantine (:func:`quarantined_candidates`, read through
+:class:`graph.port.QuarantinedConceptReader`); they are stored on the provisional node for
+operators and never reach a tenant's reply (ADR 0020).
 
 The **decision** (:func:`decide`) is a small set of rules, tested one by one:
 
@@ -487,7 +490,8 @@ def suggestions(candidates: Sequence[Candidate], jurisdiction: str) -> list[Sugg
 class Match:
     """What a capture names: an existing concept (``node``), or none, and then either why it
     may not be created (``skipped``: ``out_of_coverage``, ``jurisdiction_not_stated``) or the
-    reviewed concepts it may duplicate, for review (``suggestions``, never merged)."""
+    concepts it may duplicate, reviewed or other captures still in quarantine, for review
+    (``suggestions``, never merged; operators only, ADR 0020)."""
 
     node: GraphNode | None
     matched_by: MatchedBy
