@@ -192,7 +192,12 @@ def score(results: list[dict[str, Any]], existing: set[str]) -> dict[str, Any]:
         if not r["gold"].startswith("skip:") and not r["got"].startswith("skip:")
         and r["got"] not in existing and r["got"] != _gold_node(r, results)
     ]  # fmt: skip
-    found = sum(_gold_node(r, results) in r.get("candidates", []) for r in dup_of_known)
+    hits = [_gold_node(r, results) in r.get("candidates", []) for r in dup_of_known]
+    # Split by what the right node is: a concept the graph held (reviewed) or the first node
+    # of a new group (another capture, still quarantined). None: no such duplicate.
+    of_new = [r["gold"].startswith("new:") for r in dup_of_known]
+    recall_new = [h for h, n in zip(hits, of_new, strict=True) if n]
+    recall_known = [h for h, n in zip(hits, of_new, strict=True) if not n]
     latencies = sorted(r["ms"] for r in results if r["matched_by"] != "screened")
     return {
         "cases": len(results),
@@ -202,7 +207,9 @@ def score(results: list[dict[str, Any]], existing: set[str]) -> dict[str, Any]:
         "false_merges": false_merges,
         "duplicates": duplicates,
         "duplicate_rate": duplicates / len(results),
-        "candidate_recall": found / len(dup_of_known) if dup_of_known else 1.0,
+        "candidate_recall": _share(hits),
+        "candidate_recall_reviewed": _share(recall_known),
+        "candidate_recall_captured": _share(recall_new),
         "duplicates_of_known": len(dup_of_known),
         "pairwise_precision": both / same_got if same_got else 1.0,
         "pairwise_recall": both / same_gold if same_gold else 1.0,
@@ -217,6 +224,11 @@ def score(results: list[dict[str, Any]], existing: set[str]) -> dict[str, Any]:
         },
         "matched_by": dict(Counter(r["matched_by"] for r in results)),
     }
+
+
+def _share(hits: list[bool]) -> float | None:
+    """The share of hits; ``None`` when there is nothing to count (never a vacuous 1.0)."""
+    return sum(hits) / len(hits) if hits else None
 
 
 def _gold_node(r: dict[str, Any], results: list[dict[str, Any]]) -> str:
