@@ -524,7 +524,8 @@ class _AdmissionCollector(Collector):
         )
         delay = GaugeMetricFamily(
             "regintel_chunk_delay_seconds",
-            "Chunk delay of the last interval (chunks timed since, without a limiter)",
+            "Chunk delay of the last 100 ms interval with chunks (without a limiter: of the "
+            "last chunks timed)",
             labels=["quantile"],
         )
         last = gate.chunk_delays.last

@@ -111,8 +111,8 @@ class AdaptiveLimit:
 
 class DelayWindow:
     """The last ``size`` chunk delays (seconds); :meth:`percentile` of them, 0 when empty.
-    :meth:`drain` returns one percentile and forgets them (one interval's worth), keeping that
-    interval's p50, p90 and p99 in :attr:`last` (for metrics)."""
+    :meth:`drain` returns one percentile and forgets them (one interval's worth), keeping the
+    p50, p90 and p99 of the last interval that had chunks in :attr:`last` (for metrics)."""
 
     QUANTILES = (0.5, 0.9, 0.99)
 
@@ -132,7 +132,8 @@ class DelayWindow:
     def drain(self, q: float = 0.9) -> float:
         ordered = sorted(self._values)
         self._values.clear()
-        self.last = {p: _percentile(ordered, p) for p in self.QUANTILES}
+        if ordered:  # an interval without chunks keeps the last figures shown
+            self.last = {p: _percentile(ordered, p) for p in self.QUANTILES}
         return _percentile(ordered, q)
 
 
