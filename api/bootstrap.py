@@ -340,6 +340,7 @@ async def _capture(
     the retry of captures the graph could not take (resumed from the outbox)."""
     graph, writer = handle.graph, handle.writer
     ingestion = overrides.get("ingestion") or build_ingestion_queue(settings, handle.redis)
+    stack.push_async_callback(ingestion.aclose)  # after its worker and every turn's enqueue
     population = SelfPopulation(graph, writer, evidence, ingestion, lexicon)
     if settings.ingestion_worker and isinstance(ingestion, IngestionWorkQueue):
         await stack.enter_async_context(

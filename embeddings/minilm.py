@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from embeddings.port import Vectors, normalise
-from errors import EmbedderUnavailable
+from errors import AdapterClosed, EmbedderUnavailable
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
@@ -159,6 +159,7 @@ class LocalModelEmbedder:
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config.get("layer_norm_eps", 1e-12))
         self._max = min(max_tokens, int(config.get("max_position_embeddings", 512)))
+        self._closed = False
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=self._max)
         self._tokenizer.no_padding()
@@ -207,13 +208,17 @@ class LocalModelEmbedder:
         return self._dimension
 
     def close(self) -> None:
-        return None
+        """Nothing to release (the weights are arrays), but a closed embedder embeds nothing more,
+        like every adapter after its close (``errors.AdapterClosed``)."""
+        self._closed = True
 
     def token_count(self, text: str) -> int:
         """How many tokens the model reads of ``text`` (after truncation)."""
         return len(self._tokenizer.encode(text).ids)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        if self._closed:
+            raise AdapterClosed("the local embedding model was closed")
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))

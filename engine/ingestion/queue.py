@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from infra.lifetime import Lifetime
+
 __all__ = [
     "InMemoryIngestionQueue",
     "IngestionJob",
@@ -58,6 +60,10 @@ class IngestionQueue(Protocol):
         """Queue the job unless one for the same concept is already waiting."""
         ...
 
+    async def aclose(self) -> None:
+        """Refuse every later call with ``errors.AdapterClosed`` (idempotent)."""
+        ...
+
 
 @runtime_checkable
 class IngestionWorkQueue(IngestionQueue, Protocol):
@@ -92,8 +98,13 @@ class InMemoryIngestionQueue:
     _dead: list[tuple[IngestionJob, str]] = field(default_factory=list)
     _attempts: dict[str, int] = field(default_factory=dict)
     _ids: int = 0
+    _lifetime: Lifetime = field(default_factory=lambda: Lifetime("the in-memory ingestion queue"))
+
+    async def aclose(self) -> None:
+        self._lifetime.close()
 
     async def enqueue(self, job: IngestionJob) -> bool:
+        self._lifetime.check()
         if job.concept_id in self._queued:
             return False
         self.jobs.append(job)
@@ -103,6 +114,7 @@ class InMemoryIngestionQueue:
         return True
 
     async def claim(self, consumer: str, count: int = 1) -> list[JobDelivery]:
+        self._lifetime.check()
         now = self.clock()
         due = [d for d in self._delayed if d[0] <= now]
         self._delayed = [d for d in self._delayed if d[0] > now]
@@ -128,10 +140,12 @@ class InMemoryIngestionQueue:
         return out
 
     async def ack(self, delivery: JobDelivery) -> None:
+        self._lifetime.check()
         if self._claimed.pop(delivery.id, None) is not None:
             self._queued.discard(delivery.job.concept_id)
 
     async def fail(self, delivery: JobDelivery, error: str) -> None:
+        self._lifetime.check()
         if self._claimed.pop(delivery.id, None) is None:
             return
         if delivery.attempt >= self.max_attempts:
@@ -145,7 +159,9 @@ class InMemoryIngestionQueue:
         self._dead.append((job, error))
 
     async def stats(self) -> QueueStats:
+        self._lifetime.check()
         return QueueStats(len(self.jobs), len(self._claimed), len(self._delayed), len(self._dead))
 
     async def dead_letters(self, limit: int = 100) -> list[tuple[IngestionJob, str]]:
+        self._lifetime.check()
         return self._dead[-limit:]

@@ -27,6 +27,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from engine.ingestion.queue import IngestionJob, JobDelivery, QueueStats
 from errors import StoreUnavailable
+from infra.lifetime import Lifetime
 
 __all__ = ["ENQUEUE_LUA", "GROUP", "PROMOTE_LUA", "RedisIngestionQueue"]
 
@@ -77,8 +78,15 @@ class RedisIngestionQueue:
         self._enqueue = client.register_script(ENQUEUE_LUA)
         self._promote = client.register_script(PROMOTE_LUA)
         self._group_ready = False
+        self._lifetime = Lifetime("the Redis ingestion queue")
+
+    async def aclose(self) -> None:
+        """Every call after this raises ``errors.AdapterClosed``; the Redis client is the
+        topology's, closed by it."""
+        self._lifetime.close()
 
     async def _group(self) -> None:
+        self._lifetime.check()
         if self._group_ready:
             return
         try:
@@ -141,6 +149,7 @@ class RedisIngestionQueue:
         return JobDelivery(_text(entry_id), job, int(data.get("attempt", "1")) + extra)
 
     async def ack(self, delivery: JobDelivery) -> None:
+        self._lifetime.check()
         try:
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.xack(self.stream, GROUP, delivery.id)
@@ -151,6 +160,7 @@ class RedisIngestionQueue:
             raise StoreUnavailable("the job queue (Redis) does not answer") from exc
 
     async def fail(self, delivery: JobDelivery, error: str) -> None:
+        self._lifetime.check()
         try:
             if delivery.attempt >= self.max_attempts:
                 await self._bury(delivery, error)
@@ -197,6 +207,7 @@ class RedisIngestionQueue:
         return QueueStats(total - in_progress, in_progress, delayed, dead)
 
     async def dead_letters(self, limit: int = 100) -> list[tuple[IngestionJob, str]]:
+        self._lifetime.check()
         try:
             entries: Any = await self._client.xrevrange(self.dead_stream, count=limit)
         except (RedisError, OSError) as exc:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final, TypeVar
 
 from engine.ingestion.queue import IngestionJob, JobDelivery, QueueStats
+from infra.lifetime import Lifetime
 
 __all__ = ["SqliteIngestionQueue"]
 
@@ -58,6 +59,7 @@ class SqliteIngestionQueue:
         self.backoff_s = backoff_s
         self.claim_idle_s = claim_idle_s
         self._clock = clock
+        self._lifetime = Lifetime("the SQLite ingestion queue")
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._connect() as db:
             db.execute(_SCHEMA)
@@ -67,7 +69,14 @@ class SqliteIngestionQueue:
         db.execute("PRAGMA journal_mode=WAL")
         return db
 
+    async def aclose(self) -> None:
+        """Every call after this raises ``errors.AdapterClosed`` (each call opens its own
+        connection: nothing else to release)."""
+        self._lifetime.close()
+
     async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        self._lifetime.check()
+
         def call() -> _T:
             db = self._connect()
             try:

@@ -3,12 +3,14 @@ instead of reconnecting, and closing twice is quiet. The stores have their cases
 conformance suites (``graph/test_conformance.py``, ``test_sqlite_store.py``), the chat engine
 in ``test_chat_engine.py``, the graph write service in ``tests/unit/test_write_service.py``;
 here are the buses, the change detector, the capture retry, the evidence index, the retention
-job, the rate limiters, tracing and the providers."""
+job, the rate limiters, the ingestion queues, tracing and the providers (the local embedding
+model in ``tests/unit/embeddings/test_embeddings.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,10 @@ from conversations.retention import RetentionJob
 from egress.wire import ChatMessage, LlmProvider, LlmRequest
 from engine.evidence import EvidenceIndex
 from engine.graph_retry import GraphWriteRetry
-from engine.ingestion import InMemoryIngestionQueue
+from engine.ingestion import IngestionWorkQueue, InMemoryIngestionQueue
+from engine.ingestion.queue import IngestionJob, JobDelivery
+from engine.ingestion.redis_queue import RedisIngestionQueue
+from engine.ingestion.sqlite_queue import SqliteIngestionQueue
 from engine.lexicon import ConceptLexicon
 from engine.providers.anthropic_messages import AnthropicMessagesProvider
 from engine.providers.extractive import ExtractiveProvider
@@ -167,6 +172,36 @@ async def test_the_rate_limiters_refuse_use_after_close(redis_server, redis_pref
         await refuses([lambda: local.check("acme", "alice"), lambda: shared.check("acme", "a")])
         await local.aclose()
         await shared.aclose()
+    finally:
+        await client.aclose()
+
+
+async def test_the_ingestion_queues_refuse_use_after_close(
+    tmp_path: Path, redis_server, redis_prefix
+):
+    client = connect_redis(redis_server.url(), timeout_s=0.5)
+    try:
+        queues: list[IngestionWorkQueue] = [
+            InMemoryIngestionQueue(),
+            SqliteIngestionQueue(tmp_path / "jobs.sqlite"),
+            RedisIngestionQueue(client, redis_prefix),
+        ]
+        job = IngestionJob(concept_id="TAX:IE:WEALTH_TAX", reason="missing")
+        delivery = JobDelivery("1", job, 1)
+        for queue in queues:
+            assert await queue.enqueue(job)
+            await queue.aclose()
+            await refuses(
+                [
+                    partial(queue.enqueue, job),
+                    partial(queue.claim, "worker"),
+                    partial(queue.ack, delivery),
+                    partial(queue.fail, delivery, "boom"),
+                    queue.stats,
+                    queue.dead_letters,
+                ]
+            )
+            await queue.aclose()
     finally:
         await client.aclose()
 

@@ -63,6 +63,9 @@ class RecordingQueue:
         self.jobs.append(job)
         return True
 
+    async def aclose(self) -> None:
+        return None
+
 
 class NoWrites:
     """A reviewed concept is never written to by a capture: any use fails the test."""

@@ -12,7 +12,7 @@ import pytest
 from embeddings import NoEmbedder, VectorStore, content_key, model_file_name
 from embeddings.factory import SHIPPED_VECTORS_DIR, build_embedder, open_vectors
 from embeddings.minilm import DEFAULT_MODEL_SHA256, LocalModelEmbedder, default_model_dir
-from errors import EmbedderUnavailable, EmbeddingMismatch
+from errors import AdapterClosed, EmbedderUnavailable, EmbeddingMismatch
 
 pytestmark = pytest.mark.unit
 
@@ -191,3 +191,12 @@ def test_the_shipped_vector_file_fits_the_repository_limit() -> None:
     """A tracked file stays under 5 MB: the shipped vectors are written in 4 bits."""
     path = SHIPPED_VECTORS_DIR / model_file_name("sentence-transformers/all-MiniLM-L6-v2")
     assert path.stat().st_size < 5_000_000
+
+
+def test_a_closed_local_model_embeds_nothing_more() -> None:
+    embedder = LocalModelEmbedder(max_tokens=16)
+    assert embedder.embed(["before"]).shape == (1, embedder.dimension)
+    embedder.close()
+    with pytest.raises(AdapterClosed, match="closed"):
+        embedder.embed(["after"])
+    embedder.close()  # a second close is quiet
