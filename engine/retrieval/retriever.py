@@ -395,7 +395,11 @@ class Retriever:
                 config.dense_recital_flow,
             )
             ranked = self._rows.top(dense_units, _PROVISIONS, config.depth)
-            similarity = float(dense_units.max()) if len(dense_units) else 0.0
+            # The gate reads the best of the ranked units' scores and of any provision's own
+            # cosine (a recital scaled down for ranking still tells that the graph holds the
+            # question's subject).
+            best = self._rows.unit_scores(np.maximum(cosine, 0.0).astype(np.float32), 0.0, 1.0, 0.0)
+            similarity = max((float(u.max()) for u in (dense_units, best) if len(u)), default=0.0)
             channels.append(Channel("dense", ranked, config.dense_weight))
         if focus:
             near = self._shape.within_two_hops(focus)
@@ -412,7 +416,15 @@ class Retriever:
         lexical = [item.id for item in fused if "lexical" in item.channels or not use_lexical]
         places = find_places(question)
         where = names | {t for place in places for t in tokenise(place.text)}
-        confidence = self._rows.coverage(tokens, where, lexical[: config.coverage_depth])
+        # Coverage of the best lexical units in the fused order, or in the lexical channel's
+        # own order: how the semantic channel is weighted must not refuse what the question's
+        # words alone find (recitals flowing to articles moved "delete my data" -> GDPR
+        # recital 66 out of the fused top three, and the gate refused it).
+        own = [i for i in channels[0].ranked if i in self._docs][: config.coverage_depth]
+        confidence = max(
+            self._rows.coverage(tokens, where, lexical[: config.coverage_depth]),
+            self._rows.coverage(tokens, where, own) if use_lexical else 0.0,
+        )
         verdict = judge(
             acts=acts,
             places=places,
