@@ -157,6 +157,8 @@ _FOREIGN_FUNCTION_WORDS = frozenset(
     og""".split()
 )
 
+_KIND_CACHE = 50_000  # words whose kind is remembered (cleared when full)
+
 STRONG_CUED = 0.85
 CUED = 0.8
 PAIR = 0.75
@@ -229,6 +231,7 @@ class AnyCaseNameRecogniser:
         self._words = lexicon.english_words | lexicon.non_names
         self._namelike = name_likeness(lexicon).is_namelike
         self._min_score = min_score
+        self._kinds: dict[str, str] = {}
 
     def find(self, text: str) -> list[PiiFinding]:
         low = text.lower() if len(text.lower()) == len(text) else _lower_same_length(text)
@@ -303,6 +306,17 @@ class AnyCaseNameRecogniser:
         low = word.low
         if len(low) == 1:
             return "initial" if low not in ("i", "a") or word.period else "no"
+        kind = self._kinds.get(low)
+        if kind is None:
+            kind = self._kind_of(low)
+            if len(self._kinds) > _KIND_CACHE:
+                self._kinds.clear()
+            self._kinds[low] = kind
+        return kind
+
+    def _kind_of(self, low: str) -> str:
+        """:meth:`_kind` of a word of two letters or more (memoised there: the suffix and
+        compound tests cost a few dozen set look-ups, and a text repeats its words)."""
         if low in _PARTICLES:
             return "particle"  # counts only before a name word ("nic dhonnchadha")
         if low in _NEVER or low in _FOREIGN_FUNCTION_WORDS or low in _ROLES:

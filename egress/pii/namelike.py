@@ -54,6 +54,7 @@ class NameLikeness:
             for g in keys
         }
         self._unseen = math.log(word_total / name_total)
+        self._seen: dict[str, bool] = {}  # words already judged (cleared when full)
 
     def score(self, word: str) -> float:
         """Mean log-likelihood ratio of ``word``'s trigrams (lower case): > 0 is name-like."""
@@ -63,7 +64,13 @@ class NameLikeness:
     def is_namelike(self, word: str) -> bool:
         """A word of three letters or more, with a vowel (not an acronym: "ppsn", "tbh"),
         whose trigrams are likelier in names than in English words."""
-        return len(word) >= 3 and any(c in _VOWELS for c in word) and self.score(word) > 0
+        known = self._seen.get(word)
+        if known is None:
+            known = len(word) >= 3 and any(c in _VOWELS for c in word) and self.score(word) > 0
+            if len(self._seen) > 50_000:
+                self._seen.clear()
+            self._seen[word] = known
+        return known
 
 
 _CACHE: dict[int, tuple[Lexicon, NameLikeness]] = {}
