@@ -211,7 +211,8 @@ export class AdminView {
     target.setAttribute("aria-label", `Merge ${label} into (concept id)`);
     target.placeholder = "Merge into…";
     target.className = "merge-target";
-    // Existing concepts it may duplicate (ADR 0049): never merged by resolution, one click here.
+    // Concepts it may duplicate (ADR 0049): never merged by resolution, one click here. Another
+    // capture still awaiting review is shown too; a concept merges only into a reviewed one.
     if ((item.candidates || []).length) {
       const duplicates = make("ul", undefined, "candidates");
       duplicates.setAttribute("aria-label", `Possible duplicates of ${label}`);
@@ -221,7 +222,9 @@ export class AdminView {
         li.append(
           make("span", c.prefLabel || c.id), make("code", c.id),
           make("span", ` ${String(c.reason).replace(/_/g, " ")} ${Number(c.score).toFixed(2)}`, "reason"),
-          button("Merge into", `Merge ${label} into ${c.prefLabel || c.id}`, () => this.act(item, "merge", { into: c.id })),
+          c.status === "provisional"
+            ? make("span", " awaiting review too: confirm one of the two first", "hint")
+            : button("Merge into", `Merge ${label} into ${c.prefLabel || c.id}`, () => this.act(item, "merge", { into: c.id })),
         );
         duplicates.append(li);
       }

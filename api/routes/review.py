@@ -93,8 +93,9 @@ class ReviewConcept(BaseModel):
     )
     candidates: list[ReviewCandidateOut] = Field(
         default_factory=list,
-        description="Existing concepts this one may duplicate (ADR 0049): resolution never "
-        "merges a near match; merge it into one of them with POST .../merge",
+        description="Concepts this one may duplicate (ADR 0049): reviewed ones and other "
+        "captures awaiting review; resolution never merges a near match; merge it into a "
+        "reviewed one with POST .../merge",
     )
 
 
@@ -111,6 +112,12 @@ class ReviewCandidateOut(BaseModel):
         "`label` (an exact label held by several concepts)"
     )
     score: float = Field(description="How close, 0 to 1")
+    status: str = Field(
+        default="confirmed",
+        description="`confirmed` (merge into it with POST .../merge) or `provisional` (another "
+        "capture still awaiting review: a concept merges only into a reviewed one, so confirm "
+        "one of the two first)",
+    )
 
 
 class ConfirmResult(BaseModel):
@@ -150,7 +157,13 @@ async def queue(
             flags=[_flag(key, kinds) for key, kinds in item.flags.items()],
             version=item.version,
             candidates=[
-                ReviewCandidateOut(id=c.id, pref_label=c.pref_label, reason=c.reason, score=c.score)
+                ReviewCandidateOut(
+                    id=c.id,
+                    pref_label=c.pref_label,
+                    reason=c.reason,
+                    score=c.score,
+                    status=c.status,
+                )
                 for c in item.candidates
             ],
         )

@@ -43,7 +43,13 @@ from graph.models import (
     utc_timestamp,
 )
 from graph.port import GraphReader
-from graph.quarantine import MERGED_STATUS, REVIEWED_STATUS, is_hidden, is_quarantined
+from graph.quarantine import (
+    MERGED_STATUS,
+    QUARANTINED_STATUS,
+    REVIEWED_STATUS,
+    is_hidden,
+    is_quarantined,
+)
 from graph.write_service import GraphWriteService
 
 __all__ = [
@@ -93,6 +99,7 @@ class ReviewCandidate:
     pref_label: str
     reason: str  # edit_distance, parent_child, token_overlap, initials, acronym, ...
     score: float
+    status: str = REVIEWED_STATUS  # or provisional: another capture still in quarantine
 
 
 def content_version(
@@ -170,8 +177,10 @@ async def _review_item(reader: GraphReader, node: GraphNode) -> ReviewItem:
 
 
 async def _candidates(reader: GraphReader, node: GraphNode) -> tuple[ReviewCandidate, ...]:
-    """The concept's stored duplicate candidates that still exist and are not hidden (a
-    merged candidate is shown as the concept it redirects to)."""
+    """The concept's stored duplicate candidates that still exist (a merged candidate is shown
+    as the concept it redirects to), reviewed ones and other captures still in quarantine: the
+    queue is the operator's, who sees every capture anyway; a quarantined candidate carries its
+    status, since a concept merges only into a reviewed one (confirm one, merge the other)."""
     stored = node.properties.get("candidates")
     found = [s for s in (Suggestion.decode(str(t)) for t in stored or []) if s is not None]
     if not isinstance(stored, list) or not found:
@@ -183,10 +192,15 @@ async def _candidates(reader: GraphReader, node: GraphNode) -> tuple[ReviewCandi
         if target is not None and target.properties.get("status") == MERGED_STATUS:
             into = str(target.properties.get("merged_into", ""))
             target = next(iter(await reader.get_nodes([into])), None) if into else None
-        if target is None or is_hidden(target) or target.id == node.id or target.id in out:
+        if target is None or target.id == node.id or target.id in out:
+            continue
+        if is_hidden(target) and not is_quarantined(target):  # a redirect that leads nowhere
             continue
         label = str(target.properties.get("pref_label", target.id))
-        out[target.id] = ReviewCandidate(target.id, label, suggestion.reason, suggestion.score)
+        status = QUARANTINED_STATUS if is_quarantined(target) else REVIEWED_STATUS
+        out[target.id] = ReviewCandidate(
+            target.id, label, suggestion.reason, suggestion.score, status
+        )
     return tuple(out.values())
 
 

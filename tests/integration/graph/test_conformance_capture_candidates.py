@@ -12,6 +12,7 @@ import pytest
 from engine.concepts import CapturedConcept
 from engine.evidence import EvidenceIndex
 from engine.ingestion import InMemoryIngestionQueue
+from engine.review import review_queue
 from engine.self_population import SelfPopulation
 from graph.ingress_guard import IngressGuard
 from graph.port import GraphStore
@@ -48,6 +49,12 @@ async def test_a_near_duplicate_of_a_quarantined_capture_is_its_candidate_only(
     assert stored.get(first.id) == "parent_child"  # for the review queue
     [earlier] = await store.get_nodes([first.id])
     assert second.id not in str(earlier.properties.get("candidates") or [])
+    # The operator's queue shows it, as another capture awaiting review (merge needs a
+    # reviewed target: confirm one first).
+    [queued] = [item for item in await review_queue(store) if item.id == second.id]
+    assert [(c.id, c.reason, c.status) for c in queued.candidates] == [
+        (first.id, "parent_child", "provisional")
+    ]
 
     unrelated = capture(f"CARBON_LEVY_{sfx}", f"{sfx} carbon levy")
     [c] = await population.resolve_all([unrelated], ["IE"])
