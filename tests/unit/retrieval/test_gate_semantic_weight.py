@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from embeddings import Vectors, VectorStore, content_key
-from engine.retrieval import Retriever, RetrievalConfig
+from engine.retrieval import RetrievalConfig, Retriever
 from engine.retrieval.dense import texts_of_graph
 from graph.models import GraphEdge, GraphNode
 
