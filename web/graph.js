@@ -4,6 +4,17 @@
 // The patch feed is read with fetch (it needs the Authorization header) and resumed after a
 // drop with Last-Event-ID and since=<latest timestamp seen>; a meta.resync patch reloads the
 // snapshot.
+//
+// A large graph (more than OVERVIEW_ABOVE nodes; the snapshot alone may bring 2,000) opens as
+// an overview (issue 26, defect 10; ADR 0057): only the instruments and places (acts,
+// statutes, regimes, treaties, jurisdictions) and the nodes held by nothing loaded are drawn,
+// each labelled with the number of parts it holds (what is PART_OF it, UNDER_REGIME it or
+// IN_JURISDICTION of it, down to the next drawn node); an answer's referenced nodes and their
+// neighbours are drawn beside them; a tap on a drawn node draws its parts, and "Every node"
+// draws everything. Whatever is drawn, a label is shown only where it overlaps no label of a
+// more important node (focus, neighbour of the focus, provisional, overview node, then by
+// degree), and faded nodes have none. Above DRAFT_LAYOUT_ABOVE nodes the layout is fCoSE's
+// spectral draft.
 import cytoscape from "./vendor/cytoscape.esm.min.js";
 import { ApiError } from "./api.js";
 
@@ -18,6 +29,15 @@ export const VIEW_LABELS = [
   "Case", "Update", "Concept",
 ];
 const SNAPSHOT_LIMIT = 2000;
+export const OVERVIEW_ABOVE = 500;
+const DRAFT_LAYOUT_ABOVE = 1500;
+// Drawn in the overview whatever holds them: the instruments and the places.
+const OVERVIEW_KINDS = new Set([
+  "Jurisdiction", "Region", "Agreement", "Treaty", "Regime", "Statute", "EURegulation",
+  "EUDirective", "EUDecision",
+]);
+// The edges that say what holds a node, in the order they are followed.
+const CONTAINMENT = ["PART_OF", "UNDER_REGIME", "IN_JURISDICTION"];
 const FOLLOW = ["CITES", "PART_OF"];
 
 const COLOURS = {
@@ -48,7 +68,8 @@ const STYLE = [
       "min-zoomed-font-size": 0,
     },
   },
-  { selector: ".faded", style: { opacity: 0.12 } },
+  { selector: "node.hub", style: { "min-zoomed-font-size": 0 } },
+  { selector: ".faded", style: { opacity: 0.12, "text-opacity": 0 } },
   { selector: "node.near", style: { "min-zoomed-font-size": 0 } },
   {
     selector: "node.focus",
@@ -60,7 +81,20 @@ const STYLE = [
   { selector: "edge.near", style: { width: 1.6, "line-color": "#f4a261" } },
   { selector: "node:selected", style: { "border-width": 3, "border-color": "#000000" } },
   { selector: ".hidden", style: { display: "none" } },
+  { selector: ".collapsed", style: { display: "none" } },
+  // after the others: a label that would overlap a more important one is not drawn
+  { selector: "node.nolabel", style: { "text-opacity": 0 } },
 ];
+
+/** Whether a node's label may be drawn at this zoom: the focus, its neighbours, provisional
+ * and overview nodes always; others once their 7 px font is 9 px on screen. */
+function labelDrawn(node, zoom) {
+  if (node.hasClass("faded")) return false;
+  const always = node.hasClass("focus") || node.hasClass("near") || node.hasClass("provisional")
+    || node.hasClass("hub");
+  const size = node.hasClass("focus") ? 9 : 7;
+  return always || size * zoom >= 9;
+}
 
 export function jurisdictionOf(id, properties) {
   if (properties && properties.jurisdiction) return String(properties.jurisdiction);
@@ -102,13 +136,21 @@ export class GraphView {
     this.focused = [];
     this.patchesApplied = 0;
     this.reconnects = 0;
+    this.overview = false; // set by load() for a large graph
+    this.everyNode = false; // "Every node" pressed
+    this.expanded = new Set(); // top-level nodes whose parts are drawn
     this.cy = cytoscape({
       container: elements.canvas,
       style: STYLE,
       minZoom: 0.05,
       maxZoom: 4,
     });
-    this.cy.on("tap", "node", (event) => this.select(event.target.id()));
+    this.cy.on("tap", "node", (event) => {
+      const id = event.target.id();
+      if (this.overview && event.target.hasClass("hub")) this.toggleParts(id);
+      this.select(id);
+    });
+    this.cy.on("zoom", () => this.scheduleDeclutter());
     this.listening = new AbortController(); // the elements outlive this view: see close()
     const { signal } = this.listening;
     elements.jurisdiction.addEventListener("change", () => {
@@ -116,6 +158,9 @@ export class GraphView {
       this.applyFilters();
     }, { signal });
     elements.clearFocus.addEventListener("click", () => this.clearFocus(), { signal });
+    if (elements.everyNode) {
+      elements.everyNode.addEventListener("click", () => this.setEveryNode(!this.everyNode), { signal });
+    }
   }
 
   // -- loading ------------------------------------------------------------------------------
@@ -136,17 +181,22 @@ export class GraphView {
     const timestamps = [...snapshot.nodes, ...snapshot.edges].map((x) => String((x.properties || {}).updated_at || ""));
     this.since = timestamps.reduce((a, b) => (b > a ? b : a), this.since);
     const started = performance.now();
+    // Above DRAFT_LAYOUT_ABOVE nodes fCoSE's spectral draft only: its force-directed polish
+    // took 7-14 s at 2,000 nodes in headless Chromium, and the overview draws a few hundred.
+    const quality = this.cy.nodes().length > DRAFT_LAYOUT_ABOVE ? "draft" : "default";
     this.cy.layout({
-      name: "fcose", quality: "default", animate: false, randomize: true, fit: false,
+      name: "fcose", quality, animate: false, randomize: true, fit: false,
       nodeRepulsion: () => 4500, idealEdgeLength: () => 40, numIter: 1500,
     }).run();
     this.layoutMs = performance.now() - started;
     for (const element of provisional) {
       if (this.cy.getElementById(element.data.id).empty()) this.placeNew(this.cy.add(element));
     }
-    this.cy.fit(undefined, 20);
+    this.overview = this.cy.nodes().length > OVERVIEW_ABOVE && !this.everyNode;
     this.refreshLegend();
     this.applyFilters();
+    this.cy.fit(this.cy.nodes(":visible"), 20);
+    this.declutter();
     if (this.focused.length) this.focus(this.focused);
     this.status(`${this.cy.nodes().length} nodes`);
     this.loadedAt = performance.now(); // laid out and drawn: interactive (bench/web_bench.py)
@@ -161,6 +211,7 @@ export class GraphView {
         id: node.id, label: node.label, properties,
         colour: COLOURS[node.label] || "#555555",
         short: shortTitle(node) + (provisional ? " (provisional)" : ""),
+        base: shortTitle(node) + (provisional ? " (provisional)" : ""), // short without "(n parts)"
         jurisdiction: jurisdictionOf(node.id, properties),
       },
       classes: [node.label, provisional ? "provisional" : ""].filter(Boolean),
@@ -320,28 +371,150 @@ export class GraphView {
     this.cy.elements().removeClass("focus near").addClass("faded");
     if (focus.empty()) {
       this.cy.elements().removeClass("faded");
+      this.applyFilters();
       return;
     }
     const near = focus.closedNeighborhood();
     near.removeClass("faded").addClass("near");
     focus.addClass("focus");
+    this.applyFilters(); // in the overview, the referenced neighbourhood is drawn first
     this.cy.fit(near.filter(":visible"), 40);
+    this.declutter();
   }
 
   clearFocus() {
     this.focused = [];
     this.cy.elements().removeClass("focus near faded");
+    this.applyFilters();
     this.cy.fit(this.cy.elements(":visible"), 20);
+    this.declutter();
+  }
+
+  /** Draw every node (true) or the overview (false; only for a large graph). */
+  setEveryNode(on) {
+    this.everyNode = on;
+    this.overview = !on && this.cy.nodes().length > OVERVIEW_ABOVE;
+    if (this.el.everyNode) this.el.everyNode.textContent = on ? "Overview" : "Every node";
+    this.applyFilters();
+    this.cy.fit(this.cy.nodes(":visible"), 20);
+    this.declutter();
+  }
+
+  /** Draw or put away the parts of a top-level node (the overview's "on demand"). */
+  toggleParts(id) {
+    if (this.expanded.has(id)) this.expanded.delete(id);
+    else this.expanded.add(id);
+    this.applyFilters();
+    this.declutter();
+  }
+
+  /** The node that holds this one, if loaded: what it is PART_OF, else the regime it is
+   * UNDER_REGIME, else its jurisdiction (IN_JURISDICTION). */
+  parentOf(node) {
+    for (const type of CONTAINMENT) {
+      const up = node.outgoers(`edge[type = "${type}"]`).targets();
+      if (up.nonempty() && up[0].id() !== node.id()) return up[0];
+    }
+    return null;
   }
 
   applyFilters() {
+    const overview = this.overview;
+    // In the overview a node is drawn when it is an instrument or a jurisdiction, is held by
+    // nothing loaded, is held by a drawn node whose parts were asked for, or is referenced
+    // (the focus's neighbourhood) or provisional. Every other node counts as a part of its
+    // nearest drawn holder.
+    const shown = new Map();
+    const isShown = (node, depth = 0) => {
+      const id = node.id();
+      if (shown.has(id)) return shown.get(id);
+      let on = true;
+      if (overview && !OVERVIEW_KINDS.has(node.data("label")) && !node.hasClass("near")
+          && !node.hasClass("provisional")) {
+        const parent = this.parentOf(node);
+        on = !parent || depth > 8 || (this.expanded.has(parent.id()) && isShown(parent, depth + 1));
+      }
+      shown.set(id, on);
+      return on;
+    };
+    const holderOf = (node) => {
+      let current = node;
+      for (let depth = 0; depth < 8 && !isShown(current); depth += 1) {
+        const parent = this.parentOf(current);
+        if (!parent) break;
+        current = parent;
+      }
+      return current;
+    };
+    const parts = new Map();
+    const holders = new Set(); // drawn nodes with parts (drawn or not): a tap toggles them
+    if (overview) {
+      this.cy.nodes().forEach((node) => {
+        const parent = this.parentOf(node);
+        if (parent) holders.add(parent.id());
+        if (isShown(node)) return;
+        const holder = holderOf(node);
+        if (holder !== node) parts.set(holder.id(), (parts.get(holder.id()) || 0) + 1);
+      });
+    }
     this.cy.batch(() => {
       this.cy.nodes().forEach((node) => {
         const hidden = this.hiddenLabels.has(node.data("label"))
           || (this.jurisdiction && node.data("jurisdiction") !== this.jurisdiction);
         node.toggleClass("hidden", Boolean(hidden));
+        const drawn = isShown(node);
+        node.toggleClass("collapsed", !drawn);
+        node.toggleClass("hub", overview && drawn && holders.has(node.id()));
+        const n = parts.get(node.id()) || 0;
+        const base = node.data("base");
+        const short = n ? `${base} (${n} ${n === 1 ? "part" : "parts"})` : base;
+        if (node.data("short") !== short) node.data("short", short);
       });
     });
+    this.scheduleDeclutter();
+  }
+
+  scheduleDeclutter() {
+    if (this.declutterPending) return;
+    this.declutterPending = true;
+    setTimeout(() => { // not requestAnimationFrame: a hidden or headless page may starve it
+      this.declutterPending = false;
+      if (!this.closed) this.declutter();
+    }, 30);
+  }
+
+  /** Hide the labels that would overlap the label of a more important drawn node. */
+  declutter() {
+    const zoom = this.cy.zoom();
+    const rank = (n) => (n.hasClass("focus") ? 5e6 : 0) + (n.hasClass("near") ? 4e6 : 0)
+      + (n.hasClass("provisional") ? 3e6 : 0) + (n.hasClass("hub") ? 2e6 : 0) + n.degree();
+    const nodes = this.cy.nodes(":visible").toArray().sort((a, b) => rank(b) - rank(a));
+    const cell = 60;
+    const grid = new Map();
+    const keep = new Set();
+    this.cy.batch(() => {
+      this.cy.nodes().removeClass("nolabel");
+      for (const node of nodes) {
+        if (!labelDrawn(node, zoom)) continue;
+        const box = node.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+        if (!(box.w > 0)) continue;
+        const cells = [];
+        for (let x = Math.floor(box.x1 / cell); x <= Math.floor(box.x2 / cell); x += 1) {
+          for (let y = Math.floor(box.y1 / cell); y <= Math.floor(box.y2 / cell); y += 1) cells.push(`${x},${y}`);
+        }
+        const clash = cells.some((c) => (grid.get(c) || []).some((o) => o.x1 < box.x2 && box.x1 < o.x2 && o.y1 < box.y2 && box.y1 < o.y2));
+        if (clash) continue;
+        keep.add(node.id());
+        for (const c of cells) grid.set(c, [...(grid.get(c) || []), box]);
+      }
+      // every other drawn node says so itself, whatever Cytoscape's min-zoomed-font-size would do
+      for (const node of nodes) if (!keep.has(node.id())) node.addClass("nolabel");
+    });
+  }
+
+  /** Ids of the visible nodes whose label is drawn (for tests). */
+  labelled() {
+    return this.cy.nodes(":visible").filter((n) => !n.hasClass("nolabel") && !n.hasClass("faded")).map((n) => n.id());
   }
 
   refreshLegend() {
@@ -423,6 +596,10 @@ export class GraphView {
     close.addEventListener("click", () => { panel.hidden = true; });
     const heading = make("h3", title(node));
     const meta = make("p", `${node.label} · ${node.id}`, "node-meta");
+    const drawn = this.cy.getElementById(node.id);
+    if (this.overview && drawn.nonempty() && drawn.hasClass("hub")) {
+      meta.append(make("span", this.expanded.has(node.id) ? " · its parts are drawn" : " · its parts are put away"));
+    }
     if ((node.properties || {}).status === "provisional") meta.append(make("span", " provisional", "badge provisional"));
     const parts = [close, heading, meta];
     const properties = node.properties || {};

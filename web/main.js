@@ -84,6 +84,7 @@ async function signIn(token) {
     elements: {
       canvas: $("cy"), legend: $("legend"), jurisdiction: $("jurisdiction"),
       details: $("node-details"), status: $("graph-status"), clearFocus: $("clear-focus"),
+      everyNode: $("every-node"),
     },
   });
   const chat = new ChatView({
