@@ -13,7 +13,6 @@ from scenarios.result import (
     Comparison,
     Difference,
     Line,
-    ParamUsed,
     SnapshotComparison,
     SnapshotResult,
     Total,
@@ -45,7 +44,7 @@ async def evaluate_snapshot(reader: ParameterReader, snapshot: Snapshot) -> Snap
         lines=ledger.lines,
         totals=ledger.totals,
         gaps=ledger.gaps,
-        parameters=[ParamUsed.of(p) for p in used],
+        parameters=list(used),
     )
 
 

@@ -431,22 +431,7 @@ def _class_a(ledger: Ledger, who: str, paye: Decimal, year: int) -> list[Line]:
                 paye,
             )
         ]
-    lines = []
-    for n, period in enumerate(periods, start=1):
-        months = _months(period, year)
-        base = paye * months / MONTHS
-        lines.append(
-            ledger.line(
-                tax,
-                who,
-                f"class_a_p{n}",
-                f"Class A {_pct(period)} on {_eur(base)} ({months} months from "
-                f"{period.valid_from})",
-                base * period.fraction,
-                [period, exempt],
-                base,
-            )
-        )
+    lines = _by_rate_period(ledger, who, "Class A", paye, periods, exempt, year)
     if weekly <= credit_ceiling.value:
         # As gov.ie and welfare.ie compute it each week: the maximum, less the earnings above
         # the first cent over the exemption line times the taper (max / (ceiling - exemption),
@@ -501,17 +486,31 @@ def _class_s(ledger: Ledger, who: str, income: Decimal, year: int) -> list[Line]
                 income,
             )
         ]
+    return _by_rate_period(ledger, who, "Class S", income, rates, threshold, year)
+
+
+def _by_rate_period(
+    ledger: Ledger,
+    who: str,
+    name: str,
+    income: Decimal,
+    periods: list[Param],
+    threshold: Param,
+    year: int,
+) -> list[Line]:
+    """One PRSI line per rate in force during the year (the rate changes on 1 October): the
+    year's income apportioned by the months each rate was in force."""
     lines = []
-    for n, period in enumerate(rates, start=1):
+    key = name.lower().replace(" ", "_")
+    for n, period in enumerate(periods, start=1):
         months = _months(period, year)
         base = income * months / MONTHS
         lines.append(
             ledger.line(
-                tax,
+                "prsi",
                 who,
-                f"class_s_p{n}",
-                f"Class S {_pct(period)} on {_eur(base)} ({months} months from "
-                f"{period.valid_from})",
+                f"{key}_p{n}",
+                f"{name} {_pct(period)} on {_eur(base)} ({months} months from {period.valid_from})",
                 base * period.fraction,
                 [period, threshold],
                 base,

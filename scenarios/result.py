@@ -14,7 +14,6 @@ __all__ = [
     "Comparison",
     "Difference",
     "Line",
-    "ParamUsed",
     "SnapshotComparison",
     "SnapshotResult",
     "Total",
@@ -27,24 +26,6 @@ CENT = Decimal("0.01")
 def cents(amount: Decimal) -> Decimal:
     """Round half up to the cent, as the published examples do (1,583.625 → 1,583.63)."""
     return amount.quantize(CENT, rounding=ROUND_HALF_UP)
-
-
-class ParamUsed(BaseModel):
-    """A parameter a line used: its node, value, period in force and whether it was verified."""
-
-    model_config = ConfigDict(frozen=True)
-
-    node_id: str
-    value: Decimal
-    unit: str
-    valid_from: date
-    valid_to: date
-    verified: bool
-    source: str | None = None
-
-    @classmethod
-    def of(cls, param: Param) -> ParamUsed:
-        return cls(**param.model_dump())
 
 
 class Line(BaseModel):
@@ -90,7 +71,7 @@ class SnapshotResult(BaseModel):
     lines: list[Line] = Field(default_factory=list)
     totals: list[Total] = Field(default_factory=list)
     gaps: list[Gap] = Field(default_factory=list)
-    parameters: list[ParamUsed] = Field(default_factory=list)
+    parameters: list[Param] = Field(default_factory=list)
 
     def total(self, tax: str, person: str = "you") -> Decimal | None:
         for total in self.totals:
