@@ -227,10 +227,13 @@ export class ChatView {
           }
         } else if (event.event === "metadata") {
           this.conversationId = data.conversationId;
-          // Material changes of what this conversation relied on (ADR 0035), before the answer.
+          // Material changes of what this conversation relied on (ADR 0035): told at the start
+          // of the answer, above its text (issue 26), whatever the model's text says.
           for (const change of data.changed || []) {
-            this.note(view, { message: `Changed since your last question: ${change.description}` });
-            view.notes.open = true;
+            const banner = make("p", `Changed since your last question: ${change.description}`, "changed");
+            banner.setAttribute("role", "note");
+            banner.dataset.nodeId = change.nodeId || "";
+            view.item.insertBefore(banner, view.body);
           }
         } else if (event.event === "text") {
           if (!view.text) view.status.textContent = "";
