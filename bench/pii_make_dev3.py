@@ -4,9 +4,10 @@
 
 ``dev.json`` and ``dev2.json`` are saturated (F2 0.999 and 0.994) and the held-out file must not
 be read while tuning, so its 42 leaked values can only be reduced by rules learnt elsewhere. This
-set was written in the third pass of issue 25 (2026-11-27), frozen (its sha256 is in
-``bench/data/README.md`` and checked by ``tests/unit/egress/test_egress_case_sets.py``) before
-any rule was tuned on it, from material independent of both earlier generators:
+set was written in the third pass of issue 25 (2026-11-27) and frozen (its sha256,
+``25daf8c7…``, is in ADR 0046's third pass and checked by
+``tests/unit/egress/test_egress_case_sets.py``) before any rule was tuned on it, from material
+independent of both earlier generators:
 
 * **Names**: hand-written first names and surnames of the communities of Ireland typed as
   people type them (Irish with and without the fada, Polish, Lithuanian, Romanian, Brazilian,
