@@ -130,11 +130,15 @@ class RetrievalConfig:
     unnamed_weight: float = 0.5  # channel over every act when the question names some
     # The semantic channel (dense.py) beside the lexical one; its recitals at 0.6, a linked
     # recital's cosine flowing to its article at 0.6, as in the lexical channel. Chosen on the
-    # broad dev set with the complete vectors (ADR 0045, third session): R@5 0.551 -> 0.662
-    # (plain AI Act/GDPR 0.327 -> 0.404), false refusal 0.081 -> 0.020 with the gate's coverage
-    # read in the lexical channel's own order too (``search``); the gate's bars, recalibrated
-    # with them, stay (0.25 / 0.55 keep the best refusal minus false refusal).
-    dense_weight: float = 1.5
+    # broad dev set with the complete vectors (ADR 0045, third session), with the gate's
+    # coverage read in the lexical channel's own order too (``search``); the gate's bars,
+    # recalibrated with them, stay (0.25 / 0.55 keep the best refusal minus false refusal).
+    # The weight stays 1.0, not the 1.5 the broad set alone preferred: the dense channel ranks
+    # provisions only (rule nodes have no vectors), so above the lexical channel's weight it
+    # put off-topic provisions (AI Act Art 112 at cosine 0.3) above the rule nodes a tax
+    # question needs; on the tax-adviser dev facts 1.5 answered 6 of 58 wrong, 1.0 answers 3
+    # (ADR 0045, addendum of the fourth pass).
+    dense_weight: float = 1.0
     lexical_weight: float = 1.0  # the lexical channel(s)
     dense_recital_factor: float = 0.6  # recitals in the dense channel, as recital_factor
     dense_recital_flow: float = 0.6  # a linked recital's cosine flowing to its article (0: off)
