@@ -151,6 +151,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "006_tenant_admin_reads.sql",
         "007_erasure.sql",
         "008_usage.sql",
+        "009_scenarios.sql",
     ]
 
 
