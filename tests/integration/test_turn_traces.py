@@ -322,6 +322,13 @@ async def test_prepare_and_stream_in_different_tasks_are_one_trace(traced: Trace
         return [event async for event in engine.stream(prepared)]
 
     await asyncio.create_task(consume())
+    # A capture slower than the turn's graph-write timeout (0.2 s: a loaded machine) ends after
+    # the answer (capturePending) and its span with it: wait for it, as the late-capture test does.
+    with anyio.fail_after(10):
+        while True:
+            if traced.named("turn.capture"):
+                break
+            await anyio.sleep(0.02)
     spans = traced.spans()
     assert {s.name for s in spans} == STAGES
     assert len({s.context.trace_id for s in spans}) == 1
