@@ -36,6 +36,7 @@ __all__ = [
     "definition_problem",
     "label_policy",
     "term_problem",
+    "undotted",
     "vocabulary_words",
 ]
 
@@ -124,17 +125,42 @@ def term_problem(
     token of ``forbidden`` (the tenant's and user's ids, normalised) and no word of ``names``
     (person names that are not English words, lower case) unless written as an acronym.
     """
-    stripped = text.strip()
+    stripped = _citation_comma(undotted(text.strip()))
     if not stripped:
         return "empty"
     if len(stripped) > TERM_MAX_CHARS:
         return "too_long"
     if len(stripped.split()) > TERM_MAX_WORDS:
         return "too_many_words"
+    branded = _BRAND_MY.sub("", stripped)  # "My Future Fund": a scheme's name, not chat
     for reason, pattern in _TERM_CHECKS:
-        if pattern.search(stripped):
+        if pattern.search(branded if reason == "chat" else stripped):
             return reason
     return _tokens_problem(stripped, forbidden, names)
+
+
+# "Finance Act, 1997", "Data Protection Act, 2018": the comma of an Irish Act's citation.
+_CITATION_COMMA: Final = re.compile(r",\s*(?=(?:18|19|20)\d\d$)")
+# A scheme named "My ..." in title case ("My Future Fund", "My Account"); "my tax" stays chat.
+_BRAND_MY: Final = re.compile(r"^(?:My|MY)(?=(?: [A-Z][\w'’-]*){2,}$)")
+
+
+def _citation_comma(text: str) -> str:
+    return _CITATION_COMMA.sub(" ", text) if "," in text else text
+
+
+# A dotted acronym ("V.A.T.", "A.I. Act", "U.S.C."): two or more single letters each followed
+# by a full stop (the last one's optional). Its dots are not sentence punctuation.
+_DOTTED_ACRONYM: Final = re.compile(r"(?<![^\W\d_])((?:[^\W\d_]\.){2,}[^\W\d_]?)(?![^\W\d_])\.?")
+
+
+def undotted(text: str) -> str:
+    """``text`` with its dotted acronyms written without dots ("V.A.T." -> "VAT", "A.I. Act" ->
+    "AI Act"): what the screen judges, so that a dotted acronym is a term like its plain
+    spelling (the label is kept as written; the matcher folds both alike, ADR 0060)."""
+    if "." not in text:
+        return text
+    return _DOTTED_ACRONYM.sub(lambda m: m.group(1).replace(".", ""), text)
 
 
 def definition_problem(
@@ -164,9 +190,9 @@ _QUESTION: Final = re.compile(
 )
 # Words of a conversation, not of a vocabulary: pronouns, auxiliaries and modals, greetings,
 # and a label that ends on a function word (a phrase cut out of a sentence). "as you" is the one
-# pronoun in scheme names ("pay as you earn", "pay as you go"), so it is not chat.
+# pronoun in scheme names ("pay as you earn", "pay-as-you-go"), so it is not chat.
 _CHAT_WORDS: Final = re.compile(
-    r"(?i)\b(?:i|i'm|me|my|mine|we|our|us|(?<!as )you|your|he|him|his|she|her|they|them|their"
+    r"(?i)\b(?:i|i'm|me|my|mine|we|our|us|(?<!as[\s-])you|your|he|him|his|she|her|they|them|their"
     r"|am|is|are|was|were|do|does|did|can|could|should|would|will|shall|might|must"
     r"|need|want|thanks|thank|please|hi|hello|yesterday|today|tomorrow|ago)\b"
     r"|\b(?:the|a|an|and|or|of|to|for|in|on|at|by|with|from|if|but|so)\s*$"

@@ -89,6 +89,7 @@ __all__ = [
     "label_forms",
     "quarantined_candidates",
     "singular",
+    "spelling",
     "suggestions",
     "words_of",
 ]
@@ -102,6 +103,10 @@ _MIN_INITIALS: Final = 3  # two-letter initials ("carbon tax" -> CT) collide far
 _FUZZY_MIN: Final = 6
 _SUGGESTIONS_MAX: Final = 5
 _OVERLAP_MIN: Final = 0.5
+_SYNONYM_SCORE: Final = 0.7
+_SYNONYM_MIN_WORDS: Final = 2  # "motor tax" may meet "tax on motor vehicles"; "tax" may not
+# EuroVoc labels too generic to bridge synonyms through ("tax": every tax would be a synonym).
+_GENERIC_FORMS: Final = frozenset({"tax", "impot", "taxation", "benefit", "allowance", "pension"})
 
 #: How a capture was resolved, as its ``concepts`` event says (``skipped``: nothing written).
 MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
@@ -119,6 +124,7 @@ class FoundBy(IntEnum):
     PARENT_CHILD = 5  # one label (or kind) extends the other by words
     EDIT_DISTANCE = 6
     TOKEN_OVERLAP = 7
+    SYNONYM = 8  # another label of a EuroVoc concept one of the capture's labels names
 
 
 MERGING: Final = frozenset({FoundBy.KEY, FoundBy.LABEL})
@@ -186,11 +192,53 @@ def singular(token: str) -> str:
     return token
 
 
+# British and American spellings of one word, folded to one spelling on both sides (ADR 0060):
+# -ize/-ise, -yze/-yse, -our/-or, -tre/-ter, -ence/-ense of four nouns, the doubled "l" of
+# five verbs, and four words of their own. Anything else is a label (seeds' hiddenLabel).
+_SPELLINGS: Final = (
+    (re.compile(r"^([a-z]{3,})iz(e|ed|er|ing|ation)$"), r"\1is\2"),
+    (re.compile(r"^([a-z]{2,})yz(e|ed|er|ing)$"), r"\1ys\2"),
+    (re.compile(r"^([a-z]{3,})our$"), r"\1or"),
+    (re.compile(r"^([a-z]{3,})tre$"), r"\1ter"),
+    (re.compile(r"^(lic|def|off|pret)ence$"), r"\1ense"),
+    (re.compile(r"^(enro|fulfi|insta|disti|insti)ll(ment|)$"), r"\1l\2"),
+)
+_SPELLING_WORDS: Final = {
+    "programme": "program", "judgement": "judgment", "ageing": "aging", "cheque": "check",
+}  # fmt: skip
+
+
+def spelling(word: str) -> str:
+    """One spelling of a word written the British or the American way ("modernization" and
+    "modernisation" -> "modernisation", "enrollment" -> "enrolment", "labor" -> "labor")."""
+    if len(word) < 5 or not word.isalpha():
+        return word
+    if (fixed := _SPELLING_WORDS.get(word)) is not None:
+        return fixed
+    for pattern, replacement in _SPELLINGS:
+        if pattern.match(word):
+            return pattern.sub(replacement, word)
+    return word
+
+
 def words_of(text: str) -> list[str]:
     """The normalised words of a label: possessives dropped, "&" read as "and", each word
-    singular."""
+    singular and in one spelling (:func:`spelling`), and a run of single letters one word
+    (a dotted or spaced acronym: "V.A.T." and "A.I. Act" are "vat" and "ai act")."""
     text = _PLURAL_POSSESSIVE.sub("", _POSSESSIVE.sub("", text)).replace("&", " and ")
-    return [singular(w) for w in normalise_label(text).split()]
+    words: list[str] = []
+    run = ""
+    for token in normalise_label(text).split():
+        if len(token) == 1 and token.isalpha():
+            run += token
+            continue
+        if run:
+            words.append(run)
+            run = ""
+        words.append(spelling(singular(token)))
+    if run:
+        words.append(run)
+    return words
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +254,57 @@ class LabelForm:
 @lru_cache(maxsize=65536)
 def label_forms(text: str) -> tuple[LabelForm, ...]:
     """The exact forms of a label: the whole of it, and, when it has jurisdiction words
-    and something else, the rest with the jurisdictions they named."""
+    and something else, the rest with the jurisdictions they named. A label that writes an
+    acronym beside its expansion ("Universal Social Charge (USC)", "Help to Buy (HTB)
+    incentive", "USC (Universal Social Charge)") also has the forms of each spelling alone
+    (:func:`_bracketed_acronym`)."""
+    out = list(_label_forms(text))
+    for variant in _bracketed_acronym(text):
+        out.extend(f for f in _label_forms(variant) if f not in out)
+    return tuple(out)
+
+
+_BRACKETED: Final = re.compile(r"\(([^()]{1,80})\)")
+
+
+def _bracketed_acronym(text: str) -> list[str]:
+    """The spellings of a label that writes an acronym beside what it stands for: the label
+    without a bracketed acronym of the words just before it ("Pay-Related Social Insurance
+    (PRSI)" -> "Pay-Related Social Insurance"), and, for an acronym followed by its expansion
+    in brackets, the acronym and the expansion alone. A bracket that is not such an acronym
+    ("(Self-Employed)", "(Contributory)", "(Ireland)") gives nothing."""
+    out: list[str] = []
+    for m in _BRACKETED.finditer(text):
+        inside, before = m.group(1), text[: m.start()]
+        letters = re.sub(r"[\W_]", "", inside).lower()
+        prior = words_of(before)
+        if _is_initials(letters, prior):
+            out.append(f"{before.rstrip()} {text[m.end() :].lstrip()}".strip())
+        elif (
+            len(prior) == 1
+            and _is_initials(prior[0], words_of(inside))
+            and not text[m.end() :].strip()
+        ):
+            out.extend([before.strip(), inside.strip()])
+    return out
+
+
+def _is_initials(acronym: str, words: Sequence[str]) -> bool:
+    """Whether ``acronym`` (letters, lower case) is the initials of the last words of
+    ``words``, with or without their stop words ("rd" of "research and development")."""
+    if not (2 <= len(acronym) <= _ACRONYM_MAX + 2) or not acronym.isalpha():
+        return False
+    for size in range(2, len(words) + 1):
+        tail = words[-size:]
+        content = [w for w in tail if w not in _STOPWORDS]
+        for used in (tail, content):
+            initials = "".join(w[0] for w in used if w)
+            if acronym in (initials, initials + "s") or singular(acronym) == initials:
+                return True
+    return False
+
+
+def _label_forms(text: str) -> tuple[LabelForm, ...]:
     words = words_of(text)
     if not words:
         return ()
@@ -268,7 +366,33 @@ class ReviewedConcepts:
     """The reviewed concepts and their exact label forms, indexed for :meth:`candidates`."""
 
     def __init__(self, entries: Iterable[LexiconEntry]) -> None:
+        entries = list(entries)
         self._entries = {e.key: e for e in entries if e.scheme == "graph"}
+        # EuroVoc's concepts as groups of synonyms (their labels' exact forms, English and
+        # French): a bridge for review candidates between concepts named by two of them.
+        self._synonym_groups: list[frozenset[str]] = []
+        self._groups_of: dict[str, list[int]] = {}
+        # each EuroVoc label's content words, by word: "tax on motor vehicles" under "motor"
+        self._label_words: dict[str, list[tuple[frozenset[str], int]]] = {}
+        for entry in entries:
+            if entry.scheme != "eurovoc":
+                continue
+            forms = frozenset(
+                f.form
+                for text in entry.labels
+                for f in label_forms(text)
+                if not f.named and f.form not in _GENERIC_FORMS
+            )
+            if len(forms) > 1:
+                group = len(self._synonym_groups)
+                for text_form in forms:
+                    self._groups_of.setdefault(text_form, []).append(group)
+                for text in entry.labels:
+                    for f in label_forms(text)[:1]:
+                        content = frozenset(w for w in f.words if w not in _STOPWORDS)
+                        for word in content:
+                            self._label_words.setdefault(word, []).append((content, group))
+                self._synonym_groups.append(forms)
         self._exact: dict[str, list[_Indexed]] = {}
         self._acronym: dict[str, list[_Indexed]] = {}  # a one-word label: recorded acronym
         self._initials: dict[str, list[_Indexed]] = {}  # initials of a longer label
@@ -292,6 +416,30 @@ class ReviewedConcepts:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def synonyms(self, forms: Iterable[LabelForm]) -> frozenset[str]:
+        """The exact forms of the other labels of every EuroVoc concept one of ``forms``
+        names ("vehicle tax" -> "road tax", "vehicle excise duty", "taxe sur les vehicules",
+        ...), exactly or, for a form that is no EuroVoc label, with one more word ("motor
+        tax" and "tax on motor vehicles"): never a merge, a review candidate
+        (:attr:`FoundBy.SYNONYM`)."""
+        mine = [f for f in forms if not f.named]
+        groups: set[int] = set()
+        for form in mine:
+            if exact := self._groups_of.get(form.form):
+                groups.update(exact)
+                continue  # a EuroVoc label itself: not also its near labels
+            content = frozenset(w for w in form.words if w not in _STOPWORDS)
+            if len(content) < _SYNONYM_MIN_WORDS:
+                continue
+            rarest = min(content, key=lambda w: len(self._label_words.get(w, ())))
+            for theirs, group in self._label_words.get(rarest, ()):
+                if content <= theirs and len(theirs - content) <= 1:
+                    groups.add(group)
+        out: set[str] = set()
+        for group in groups:
+            out |= self._synonym_groups[group]
+        return frozenset(out - {f.form for f in mine})
 
     def _entry_jurisdiction(self, key: str) -> str:
         return self._entries[key].jurisdiction or EU
@@ -344,6 +492,11 @@ class ReviewedConcepts:
                 for item in self._initials.get(acronym, ()):
                     if qualified_ok(item, form):
                         add(item.key, FoundBy.INITIALS, 0.8)
+        if suggest:
+            for synonym in self.synonyms(mine):
+                for item in self._exact.get(synonym, ()):
+                    if qualified_ok(item, LabelForm(synonym)):
+                        add(item.key, FoundBy.SYNONYM, _SYNONYM_SCORE)
         if suggest and jurisdiction is not None:
             for key, theirs in self._forms.items():
                 if key in found or self._entry_jurisdiction(key) not in (jurisdiction, EU):
@@ -393,14 +546,18 @@ def _near(
 
 
 def quarantined_candidates(
-    kind: str, labels: Sequence[str], held: Iterable[tuple[GraphNode, Sequence[str]]]
+    kind: str,
+    labels: Sequence[str],
+    held: Iterable[tuple[GraphNode, Sequence[str]]],
+    synonyms: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """The quarantined concepts (``held``: each with its labels' texts, as
     :meth:`graph.port.QuarantinedConceptReader.quarantined_concepts` reads them) a capture
     with this ``kind`` and ``labels`` may duplicate: the same exact label form (``label``,
     score 1.0: another conversation's capture the mention could not join, ADR 0036), an
     acronym or initials of the other's labels, or near as :func:`_near` finds it among
-    reviewed concepts. Never merged: review suggestions only.
+    reviewed concepts, or (``synonym``) a label among ``synonyms`` (the capture's EuroVoc
+    synonyms, :meth:`ReviewedConcepts.synonyms`). Never merged: review suggestions only.
     Jurisdiction words naming another jurisdiction than the held concept's keep it out."""
     mine: list[LabelForm] = []
     for text in (*labels, kind.replace("_", " ")):
@@ -424,6 +581,8 @@ def quarantined_candidates(
             near = initials
         else:
             near = _near(mine, theirs, kind, their_kind)
+        if near is None and synonyms & {f.form for f in theirs}:
+            near = (FoundBy.SYNONYM, _SYNONYM_SCORE)
         if near is not None:
             domain = str(props.get("domain") or node.id.split(":", 1)[0])
             out.append(Candidate(node.id, domain, where, their_kind, *near))
@@ -550,8 +709,10 @@ class ConceptMatcher:
         (:func:`quarantined_candidates`), closest first."""
         texts = [concept.prefLabel, *concept.altLabels]
         found: list[Candidate] = []
+        synonyms: frozenset[str] = frozenset()
         if (reviewed := self._reviewed_concepts()) is not None:
             found = reviewed.candidates(concept.domain, concept.kind, texts, concept.jurisdiction)
+            synonyms = reviewed.synonyms(f for text in texts for f in label_forms(text))
         if isinstance(self._reader, QuarantinedConceptReader):
             # Operators only (ADR 0020): stored on the new provisional node for the review
             # queue, never in the turn's reply.
@@ -560,7 +721,9 @@ class ConceptMatcher:
             )
             known = {c.id for c in found}
             found += [
-                c for c in quarantined_candidates(concept.kind, texts, held) if c.id not in known
+                c
+                for c in quarantined_candidates(concept.kind, texts, held, synonyms)
+                if c.id not in known
             ]
         return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)
 
@@ -676,10 +839,10 @@ def _words(concept: CapturedConcept, labels: Sequence[str]) -> set[str]:
         for form in label_forms(text):  # the whole label's words, then a part of them
             words.update(form.words)
     for label in labels:
-        words.update(singular(w) for w in label.split())
+        words.update(spelling(singular(w)) for w in label.split())
     return words
 
 
 def _kind_of(concept_id: str) -> set[str]:
     """The words of an id's kind, singular (``FLAT_RATE_EXPENSES`` -> flat, rate, expense)."""
-    return {singular(w) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}
+    return {spelling(singular(w)) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}

@@ -19,9 +19,10 @@ each token in the original text, so that the lexicon can report where a label wa
 A capture's jurisdiction (ADR 0049): :func:`normalise_jurisdiction` turns whatever the model
 wrote for a jurisdiction into the project's code before a key is built: the project's own codes
 (``IE``, ``UK``, ``NI``, ``EU``) and their usual spellings, then ISO 3166 through ``pycountry``
-(alpha-2, alpha-3, English names, ``GB-NIR``). ``GB`` is ``UK``; a country the graph does not
-cover keeps its ISO alpha-2 code (``DEU`` -> ``DE``) and stays out of coverage; what neither
-knows is left as it was (out of coverage too).
+(alpha-2, alpha-3, English names, ``GB-NIR``), then the names pycountry's catalogues give in
+French, Irish and German ("Irlande", "Royaume-Uni", "Deutschland"; ADR 0060). ``GB`` is
+``UK``; a country the graph does not cover keeps its ISO alpha-2 code (``DEU`` -> ``DE``)
+and stays out of coverage; what none of them knows is left as it was (out of coverage too).
 
 The exact forms a capture joins a concept on (plurals, possessives, jurisdiction words) are
 matching's rules, not stored keys: :func:`engine.matching.label_forms`.
@@ -29,6 +30,7 @@ matching's rules, not stored keys: :func:`engine.matching.label_forms`.
 
 from __future__ import annotations
 
+import gettext
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -166,7 +168,8 @@ _PROJECT_CODES: Final[dict[str, str]] = {
     "IE": "IE", "UK": "UK", "NI": "NI", "EU": "EU", "GB": "UK", "GBR": "UK", "IRL": "IE",
     "ROI": "IE", "EIRE": "IE", "REPUBLIC_OF_IRELAND": "IE", "GREAT_BRITAIN": "UK",
     "BRITAIN": "UK", "NORTHERN_IRELAND": "NI", "GB_NIR": "NI", "EUROPEAN_UNION": "EU",
-    "EUR": "EU", "EU27": "EU",
+    "EUR": "EU", "EU27": "EU", "IRLANDE_DU_NORD": "NI", "UNION_EUROPEENNE": "EU",
+    "TUAISCEART_EIREANN": "NI", "AN_TAONTAS_EORPACH": "EU",
 }  # fmt: skip
 _ISO_TO_PROJECT: Final[dict[str, str]] = {"GB": "UK", "IE": "IE", "GB-NIR": "NI"}
 
@@ -185,7 +188,34 @@ def normalise_jurisdiction(raw: str) -> str:
         return _ISO_TO_PROJECT.get(code, code)
     if (code := _subdivision(raw.strip().replace("_", "-"))) is not None:
         return _ISO_TO_PROJECT.get(code, code)
+    if (code := _translated_countries().get(key)) is not None:
+        return _ISO_TO_PROJECT.get(code, code)
     return key
+
+
+#: Languages whose ISO 3166 country names (pycountry's translations) are read: the EuroVoc
+#: languages the project ships (English and French), Irish, and German.
+JURISDICTION_NAME_LANGUAGES: Final = ("fr", "ga", "de")
+
+
+@lru_cache(maxsize=1)
+def _translated_countries() -> dict[str, str]:
+    """Country names in :data:`JURISDICTION_NAME_LANGUAGES` (upper snake) -> ISO alpha-2,
+    from pycountry's own translation catalogues ("Irlande" -> IE, "Royaume-Uni" -> GB)."""
+    out: dict[str, str] = {}
+    for language in JURISDICTION_NAME_LANGUAGES:
+        try:
+            catalogue = gettext.translation(
+                "iso3166-1", pycountry.LOCALES_DIR, languages=[language]
+            )
+        except OSError:  # a pycountry build without that catalogue
+            continue
+        for country in pycountry.countries:
+            for name in {country.name, getattr(country, "common_name", country.name)}:
+                translated = upper_snake(catalogue.gettext(name))
+                if translated:
+                    out.setdefault(translated, str(country.alpha_2))
+    return out
 
 
 def _country(text: str) -> str | None:

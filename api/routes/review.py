@@ -109,7 +109,8 @@ class ReviewCandidateOut(BaseModel):
         "`parent_child` (one name extends the other by words), `token_overlap`, `initials` / "
         "`acronym` (an abbreviation of the other), `other_jurisdiction` (the same name with "
         "jurisdiction words naming another jurisdiction, e.g. a national law after an EU one), "
-        "`label` (an exact label held by several concepts)"
+        "`label` (an exact label held by several concepts), `synonym` (another label of a "
+        "EuroVoc concept the capture's label names, ADR 0060)"
     )
     score: float = Field(description="How close, 0 to 1")
     status: str = Field(

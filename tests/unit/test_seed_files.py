@@ -218,6 +218,7 @@ def test_concepts_are_complete_and_aligned(
         *schema.allowed_properties("Concept"),
         "alt_labels",
         "hidden_labels",  # SKOS hiddenLabel: former names, other languages (ADR 0049)
+        "close_match",  # SKOS closeMatch: EuroVoc concepts naming the same thing (ADR 0060)
         "aligns_with",
     }
     keys: Counter[tuple[str, ...]] = Counter()

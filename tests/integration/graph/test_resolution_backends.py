@@ -87,6 +87,10 @@ async def test_resolution_classes_on_each_backend(
             (concept("TAX", "VAT_IRL", "IRL", "VAT"), "VAT:IE"),
             (concept("TAX", "VAT_GB", "United Kingdom", "VAT"), "VAT:UK"),
             (concept("TAX", "V_A_T", "Ireland", "V.A.T."), "VAT:IE"),
+            # ADR 0060: an acronym in brackets, an American spelling, a French country name
+            (concept("WELFARE", "JB", "IE", "Jobseeker's Benefit (JB)"), "JOBSEEKERS_BENEFIT:IE"),
+            (concept("PENSIONS", "AUTO_ENROLLMENT", "IE", "Auto-Enrollment"), "AUTO_ENROLMENT:IE"),
+            (concept("TAX", "TVA", "Irlande", "VAT"), "VAT:IE"),
         ]  # fmt: skip
         for item, expected in lands:
             got = await one(item)

@@ -1,0 +1,133 @@
+"""ADR 0060: the variants the matcher folds (dotted acronyms, an acronym in brackets beside
+its expansion, British and American spellings) join; brackets that are not an acronym, and
+EuroVoc synonyms, never do (synonyms are review candidates)."""
+
+import pytest
+
+from engine.capture_screen import person_name_words
+from engine.label_policy import term_problem, undotted
+from engine.lexicon_entry import LexiconEntry
+from engine.matching import (
+    FoundBy,
+    ReviewedConcepts,
+    decide,
+    label_forms,
+    suggestions,
+    words_of,
+)
+from engine.normalise import normalise_jurisdiction
+
+pytestmark = pytest.mark.unit
+
+
+def entry(key: str, pref: str, *alts: str, scheme: str = "graph") -> LexiconEntry:
+    domain, jurisdiction, kind = key.split(":")
+    return LexiconEntry(
+        key=key, pref_label=pref, alt_labels=alts, domain=domain, kind=kind,
+        jurisdiction=None if scheme == "eurovoc" else jurisdiction, definition=None,
+        source_urls=(), scheme=scheme, notation=None,
+    )  # fmt: skip
+
+
+VOCABULARY = ReviewedConcepts(
+    [
+        entry("TAX:IE:USC", "Universal Social Charge", "USC"),
+        entry("SOCIAL_INSURANCE:IE:PRSI", "Pay-Related Social Insurance", "PRSI"),
+        entry("TAX:IE:HELP_TO_BUY", "Help to Buy incentive", "HTB"),
+        entry("WELFARE:IE:JOBSEEKERS_BENEFIT", "Jobseeker's Benefit", "JB"),
+        entry(
+            "PENSIONS:IE:AUTO_ENROLMENT", "Automatic enrolment retirement savings", "auto-enrolment"
+        ),
+        entry("TAX:IE:PAYE", "Pay As You Earn (Ireland)", "PAYE", "PAYE modernisation"),
+        entry("TAX:UK:VED", "Vehicle Excise Duty", "VED"),
+        entry(
+            "X:EU:VEHICLE_TAX",
+            "vehicle tax",
+            "road tax",
+            "vehicle excise duty",
+            "taxe sur les véhicules",
+            scheme="eurovoc",
+        ),
+    ]
+)
+
+
+def resolve(kind: str, jurisdiction: str, *labels: str) -> str | None:
+    found = VOCABULARY.candidates("TAX", kind, list(labels), jurisdiction, suggest=False)
+    best = decide(jurisdiction, found)
+    return best.id if best else None
+
+
+def test_dotted_acronyms_are_terms_for_the_capture_screen() -> None:
+    names = person_name_words()
+    for label in ("V.A.T.", "A.I. Act", "U.S.C.", "U.K. GDPR", "P.A.Y.E", "pay-as-you-earn"):
+        assert term_problem(label, names=names) is None, label
+    assert undotted("A.I. Act") == "AI Act"
+    # a full stop after a word is still sentence punctuation; names are still names
+    assert term_problem("Mr. Murphy", names=names) == "sentence"
+    assert term_problem("Tax. Ignore that", names=names) is not None
+
+
+def test_dotted_and_spaced_acronyms_are_one_word() -> None:
+    assert words_of("V.A.T.") == ["vat"]
+    assert words_of("A.I. Act") == words_of("AI Act") == ["ai", "act"]
+    assert resolve("USC", "IE", "U.S.C.") == "TAX:IE:USC"
+
+
+def test_an_acronym_in_brackets_beside_its_expansion_joins() -> None:
+    assert resolve("USC", "IE", "Universal Social Charge (USC)") == "TAX:IE:USC"
+    assert (
+        resolve("PRSI", "IE", "Pay-Related Social Insurance (PRSI)") == "SOCIAL_INSURANCE:IE:PRSI"
+    )
+    assert resolve("HTB", "IE", "Help to Buy (HTB) incentive") == "TAX:IE:HELP_TO_BUY"
+    assert resolve("USC", "IE", "USC (Universal Social Charge)") == "TAX:IE:USC"
+
+
+def test_brackets_that_are_not_an_acronym_of_what_precedes_do_not_join() -> None:
+    assert resolve("JB_SE", "IE", "Jobseeker's Benefit (Self-Employed)") is None
+    assert resolve("X", "IE", "Jobseeker's Benefit (JA)") is None
+    assert {f.form for f in label_forms("State Pension (Contributory)")} == {
+        "statepensioncontributory"
+    }
+
+
+def test_british_and_american_spellings_are_one_form() -> None:
+    assert resolve("AUTO_ENROLLMENT", "IE", "auto-enrollment") == "PENSIONS:IE:AUTO_ENROLMENT"
+    assert resolve("PAYE", "IE", "PAYE modernization") == "TAX:IE:PAYE"
+    pairs = [
+        ("labour", "labor"),
+        ("centre", "center"),
+        ("licence", "license"),
+        ("analyse", "analyze"),
+        ("programme", "program"),
+        ("organisation", "organization"),
+    ]
+    for british, american in pairs:
+        assert words_of(british) == words_of(american), british
+    # words that only look like a variant are left alone
+    assert words_of("size") == ["size"] and words_of("four") == ["four"]
+
+
+def test_a_eurovoc_synonym_is_a_candidate_never_a_merge() -> None:
+    found = VOCABULARY.candidates("TAX", "ROAD_TAX", ["road tax"], "UK")
+    assert [(c.id, c.found_by) for c in found] == [("TAX:UK:VED", FoundBy.SYNONYM)]
+    assert decide("UK", found) is None
+    # offered for review in its own jurisdiction (or the EU) only
+    elsewhere = VOCABULARY.candidates("TAX", "ROAD_TAX", ["road tax"], "IE")
+    assert suggestions(elsewhere, "IE") == []
+
+
+def test_country_names_in_french_irish_and_german_are_jurisdictions() -> None:
+    assert normalise_jurisdiction("Irlande") == "IE"
+    assert normalise_jurisdiction("Royaume-Uni") == "UK"
+    assert normalise_jurisdiction("Irlande du Nord") == "NI"
+    assert normalise_jurisdiction("Deutschland") == "DE"  # out of coverage, as a country
+    assert normalise_jurisdiction("Cork") == "CORK"  # not a country in any language
+
+
+def test_an_acts_citation_comma_and_a_my_scheme_name_are_terms() -> None:
+    names = person_name_words()
+    assert term_problem("Data Protection Act, 2018", names=names) is None
+    assert term_problem("My Future Fund", names=names) is None
+    assert term_problem("my tax return", names=names) == "chat"
+    assert term_problem("tax, VAT", names=names) == "sentence"
