@@ -3,7 +3,10 @@
 ``bench/data/tax_facts.jsonl``: IE/UK/EU questions with the expected fact and its official
 source, by kind (deadline, rate, threshold, should_refuse, follow_up; a follow-up carries the
 ``previous`` question asked first in the same conversation). The held-out part is fixed by a
-hash rule (``sha256(id)`` starting with 0-3, about a quarter), never looked at while tuning.
+hash rule, never looked at while tuning: ``sha256(id)`` starting with 0-3 (about a quarter) for
+the first 89 questions (ids numbered below 100, frozen with ADR 0047), 0-7 (about half) for the
+second batch (ids from 100, frozen with ADR 0059). A fact the seeds do not hold carries
+``"graph_holds": false``: it is reported apart from the facts the graph holds.
 
 Each question is asked over HTTP of a server on a copy of a seeded data folder (the offline
 extractive provider, the real egress); an answer is *refused* when it says the graph has no
@@ -44,8 +47,10 @@ BENCH_LIMITS = {"rate_limit_user_per_minute": 0, "rate_limit_tenant_per_minute":
 
 
 def split_of(fact_id: str) -> str:
-    """``heldout`` for about a quarter of the ids (by hash), else ``dev``."""
-    return "heldout" if hashlib.sha256(fact_id.encode()).hexdigest()[0] in "0123" else "dev"
+    """``heldout`` by the hash rule of the module docstring, else ``dev``."""
+    second_batch = int(re.sub(r"\D", "", fact_id) or 0) >= 100
+    digits = "01234567" if second_batch else "0123"
+    return "heldout" if hashlib.sha256(fact_id.encode()).hexdigest()[0] in digits else "dev"
 
 
 def load(path: Path = FACTS) -> list[dict[str, Any]]:
@@ -107,7 +112,8 @@ async def run_facts(base: str, facts: list[dict[str, Any]]) -> list[dict[str, An
 
 
 def report(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
-    """``{split: {kind: {right, wrong, refused, total}}}``."""
+    """``{split: {kind: {right, wrong, refused, total}}}``; the pseudo-kind ``graph_holds``
+    counts the questions of every kind but should-refuse whose fact the seeds hold."""
     table: dict[str, dict[str, dict[str, int]]] = {}
     for split in ("dev", "heldout"):
         table[split] = {}
@@ -117,6 +123,14 @@ def report(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]
             )
             table[split][kind] = {g: grades.get(g, 0) for g in ("right", "wrong", "refused")}
             table[split][kind]["total"] = sum(grades.values())
+        held = [r for r in results if r["split"] == split and r["kind"] != "should_refuse"
+                and r.get("graph_holds", True)]  # fmt: skip
+        table[split]["graph_holds"] = {
+            "right": sum(r["grade"] == "right" for r in held),
+            "wrong": sum(r["grade"] == "wrong" for r in held),
+            "refused": sum(r["grade"] == "refused" for r in held),
+            "total": len(held),
+        }
     return table
 
 
