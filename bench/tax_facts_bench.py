@@ -65,10 +65,11 @@ def states(answer: str, kind: str, expected: str) -> bool:
     """Whether ``answer`` states ``expected`` (see the module docstring)."""
     text = _flat(answer)
     if kind == "rate":
-        pattern = rf"(?<![\d.]){re.escape(expected)}(?![\d.])\s*(?:%|percent)"
+        pattern = rf"(?<![\d.]){re.escape(expected)}(?!\.?\d)\s*(?:%|percent)"
         return re.search(pattern, text) is not None
     if re.fullmatch(r"\d+(\.\d+)?", expected):  # an amount, an age, a follow-up's rate
-        return re.search(rf"(?<![\d.]){expected}(?![\d.])", text) is not None
+        # A full stop after the number ends the sentence ("over 100000."); "4.8" is not "4".
+        return re.search(rf"(?<![\d.]){expected}(?!\.?\d)", text) is not None
     return expected.lower() in text.lower()
 
 

@@ -8,17 +8,19 @@ named it, which the turn removes from the text it searches with (a date says *wh
 never from the user's words, so the prompt may quote it as fixed text.
 
 Tax years follow the jurisdiction: Ireland's is the calendar year; the UK's runs from 6 April
-to 5 April (``2023-24`` or "the 2023 tax year" starts on 6 April 2023). A question naming no
-jurisdiction, or both, gets the calendar year. "Before <act> applied" is the day before the
-act's ``valid_from``, which the caller looks up (``act_start``); an act the graph does not date
-names no date.
+to 5 April (``2023-24``, HMRC's "the 2023 to 2024 tax year" or "the 2023 tax year" starts on 6
+April 2023). A question naming no jurisdiction, or both, gets the calendar year. A day or month
+named just after "ending" ("the quarter ending 31 March 2025") is marked as the end of a period
+(``ends_period``), which a return's deadline counts from. "Before <act> applied" is the day
+before the act's ``valid_from``, which the caller looks up (``act_start``); an act the graph
+does not date names no date.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Literal
 
@@ -46,8 +48,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("day", re.compile(r"\b(?:on |as at |as of )?" + _MONTH + r" " + _DAY + r",? " + _YEAR
                        + r"\b", re.I)),
     ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?" + _YEAR
-                            + r"(?:[-/](?P<next>\d\d(?:\d\d)?))? (?:tax|income|assessment) year\b",
-                            re.I)),
+                            + r"(?:(?:[-/]| to )(?P<next>\d\d(?:\d\d)?))? "
+                            r"(?:tax|income|assessment) year\b", re.I)),
     ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?(?:tax|income) year "
                             + _YEAR + r"(?:[-/](?P<next>\d\d(?:\d\d)?))?\b", re.I)),
     ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?" + _YEAR
@@ -57,6 +59,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
                         + r"(?![-/]\d)\b", re.I)),
 )  # fmt: skip
+#: Words just before a date that make it a period's end ("the quarter ending 31 March 2025").
+_ENDS = re.compile(r"\b(?:ending|ended|ends|end(?:ing)? on)\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _BEFORE = re.compile(
     r"\bbefore (?P<act>(?:the )?[\w ()/.-]{2,60}?) (?:applied|came into force|took effect|"
     r"entered into force|started to apply|began to apply|came into effect)\b",
@@ -73,6 +77,7 @@ class AsAt:
     origin: AsAtOrigin
     phrase: str = ""  # the question's words that named it ("" for request and today)
     described: str = ""  # how the question put it, formatted from dates ("the 2023 tax year")
+    ends_period: bool = False  # named as a period's end: "the quarter ending 31 March 2025"
 
     def window(self) -> tuple[str, str]:
         return self.start.isoformat(), self.end.isoformat()
@@ -159,6 +164,8 @@ def find_as_at(
         for match in pattern.finditer(question):
             as_at = _dated(kind, match, jurisdictions)
             if as_at is not None:
+                if kind in ("iso", "day", "month") and _ENDS.search(question[: match.start()]):
+                    as_at = replace(as_at, ends_period=True)
                 found.append((match.start(), as_at))
                 break
         if found:

@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import structlog
 
@@ -44,6 +45,7 @@ __all__ = [
     "Evidence",
     "EvidenceHit",
     "EvidenceIndex",
+    "amount",
     "describe",
     "evidence_text",
     "jurisdiction_of",
@@ -105,6 +107,16 @@ def _conflict_note(conflict: GraphNode) -> str:
     return f"sources disagree, {period.removeprefix('in force ')}: {props.get('description', '')}"
 
 
+def amount(value: Any) -> str:
+    """A number as a reader writes it: ``1000000`` for 1e6 (``:g`` would print ``1e+06``),
+    ``4.8`` for 4.8, anything else as given."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.12g}"
+
+
 def describe(node: GraphNode, conflicts: Sequence[GraphNode] = ()) -> str:
     """One line of evidence text: title, value, body, citation, the period it is in force, its
     source and how current it is, and the conflicts that dispute it."""
@@ -121,7 +133,7 @@ def describe(node: GraphNode, conflicts: Sequence[GraphNode] = ()) -> str:
         return f"{kind} [merged into {node.properties.get('merged_into', '?')}]"
     parts = [node_title(node)]
     if props.get("value") is not None:
-        parts.append(f"{props['value']:g} {props.get('unit', '')}".strip())
+        parts.append(f"{amount(props['value'])} {props.get('unit', '')}".strip())
     body = props.get("description") or props.get("definition") or props.get("text")
     if body and body != parts[0]:
         parts.append(str(body))
@@ -178,6 +190,7 @@ class EvidenceIndex:
         self._retriever = Retriever(())
         self._disputes: dict[str, list[GraphNode]] = {}  # claim id -> SourceConflicts
         self._timelines: dict[str, list[str]] = {}  # node id -> its Timeline ids
+        self._regimes_citing: dict[str, list[str]] = {}  # act id -> the regimes citing it
         self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
@@ -270,8 +283,12 @@ class EvidenceIndex:
         )
         disputes: dict[str, list[GraphNode]] = {}
         timelines: dict[str, list[str]] = {}
+        regimes_citing: dict[str, list[str]] = {}
         changes: dict[str, list[GraphNode]] = {}
         for edge in edges:
+            source = by_id.get(edge.source)
+            if edge.type == "CITES" and source is not None and source.label == "Regime":
+                regimes_citing.setdefault(edge.target, []).append(edge.source)
             if edge.type == "DISPUTES" and edge.source in by_id:
                 disputes.setdefault(edge.target, []).append(by_id[edge.source])
             elif edge.type == "HAS_TIMELINE":
@@ -280,6 +297,7 @@ class EvidenceIndex:
                 changes.setdefault(edge.target, []).append(by_id[edge.source])
         self._nodes, self._names, self._retriever = by_id, names, retriever
         self._disputes, self._timelines, self._changes = disputes, timelines, changes
+        self._regimes_citing = regimes_citing
         self._generation = next(self._generations)
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
@@ -381,10 +399,16 @@ class EvidenceIndex:
         return sorted(found, key=lambda e: (str(e.properties.get("created_at")), e.id))
 
     def timelines_of(self, ids: Sequence[str]) -> list[GraphNode]:
-        """The ``Timeline`` nodes among ``ids`` and those they ``HAS_TIMELINE``, in order."""
+        """The ``Timeline`` nodes among ``ids`` and those they ``HAS_TIMELINE``, in order; a
+        provision's act lends it its timelines and those of the regimes that cite the act
+        (``EU:REG_2024_1689:ART_53`` those of ``EU:REG_2024_1689`` and of the AI Act regime:
+        when the act's parts apply is stated once, for the act)."""
         found: dict[str, GraphNode] = {}
         for node_id in ids:
-            for candidate in (node_id, *self._timelines.get(node_id, ())):
+            act = node_id.rsplit(":", 1)[0] if node_id.count(":") >= 2 else ""
+            owners = [node_id, act, *self._regimes_citing.get(act, ())]
+            linked = [t for owner in owners for t in self._timelines.get(owner, ())]
+            for candidate in (node_id, *linked):
                 node = self._nodes.get(candidate)
                 if node is not None and node.label == "Timeline":
                     found.setdefault(candidate, node)

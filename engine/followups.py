@@ -3,8 +3,10 @@ what about children?") is searched with the conversation's previous question, an
 provisions the conversation relied on stay citable.
 
 - :func:`follow_up_query`: the text retrieval searches for a follow-up: the previous question
-  of the conversation, then this one. A question that names an act or a graph concept, or
-  reads as a question of its own, is searched alone.
+  of the conversation, then this one. A question that names an act, or reads as a question
+  of its own, is searched alone; so is one that names a graph concept, unless it is short and
+  opens like a follow-up ("And the reduced rate?", "What about the higher rate?": the concept
+  is one aspect of the subject asked before, not a new subject).
 - :func:`with_earlier_evidence`: the provisions and rules among the conversation's active
   nodes (those earlier answers cited) join the evidence after this turn's own hits, marked as
   retrieved earlier, so an answer that cites one again is not stripped of it. The extractive
@@ -34,21 +36,27 @@ _SHORT = 8  # words: a question this short that names no subject leans on the on
 MAX_EARLIER = 6
 
 
-def is_follow_up(question: str, names_subject: bool) -> bool:
-    """Whether ``question`` leans on the conversation: it names no act or concept of its own
-    and opens like a follow-up ("And …", "What about …") or is short and refers back."""
+def is_follow_up(question: str, names_subject: bool, names_act: bool = False) -> bool:
+    """Whether ``question`` leans on the conversation: it names no act of its own and opens
+    like a follow-up ("And …", "What about …"), short when it names a concept; or it names
+    neither and is short and refers back."""
+    if names_act:
+        return False
+    short = len(question.split()) <= _SHORT
+    if _OPENING.match(question):
+        return short or not names_subject
     if names_subject:
         return False
-    if _OPENING.match(question):
-        return True
-    return len(question.split()) <= _SHORT and _REFERS_BACK.search(question) is not None
+    return short and _REFERS_BACK.search(question) is not None
 
 
-def follow_up_query(query: str, history: Sequence[StoredMessage], names_subject: bool) -> str:
+def follow_up_query(
+    query: str, history: Sequence[StoredMessage], names_subject: bool, names_act: bool = False
+) -> str:
     """The text to search for this turn: ``query``, preceded by the conversation's previous
     question when ``query`` is a follow-up (:func:`is_follow_up`)."""
     previous = next((m.content_sanitised for m in reversed(history) if m.role == "user"), "")
-    if not previous.strip() or not is_follow_up(query, names_subject):
+    if not previous.strip() or not is_follow_up(query, names_subject, names_act):
         return query
     return f"{previous.strip()} {query}"
 

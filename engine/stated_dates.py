@@ -56,7 +56,7 @@ def stated_dates(text: str) -> list[tuple[str, date]]:
             clause = text[:previous] if previous else text[: match.start()]
             before = _LEAD.sub("", re.split(r"[.;]", clause.split("(")[0])[-1]).strip()
         words = before.split()
-        found.append((" ".join(words[-_WHAT_WORDS:]), day))
+        found.append((" ".join(words[-_WHAT_WORDS:]).rstrip(",;:"), day))
         previous = match.end()
     return found
 

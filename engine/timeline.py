@@ -9,7 +9,9 @@ Pure functions over :class:`datetime.date`, no I/O:
 - windows: a lookback ending on a day (:func:`lookback_window`, contains its end), a lock-in
   from a day (:func:`lock_in_end`, never before its start), an effective window
   (:func:`effective_window`);
-- deadlines (:func:`deadline`): a duration after an anchor, or, where the rule names a calendar
+- deadlines (:func:`deadline`): a duration after an anchor (a compound one too: "1 month and 7
+  days after the end of the VAT period", ``duration_unit`` "months and 7 days after …"), or,
+  where the rule names a calendar
   date (``..._31_OCT``, ``..._19TH`` in its id), the first such date after the anchor; rolled
   forward to the next weekday only where the rule says deadlines move off non-working days
   (public holidays are not modelled: no holiday calendar ships with the project).
@@ -57,6 +59,9 @@ _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
 _FIXED_DATE = re.compile(r"_(?P<day>\d{1,2})_(?P<month>" + "|".join(_MONTHS) + r")$")
 _DAY_OF_MONTH = re.compile(r"_(?P<day>\d{1,2})(?:ST|ND|RD|TH)$")
 _BUSINESS = re.compile(r"\b(working|business) days?\b", re.I)
+#: ``duration_unit`` "months and 7 days after the end of the VAT period": a unit, optional days
+#: on top, then what the duration counts from.
+_DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+days?)?(?:\s+|$)")
 
 
 _TIMELINE_QUESTION = re.compile(
@@ -157,16 +162,24 @@ def deadline(
     fixed: tuple[int, int] | None = None,
     day_of_month: int | None = None,
     business_days: bool = False,
+    extra_days: int = 0,
+    period_end: bool = False,
 ) -> date:
     """When something due after ``anchor`` falls: ``fixed`` (month, day) is the first such date
     after the anchor, ``day_of_month`` the first such day of a month after it, else the anchor
-    plus the duration; then moved off a weekend where ``business_days``."""
+    plus the duration (and ``extra_days``: "1 calendar month and 7 days"); then moved off a
+    weekend where ``business_days``. Calendar months counted from the end of a period that
+    ends on a month's last day (``period_end``) end on a month's last day: a VAT quarter
+    ending 30 September is due one month (31 October) and seven days later, 7 November."""
     if fixed is not None:
         due = _fixed_after(anchor, fixed[0], fixed[1])
     elif day_of_month is not None:
         due = _day_of_month_after(anchor, day_of_month)
     else:
         due = add_duration(anchor, value, unit)
+        if period_end and unit in ("months", "years") and anchor == _month_end(anchor):
+            due = _month_end(due)
+        due = add_duration(due, extra_days, "days")
     return next_weekday(due) if business_days else due
 
 
@@ -186,15 +199,17 @@ class TimelineRule:
     business_days: bool = False
     about_tax_years: bool = False  # the rule's words count in tax years
     description: str = ""  # the rule's words (which events it covers, dates it states)
+    extra_days: int = 0  # days on top of the duration ("1 month and 7 days")
 
     @classmethod
     def from_node(cls, node_id: str, props: dict[str, Any]) -> TimelineRule | None:
         """The rule of a ``Timeline`` node, or ``None`` without a readable duration."""
-        words = str(props.get("duration_unit") or "").strip().lower().split()
+        unit_words = " ".join(str(props.get("duration_unit") or "").strip().lower().split())
         value = props.get("duration_value")
-        if not words or not isinstance(value, int):
+        parsed = _DURATION_UNIT.match(unit_words)
+        if parsed is None or not isinstance(value, int):
             return None
-        unit = _UNITS.get(words[0].rstrip("s"))
+        unit = _UNITS.get(parsed["unit"])
         if unit is None:
             return None
         fixed = _FIXED_DATE.search(node_id)
@@ -206,13 +221,14 @@ class TimelineRule:
             kind=str(props.get("window_kind") or "DURATION").upper(),
             value=value,
             unit=unit,
-            anchor=" ".join(words[1:]),
+            anchor=unit_words[parsed.end() :],
             jurisdiction=node_id.split(":", 1)[0],
             fixed=(_MONTHS.index(fixed["month"]) + 1, int(fixed["day"])) if fixed else None,
             day_of_month=int(day["day"]) if day else None,
             business_days=bool(_BUSINESS.search(text)),
             about_tax_years="tax year" in text.lower() or "TAX_YEAR" in node_id,
             description=str(props.get("description") or ""),
+            extra_days=int(parsed["days"] or 0),
         )
 
     @property
@@ -233,6 +249,8 @@ class ComputedDates:
 def compute(rule: TimelineRule, at: date) -> ComputedDates:
     """Apply ``rule`` at ``at`` (the asked date or today), as a one-line statement."""
     measure = f"{rule.value} {rule.unit}"
+    if rule.extra_days:
+        measure += f" and {rule.extra_days} days"
     if rule.kind == "LOOKBACK":
         start, end = lookback_window(at, rule.value, rule.unit)
         text = f"looking back {measure} from {at}: {start} to {end}"
@@ -273,7 +291,7 @@ def compute(rule: TimelineRule, at: date) -> ComputedDates:
     return ComputedDates(rule.id, text, start, end)
 
 
-def _due(rule: TimelineRule, anchor: date) -> date:
+def _due(rule: TimelineRule, anchor: date, period_end: bool = False) -> date:
     return deadline(
         anchor,
         rule.value,
@@ -281,6 +299,8 @@ def _due(rule: TimelineRule, anchor: date) -> date:
         fixed=rule.fixed,
         day_of_month=rule.day_of_month,
         business_days=rule.business_days,
+        extra_days=rule.extra_days,
+        period_end=period_end,
     )
 
 
@@ -315,19 +335,22 @@ class Asked:
     start: date
     end: date
     kind: AskedKind
+    ends_period: bool = False  # "the quarter ending 31 March 2025": the day ends a period
 
     @classmethod
-    def of(cls, start: date, end: date, origin: str, described: str = "") -> Asked:
+    def of(
+        cls, start: date, end: date, origin: str, described: str = "", ends_period: bool = False
+    ) -> Asked:
         """From a turn's window (:class:`engine.as_at.AsAt`'s fields)."""
         if origin in ("today", "request"):
             return cls(start, start, "today" if origin == "today" else "request")
         if "tax year" in described:
             return cls(start, end, "tax_year")
         if start == end:
-            return cls(start, end, "day")
+            return cls(start, end, "day", ends_period)
         if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31):
             return cls(start, end, "year")
-        return cls(start, end, "month")
+        return cls(start, end, "month", ends_period)
 
     @property
     def named(self) -> bool:
@@ -433,15 +456,28 @@ def when(
         return None
     months = _period_months(rule, periods)
     if months is None and ("period" in rule.anchor or "quarter" in rule.anchor):
+        if asked.ends_period and asked.kind in ("day", "month"):
+            # The question names the period's end ("the quarter ending 31 March 2025"): the
+            # periods differ by business (UK VAT stagger), but the deadline counts from the end.
+            end = asked.end
+            due = _due(rule, end, period_end=True)
+            text = f"for the period ending {end}: due {due.isoformat()} ({_weekday(due)})"
+            return ComputedDates(rule.id, text, end, due)
         if _covers_all(rule):
             return None  # the period's length is not in the graph: no date beats a wrong one
     if months is not None:
         start, end = _period_of(event, months)
+        if (
+            asked.ends_period
+            and asked.end == _month_end(asked.end)
+            and _period_of(asked.end, months)[1] != asked.end
+        ):
+            return None  # "the period ending 31 January": not a period of this rule
         if "last day of the month" in rule.description:
             due = _month_end(_add_months(date(end.year, end.month, 1), 1))
             due = next_weekday(due) if rule.business_days else due
         else:
-            due = _due(rule, end)
+            due = _due(rule, end, period_end=True)
         about = f"for the period {start.isoformat()} to {end.isoformat()}"
         return ComputedDates(
             rule.id, f"{about}: due {due.isoformat()} ({_weekday(due)})" + assumed, end, due

@@ -315,8 +315,8 @@ class TurnPreparer:
             query = as_at.without_date(question)
             focus = self._named_concepts(query, jurisdictions)
             # A follow-up ("And what about children?") is searched with the previous question.
-            names_subject = bool(focus) or index.act_start(query) is not None
-            followed = follow_up_query(query, history, names_subject)
+            names_act = index.act_start(query) is not None
+            followed = follow_up_query(query, history, bool(focus) or names_act, names_act)
             if followed != query and as_at.origin != "question":  # the date asked before
                 before = resolve_as_at(
                     followed, request.as_at, self._today(), jurisdictions, index.act_start
@@ -444,7 +444,7 @@ class TurnPreparer:
         known = set(evidence.ids())
         nodes = {node.id: node for node in self._evidence.timelines_of(evidence.ids())}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
-        asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described)
+        asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.
         dates, excluded = when_all(rules, asked, self._today())

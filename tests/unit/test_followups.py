@@ -28,17 +28,35 @@ HISTORY = [
 
 
 @pytest.mark.parametrize(
-    ("question", "names_subject", "expected"),
+    ("question", "names_subject", "names_act", "expected"),
     [
-        ("And what about children?", False, True),
-        ("What about the reduced rate?", False, True),
-        ("Does it apply to banks?", False, True),
-        ("And what about children under the AI Act?", True, False),
-        ("What is the standard rate of VAT in Ireland for restaurants and hotels?", False, False),
+        ("And what about children?", False, False, True),
+        ("What about the reduced rate?", False, False, True),
+        ("Does it apply to banks?", False, False, True),
+        ("And what about children under the AI Act?", True, True, False),
+        ("What is the standard rate of VAT in Ireland for restaurants and hotels?", False, False,
+         False),
+        # A concept named in a short follow-up is an aspect of the subject asked before.
+        ("What about the higher rate?", True, False, True),
+        ("And the reduced rate?", True, False, True),
+        # A concept in a question of its own, or a long one, is a new subject.
+        ("Is the higher rate charged on dividends?", True, False, False),
+        ("And what is the capital gains tax rate on shares sold by a company in 2024?", True,
+         False, False),
     ],
-)
-def test_a_follow_up_is_a_question_that_leans_on_the_one_before(question, names_subject, expected):
-    assert is_follow_up(question, names_subject) is expected
+)  # fmt: skip
+def test_a_follow_up_is_a_question_that_leans_on_the_one_before(
+    question, names_subject, names_act, expected
+):
+    assert is_follow_up(question, names_subject, names_act) is expected
+
+
+def test_regression_a_short_follow_up_naming_a_concept_is_searched_with_the_previous_question():
+    history = [message("user", "What is the standard rate of income tax in Ireland?")]
+    query = follow_up_query("What about the higher rate?", history, names_subject=True)
+    assert query == f"{history[0].content} What about the higher rate?"
+    named_act = follow_up_query("And the AI Act?", history, names_subject=True, names_act=True)
+    assert named_act == "And the AI Act?"
 
 
 def test_a_follow_up_is_searched_with_the_previous_question():
