@@ -15,7 +15,10 @@ Per class:
 * decoys: samples with any finding, and the number of findings.
 
 ``--errors`` prints the failing samples of one class; it refuses a held-out file, whose errors
-must not be read while tuning.
+must not be read while tuning. ``--profile`` prints, per class, only counts of *kinds* of missed
+values (how many words, whether the lexicon knows them, case, markers used, partly caught), never
+a value or a sample: it is allowed on a held-out file, to see why misses happen without reading
+them.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ def evaluate(samples: list[dict[str, Any]], detector: PiiDetector) -> dict[str, 
     """Counters per class (and ``ALL``), plus the failing samples per class."""
     stats: dict[str, Counter[str]] = defaultdict(Counter)
     failures: dict[str, list[str]] = defaultdict(list)
+    kinds: dict[str, Counter[str]] = defaultdict(Counter)
     for sample in samples:
         cls = sample["metadata"]["class"]
         text = sample["full_text"]
@@ -73,6 +77,7 @@ def evaluate(samples: list[dict[str, Any]], detector: PiiDetector) -> dict[str, 
                 st["caught"] += 1
             else:
                 failed = True
+                kinds[cls].update(_miss_kinds(text, start, end, pred))
         leaked = passed_values(sample["metadata"]["values"], [_sanitised(text, pred)])
         st["leaked"] += len(leaked)
         for f in found:
@@ -94,7 +99,51 @@ def evaluate(samples: list[dict[str, Any]], detector: PiiDetector) -> dict[str, 
     for st in stats.values():
         total.update(st)
     stats["ALL"] = total
-    return {"stats": stats, "failures": failures}
+    return {"stats": stats, "failures": failures, "kinds": kinds}
+
+
+_LEXICON = None
+
+
+def _miss_kinds(text: str, start: int, end: int, pred: list[tuple[int, int]]) -> list[str]:
+    """Kinds of one missed value (``--profile``): counts only, never the value."""
+    global _LEXICON
+    if _LEXICON is None:
+        _LEXICON = load_lexicon()
+    lex = _LEXICON
+    value = text[start:end]
+    tokens = [m.group().lower() for m in WORD.finditer(value)]
+    covered = sum(_covered(pred, start + m.start(), start + m.end()) for m in WORD.finditer(value))
+    out = [f"words={min(len(tokens), 4)}", "partly caught" if covered else "nothing caught"]
+    if "@" in value or re.search(r"(?i)\bat\b|dot|\[|\(", value):
+        out.append("has @" if "@" in value else "no @ sign")
+        out.append("'at' as a word" if re.search(r"(?i)\bat\b", value) else "no 'at' word")
+        out.append("'dot' word" if re.search(r"(?i)dot", value) else "no 'dot' word")
+        out.append("brackets" if re.search(r"[\[\](){}<>]", value) else "no brackets")
+        out.append("upper-case marker" if re.search(r"AT|DOT", value) else "no upper marker")
+        out.append("has a '.'" if "." in value else "no '.'")
+        out.append("has '_' or '-'" if re.search(r"[_-]", value) else "no '_' or '-'")
+        out.append("has a digit" if re.search(r"\d", value) else "no digit")
+        out.append(f"spaces={min(value.count(' '), 6)}")
+        return out
+    style = "lower" if value.islower() else "upper" if value.isupper() else "mixed/title"
+    out.append(f"case={style}")
+    before = text[max(0, start - 2) : start]
+    after_punct = re.search(r"[.?!:,;\n]", before)
+    out.append("at text start" if start == 0 else "after punct" if after_punct else "after a word")
+    for k, tok in enumerate(tokens):
+        where = "first word" if k == 0 else "last word" if k == len(tokens) - 1 else "mid word"
+        if tok in lex.first_names or tok in lex.surnames:
+            known = "known name"
+        else:
+            known = "in no name list"
+        eng = "+English word" if tok in lex.english_words else ""
+        out.append(f"{where}: {known}{eng}")
+    if re.search(r"['’-]", value):
+        out.append("apostrophe/hyphen")
+    if not value.isascii():
+        out.append("accent")
+    return out
 
 
 def report(result: dict[str, Any]) -> None:
@@ -133,6 +182,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, nargs="+")
     parser.add_argument("--errors", help="print the failing samples of this class (dev only)")
+    parser.add_argument("--profile", action="store_true", help="counts of kinds of misses")
     parser.add_argument("--detector", choices=("egress", "ingress"), default="egress")
     args = parser.parse_args()
     detector = build_pii_detector() if args.detector == "egress" else build_ingress_detector()
@@ -141,6 +191,11 @@ def main() -> int:
         print(f"== {path.name}: {len(samples)} samples ({args.detector} detector)")
         result = evaluate(samples, detector)
         report(result)
+        if args.profile:
+            for cls, counter in sorted(result["kinds"].items()):
+                print(f"   kinds of misses, {cls}:")
+                for kind, n in sorted(counter.items()):
+                    print(f"      {n:>4}  {kind}")
         if args.errors:
             if "heldout" in path.name:
                 print("   (errors of a held-out file are not shown)")

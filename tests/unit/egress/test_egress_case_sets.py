@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from bench import pii_make_dev2, pii_make_dev3
+from bench import pii_make_dev2, pii_make_dev3, pii_make_dev4
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
 pytestmark = pytest.mark.unit
@@ -103,3 +104,69 @@ def test_no_held_out_name_appears_in_the_dev_file() -> None:
 
     assert names("dev") and names("heldout")
     assert names("dev") & names("heldout") == set()
+
+
+# The fourth dev set and its held-out half (bench/pii_make_dev4.py), frozen before the fourth
+# pass's rules; only the dev half's errors are read.
+DEV4_SHA256 = "478b5d752f866aabd32456e5db5eaf231f4dd8bad58219c8a7295527bc8db34b"
+DEV4_HELDOUT_SHA256 = "3dff832f113e17d9ba949edb82ea3773f949cf2ba0ed4d900f153a8efedff7d6"
+DEV4_CLASSES = {
+    "name_lower",
+    "name_upper",
+    "name_title",
+    "email",
+    "phone",
+    "ppsn",
+    "nino",
+    "iban",
+    "postcode",
+}
+
+
+def test_the_fourth_dev_set_and_its_held_out_half_are_frozen_and_what_the_generator_makes() -> None:
+    assert hashlib.sha256(pii_make_dev4.OUT_DEV.read_bytes()).hexdigest() == DEV4_SHA256
+    held = pii_make_dev4.OUT_HELDOUT.read_bytes()
+    assert hashlib.sha256(held).hexdigest() == DEV4_HELDOUT_SHA256
+    built = pii_make_dev4.build()
+    assert json.loads(pii_make_dev4.OUT_DEV.read_text("utf-8")) == built["dev"]
+    assert json.loads(held.decode("utf-8")) == built["heldout"]
+
+
+def test_the_fourth_sets_have_200_values_a_class_and_disjoint_names() -> None:
+    built = pii_make_dev4.build()
+    names: dict[str, set[str]] = {}
+    for split, samples in built.items():
+        counts: Counter[str] = Counter()
+        words: set[str] = set()
+        for sample in samples:
+            cls = sample["metadata"]["class"]
+            for span in sample["spans"]:
+                value = span["entity_value"]
+                assert sample["full_text"][span["start_position"] : span["end_position"]] == value
+                if cls.startswith("name_"):
+                    words |= {pii_make_dev4._ascii(w).lower() for w in value.split()}
+            counts[cls] += len(sample["spans"])
+        assert {c for c, n in counts.items() if n >= 200} == DEV4_CLASSES
+        names[split] = words
+    assert names["dev"] and names["heldout"]
+    assert len(names["dev"] & names["heldout"]) == 0  # the count only: no held-out name shown
+    earlier = {
+        pii_make_dev3._ascii(w).lower()
+        for n in FIRST
+        + SURNAMES
+        + pii_make_dev2.FIRST
+        + pii_make_dev2.SURNAMES
+        + pii_make_dev3.FIRST
+        + pii_make_dev3.SURNAMES
+        for w in n.split()
+    }
+    assert len(earlier & (names["dev"] | names["heldout"])) == 0
+
+
+def test_the_fourth_sets_identifiers_follow_their_official_check_rules() -> None:
+    from stdnum import iban
+    from stdnum.ie import pps
+
+    rng = random.Random(7)
+    assert all(pps.is_valid(pii_make_dev4.ppsn(rng)) for _ in range(500))
+    assert all(iban.is_valid(pii_make_dev4.iban(rng)) for _ in range(500))
