@@ -157,6 +157,28 @@ _FOREIGN_FUNCTION_WORDS = frozenset(
     og""".split()
 )
 
+# Where chat puts a person (``AnyCaseNameRecogniser._person_slot``): after a verb that takes
+# a person as its object, or a preposition before a transfer ("from ... to"), and before a verb
+# a person does. Words of people's lives, not of legal prose.
+_PERSON_VERB_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:told|tell|telling|ask|asked|asking|pay|paid|paying|gave|give|giving"
+    r"|sent|send|owe|owes|owed|help|helped|helping|call|called|ring|rang|email|emailed|text"
+    r"|texted|meet|met|hired|hire|employ|employs|employed|marry|married|thank|thanked"
+    r"|lend|lent|loaned|visit|visited|mind|minds|minding|me\s+and|gift\s+from|money\s+from"
+    r"|loan\s+from|inherited\s+from)[ \t]+$"
+)
+_PERSON_PREP_BEFORE = re.compile(r"(?<![\w'’-])(?:and|with|for|from)[ \t]+$")
+_PERSON_SUBJECT = re.compile(
+    r"[ \t]+(?:wants|wanted|needs|needed|says|said|thinks|thought|told|tells|asked|asks"
+    r"|earns|earned|works|worked|lives|lived|pays|paid|owns|owned|owes|owed|gets|got|has|had"
+    r"|sent|sends|called|rang|texted|emailed|started|left|moved|retired|died|married|inherited"
+    r"|received|claims|claimed|got|gave|gives|is\s+my|was\s+my|and\s+i|and\s+me"
+    r"|(will|would|can|could|should|might|must|does|did|doesn't|didn't))\b"
+)
+_MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
+
+_NUMBER_AFTER = re.compile(r"[ \t]*\d")
+
 _KIND_CACHE = 50_000  # words whose kind is remembered (cleared when full)
 
 STRONG_CUED = 0.85
@@ -167,6 +189,7 @@ CUED_UNKNOWN = 0.6
 UNKNOWN_SURNAME = 0.65
 UNKNOWN_FIRST = 0.6
 PROPAGATED = 0.7
+LONE_IN_SLOT = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +376,7 @@ class AnyCaseNameRecogniser:
                 cue
                 or (cue is not None and kind != "unknown")
                 or _AFTER_CUE.match(low, first.end) is not None
+                or self._person_slot(low, first, kind)
             )
         ):
             return None  # a lone word in capitals is an acronym unless a name follows a cue
@@ -371,6 +395,8 @@ class AnyCaseNameRecogniser:
         surname_strong = any(
             k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
         )
+        if kind == "unknown" and cue is None and j == i + 1 and self._person_slot(low, first, kind):
+            return j, LONE_IN_SLOT
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
             # ("riona o'donnell", "FEIDHLIM DOYLE"), or when it looks like a name and so does
@@ -386,6 +412,8 @@ class AnyCaseNameRecogniser:
                 return j, STRONG_CUED if cue or has_surname else CUED
             return j, STRONG_CUED if cue else CUED_UNKNOWN
         if not has_surname:
+            if j == i + 1 and self._person_slot(low, first, kind):
+                return j, LONE_IN_SLOT
             return None
         known_surname = any(
             k in ("strong", "weak") and w.low in self._names
@@ -407,6 +435,40 @@ class AnyCaseNameRecogniser:
             # krishnan"): the surname decides.
             return j, WEAK_PAIR
         return None
+
+    def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
+        """A lone word where chat puts a person: the subject of a verb people do ("kate wants
+        to know", "martim earns"), or the object of one ("told ravil", "i pay laila", "the
+        gift from astrid to my son").
+
+        A first name the lists hold that is not an English word may stand after a verb or a
+        preposition ("with", "for", "and") and before any verb; in capitals amid lower case
+        (where acronyms live: "the Commission and ENISA may") only beside a verb of people's
+        lives. A word no list holds only in lower case, name-like (:mod:`egress.pii.namelike`),
+        without a hyphen ("non-cyber"), and only beside such a verb."""
+        if kind == "strong":
+            if word.low not in self._first:
+                return False
+            verbs_only = word.case == "caps_alone"
+        elif kind == "unknown" and word.case == "lower" and "-" not in word.low:
+            if not self._namelike(word.low):
+                return False
+            verbs_only = True
+        else:
+            return False
+        if word.case != "lower" and len(word.low) < 4:
+            return False  # an acronym
+        if word.possessive:
+            return True  # "kate's employer"
+        if _NUMBER_AFTER.match(low, word.end) is not None:
+            return False  # a unit, a currency or a label before a number ("eur 372", "box 10")
+        window = max(0, word.start - 24)
+        if _PERSON_VERB_BEFORE.search(low, window, word.start) is not None:
+            return True
+        after = _PERSON_SUBJECT.match(low, word.end)
+        if after is not None and not (verbs_only and after.group(1) is not None):
+            return True
+        return not verbs_only and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
 
     def _namelike_pair(self, first: _Word, following: list[_Word], kinds: list[str]) -> bool:
         """``first`` and the next name word look like names: each a known name that is not a
@@ -467,6 +529,8 @@ class AnyCaseNameRecogniser:
             if prev.possessive:
                 return j
             kind = self._kind(word)
+            if word.low in SENTENCE_START_WORDS:
+                return j  # a verb or a function word is never part of the name
             if kind in ("no", "particle") and not (strong and self._plain_word(word)):
                 return j
             if not strong and kind not in ("strong", "unknown", "weak"):
@@ -503,6 +567,8 @@ class AnyCaseNameRecogniser:
             if gap not in (" ", ". ") or (gap == ". " and len(prev.low) > 1) or not same_case:
                 break
             kind = self._kind(word)
+            if kind == "weak" and word.low in SENTENCE_START_WORDS:
+                break  # "my landlord zoe asano will not ...": a verb ends the name
             if kind == "initial" or kind == "particle":
                 j += 1
                 continue  # counts only if a name word follows it

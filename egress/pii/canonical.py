@@ -39,6 +39,7 @@ __all__ = [
     "canonicalise",
     "compact_identifiers",
     "confusable_fold_table",
+    "spoken_identifiers",
 ]
 
 # Code points that render as nothing but are not in category Cf.
@@ -183,6 +184,79 @@ def compact_identifiers(canonical: CanonicalText) -> CanonicalText:
         starts.extend(base_starts[cursor:i])
         ends.extend(base_ends[cursor:i])
         cursor = i + 1
+    parts.append(text[cursor:])
+    starts.extend(base_starts[cursor:])
+    ends.extend(base_ends[cursor:])
+    return CanonicalText("".join(parts), tuple(starts), tuple(ends))
+
+
+_DIGIT_WORDS = {
+    "zero": "0",
+    "oh": "0",
+    "nought": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_REPEAT_WORDS = {"double": 2, "treble": 3, "triple": 3}
+_SPOKEN_TOKEN = (
+    r"(?:zero|oh|nought|one|two|three|four|five|six|seven|eight|nine|double|treble|triple"
+    r"|[a-z]|\d{1,4})(?!\w)"
+)
+# Four or more tokens — digit words, single letters, short digit groups — one separator apart.
+_SPOKEN_RUN = re.compile(rf"(?i)(?<!\w){_SPOKEN_TOKEN}(?:[ ,.\-]{{1,2}}{_SPOKEN_TOKEN}){{3,}}")
+_SPOKEN_PART = re.compile(rf"(?i){_SPOKEN_TOKEN}")
+_SPOKEN_HINT = re.compile(
+    r"(?i)\b(?:zero|oh|nought|one|two|three|four|five|six|seven|eight|nine)\b"
+)
+
+
+def spoken_identifiers(canonical: CanonicalText) -> CanonicalText | None:
+    """The spoken view of ``canonical``: an identifier read out — "one four zero six three nine
+    three s", "R R five zero zero eight seven two C", "double four" — written as its characters
+    ("1406393s", "RR500872C", "44"), each mapped to the words it came from; ``None`` when the
+    text has no run of four or more digit words. Used, like the compact view, only by
+    recognisers with a checksum or a context."""
+    text = canonical.text
+    if _SPOKEN_HINT.search(text) is None:
+        return None
+    n = len(text)
+    base_starts = canonical.starts if canonical.starts is not None else tuple(range(n))
+    base_ends = canonical.ends if canonical.ends is not None else tuple(range(1, n + 1))
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    cursor = 0
+    changed = False
+    for run in _SPOKEN_RUN.finditer(text):
+        tokens = list(_SPOKEN_PART.finditer(text, run.start(), run.end()))
+        if sum(t.group().lower() in _DIGIT_WORDS for t in tokens) < 4:
+            continue
+        changed = True
+        parts.append(text[cursor : run.start()])
+        starts.extend(base_starts[cursor : run.start()])
+        ends.extend(base_ends[cursor : run.start()])
+        repeat = 1
+        for token in tokens:
+            word = token.group().lower()
+            if word in _REPEAT_WORDS:
+                repeat = _REPEAT_WORDS[word]
+                continue
+            chars = _DIGIT_WORDS.get(word, token.group()) * repeat
+            repeat = 1
+            lo, hi = base_starts[token.start()], base_ends[token.end() - 1]
+            parts.append(chars)
+            starts.extend([lo] * len(chars))
+            ends.extend([hi] * len(chars))
+        cursor = run.end()
+    if not changed:
+        return None
     parts.append(text[cursor:])
     starts.extend(base_starts[cursor:])
     ends.extend(base_ends[cursor:])

@@ -32,12 +32,20 @@ from egress.pii.findings import (
     PASSPORT,
     PPSN,
     UK_BANK_ACCOUNT,
+    UK_NINO,
     UK_UTR,
     VAT_NUMBER,
     PiiFinding,
     Recogniser,
 )
-from egress.pii.identifiers import PPSN_PATTERN, IbanRecogniser, RegexRecogniser, valid_ppsn
+from egress.pii.identifiers import (
+    NINO_PATTERN,
+    PPSN_PATTERN,
+    IbanRecogniser,
+    RegexRecogniser,
+    valid_nino,
+    valid_ppsn,
+)
 from egress.pii.spelled import SpelledEmailRecogniser, SpelledPhoneRecogniser
 from egress.pii.standard import offline_tld_extractor
 
@@ -106,7 +114,7 @@ def _valid_vat(value: str) -> bool:
 
 
 _PPSN_CONTEXT = r"\bpps\s*n\b|\bpps\b|\bppsn?\s*(?:no|number)|personal\s+public\s+service"
-_PPSN_SHAPE = r"(?<![\w-])\d{7}[ ]?[A-Wa-w][A-IWa-iw]?(?![\w-])"
+_PPSN_SHAPE = r"(?<![\w.-])\d{7}[ .\-]?[A-Wa-w](?:[ .\-]?[A-IWa-iw])?(?![\w-])"
 _PASSPORT_CONTEXT = r"passport"
 _PASSPORT_SHAPE = r"(?<![\w-])(?:[A-Za-z]{2}[ ]?\d{7}|\d{9})(?![\w-])"
 _UTR_CONTEXT = (
@@ -179,6 +187,7 @@ def compact_recognisers() -> list[Recogniser]:
     recognisers of this module — never phone numbers or amounts."""
     return [
         RegexRecogniser(PPSN, PPSN_PATTERN, 0.95, validate=valid_ppsn),
+        RegexRecogniser(UK_NINO, NINO_PATTERN, 0.85, validate=valid_nino),
         IbanRecogniser(),
         ContextRecogniser(
             PPSN, _PPSN_SHAPE, _PPSN_CONTEXT, 0.9, keywords=("pps", "personal public")

@@ -17,7 +17,12 @@ from collections.abc import Iterable, Sequence
 
 from egress.pii.addresses import StreetAddressRecogniser
 from egress.pii.anycase import AnyCaseNameRecogniser
-from egress.pii.canonical import canonicalise, compact_identifiers, confusable_fold_table
+from egress.pii.canonical import (
+    canonicalise,
+    compact_identifiers,
+    confusable_fold_table,
+    spoken_identifiers,
+)
 from egress.pii.contextual import compact_recognisers, contextual_recognisers
 from egress.pii.findings import PiiFinding, Recogniser
 from egress.pii.identifiers import identifier_recognisers
@@ -63,6 +68,9 @@ class PiiDetector:
         views = [(canonical, self._recognisers)]
         if self._compact:
             views.append((compact_identifiers(canonical), self._compact))
+            spoken = spoken_identifiers(canonical)
+            if spoken is not None:
+                views.append((compact_identifiers(spoken), self._compact))
         for view, recognisers in views:
             for recogniser in recognisers:
                 for f in recogniser.find(view.text):

@@ -25,6 +25,7 @@ __all__ = [
     "STREET_ADDRESS",
     "UK_BANK_ACCOUNT",
     "UK_NINO",
+    "UK_POSTCODE",
     "UK_UTR",
     "US_SSN",
     "VAT_NUMBER",
@@ -43,6 +44,7 @@ IP_ADDRESS = "IP_ADDRESS"
 PPSN = "PPSN"
 EIRCODE = "EIRCODE"
 UK_NINO = "UK_NINO"
+UK_POSTCODE = "UK_POSTCODE"
 SECRET = "SECRET"
 DATE_OF_BIRTH = "DATE_OF_BIRTH"
 PASSPORT = "PASSPORT"
@@ -63,6 +65,7 @@ ALL_ENTITY_TYPES: frozenset[str] = frozenset(
         PPSN,
         EIRCODE,
         UK_NINO,
+        UK_POSTCODE,
         SECRET,
         DATE_OF_BIRTH,
         PASSPORT,

@@ -21,21 +21,24 @@ from stdnum.ie import pps as stdnum_pps
 
 from egress.pii.findings import (
     DATE_OF_BIRTH,
-    EIRCODE,
     IBAN_CODE,
     PHONE_NUMBER,
     SECRET,
-    UK_NINO,
     PiiFinding,
+    Recogniser,
 )
+from egress.pii.postcodes import PostcodeRecogniser
 
 __all__ = [
+    "ID_SEP",
+    "NINO_PATTERN",
     "PPSN_PATTERN",
     "SECRET_PATTERNS",
     "IbanRecogniser",
     "PhoneRecogniser",
     "RegexRecogniser",
     "identifier_recognisers",
+    "valid_nino",
     "valid_ppsn",
 ]
 
@@ -70,29 +73,31 @@ class RegexRecogniser:
         return out
 
 
-#: Seven digits and a check letter (and an optional second letter); the checksum decides.
-PPSN_PATTERN = r"\b\d{7} ?[A-Wa-w][A-IWa-iw]?\b"
+#: Seven digits and a check letter (and an optional second letter), a separator allowed before
+#: each letter ("1234567-T", "1234567.TA", "1234567 t a"); the checksum decides.
+PPSN_PATTERN = r"(?<![\w.\-])\d{7}[ .\-]?[A-Wa-w](?:[ .\-]?[A-IWa-iw])?(?![\w\-])"
 
 
 def valid_ppsn(value: str) -> bool:
-    """``value`` carries a valid PPSN check character."""
-    return bool(stdnum_pps.is_valid(value.replace(" ", "")))
+    """``value`` carries a valid PPSN check character (separators ignored, any case)."""
+    return bool(stdnum_pps.is_valid(re.sub(r"[ .\-]", "", value).upper()))
 
 
-def _eircode_case(value: str) -> bool:
-    """An Eircode in capitals, or in lower case with letters and digits in its unique part
-    ("d02 x285"): lower-case "c12 2024" is more likely a reference and a year."""
-    if value.upper() == value:
-        return True
-    unique = value[-4:]
-    return any(c.isalpha() for c in unique) and any(c.isdigit() for c in unique)
-
-
+#: What people put between the characters of an identifier: a space (or two), a dot or a
+#: hyphen, or nothing ("AB 12 34 56 C", "ab.12.34.56.c", "a b 1 2 3 4 5 6 c").
+ID_SEP = r"[ .\-]{0,2}"
 _NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
+#: HMRC's National Insurance number: two prefix letters (the first never D F I Q U V, the
+#: second never D F I O Q U V), six digits, a suffix A-D; in any case, with any separators.
+NINO_PATTERN = (
+    rf"(?i)(?<![\w.\-])[A-CEGHJ-PR-TW-Z]{ID_SEP}[A-CEGHJ-NPR-TW-Z]{ID_SEP}\d(?:{ID_SEP}\d){{5}}"
+    rf"{ID_SEP}[A-D](?![\w\-])"
+)
 
 
-def _valid_nino(value: str) -> bool:
-    return value[:2].upper() not in _NINO_BAD_PREFIXES
+def valid_nino(value: str) -> bool:
+    """Not one of the prefixes HMRC never issues."""
+    return re.sub(r"[ .\-]", "", value)[:2].upper() not in _NINO_BAD_PREFIXES
 
 
 class IbanRecogniser:
@@ -103,23 +108,21 @@ class IbanRecogniser:
     """
 
     _CANDIDATE = re.compile(
-        r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]{4}){2,7}(?:[ ]?[A-Za-z0-9]{1,3})?\b"
+        r"\b[A-Za-z]{2}\d{2}(?:[ .\-]?[A-Za-z0-9]{4}){2,7}(?:[ .\-]?[A-Za-z0-9]{1,3})?\b"
     )
+    _LAST_SEP = re.compile(r"[ .\-][^ .\-]*$")
 
     def find(self, text: str) -> list[PiiFinding]:
         out: list[PiiFinding] = []
         for match in self._CANDIDATE.finditer(text):
             candidate = match.group()
-            while len(candidate.replace(" ", "")) >= 15:
-                if stdnum_iban.is_valid(candidate):
+            while len(compact := re.sub(r"[ .\-]", "", candidate)) >= 15:
+                if stdnum_iban.is_valid(compact):
                     start = match.start()
                     out.append(PiiFinding(IBAN_CODE, start, start + len(candidate), 1.0))
                     break
-                candidate = (
-                    candidate[: candidate.rstrip().rfind(" ")].rstrip()
-                    if " " in (candidate)
-                    else ""
-                )
+                last = self._LAST_SEP.search(candidate)
+                candidate = candidate[: last.start()] if last else ""
         return out
 
 
@@ -267,25 +270,14 @@ SECRET_PATTERNS: tuple[str, ...] = (
 )
 
 
-def identifier_recognisers() -> list[RegexRecogniser | PhoneRecogniser]:
-    """Eircode, UK NINO, phone numbers, secrets and dates of birth in context.
+def identifier_recognisers() -> list[Recogniser]:
+    """Eircodes and UK postcodes, phone numbers, secrets and dates of birth in context.
 
-    PPSNs and IBANs are searched in the compact identifier view instead
+    PPSNs, UK NINOs and IBANs are searched in the compact identifier views instead
     (:func:`egress.pii.contextual.compact_recognisers`).
     """
-    recognisers: list[RegexRecogniser | PhoneRecogniser] = [
-        RegexRecogniser(
-            EIRCODE,
-            r"\b(?i:[AC-FHKNPRTV-Y]\d{2}|D6W) ?(?i:[0-9AC-FHKNPRTV-Y]{4})\b",
-            0.85,
-            validate=_eircode_case,
-        ),
-        RegexRecogniser(
-            UK_NINO,
-            r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",
-            0.85,
-            validate=_valid_nino,
-        ),
+    recognisers: list[Recogniser] = [
+        PostcodeRecogniser(),
         PhoneRecogniser(),
         RegexRecogniser(
             SECRET,

@@ -75,6 +75,17 @@ WORST_UNITS = [
     "hui mazur ",
     "TARAS SHEVCHENKO ",
     "ta\n",
+    # issue 25, fourth pass: identifiers with any separator, read out, postcodes, lone names
+    "a b 1 2 3 4 5 6 ",
+    "ab.12.34.56.",
+    "one two three four ",
+    "double four five six ",
+    "sw1a 1a",
+    "live at d02 ",
+    "NL26.INGB.2631.",
+    "told kate ",
+    "KATE wants ",
+    "told vidica and ",
 ]
 
 
