@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
@@ -63,6 +64,7 @@ from infra.adaptive_limit import AdaptiveLimit, DelayWindow, LimitConfig
 
 __all__ = [
     "PRINCIPAL_SCOPE_KEY",
+    "TURN_PATHS",
     "Admitted",
     "BodyReads",
     "ChatAdmission",
@@ -72,6 +74,9 @@ __all__ = [
     "admission_metrics",
     "turn_admission",
 ]
+
+TURN_PATHS = re.compile(r"/api/chat|/api/conversations/[^/]+/messages/[^/]+/(?:edit|regenerate)")
+"""The requests that run a chat turn (ADR 0062): each takes an admission slot."""
 
 PRINCIPAL_SCOPE_KEY = "regintel.principal"
 """Where :class:`ChatAdmission` leaves the principal it authenticated, for the route's
@@ -354,7 +359,8 @@ class ChatAdmission:
        with the body replayed; the slot is released when the app's call returns — for the SSE
        response when its stream has closed, for a request refused further in (422, 404) at once.
 
-    Other paths and methods pass through untouched.
+    ``path``: the exact path, or a pattern the whole path matches (:data:`TURN_PATHS`: the chat
+    turn, an edit's and a regeneration's). Other paths and methods pass through untouched.
     """
 
     def __init__(
@@ -367,7 +373,7 @@ class ChatAdmission:
         read_timeout: float = 5.0,
         max_bytes: int = 64 * 1024,
         max_json_depth: int = 32,
-        path: str = "/api/chat",
+        path: str | re.Pattern[str] = "/api/chat",
     ) -> None:
         self.app = app
         self._admission = admission  # the running app's gate, read per request (lifespan)
@@ -379,7 +385,7 @@ class ChatAdmission:
         self._path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self._path:
+        if scope["type"] != "http" or scope["method"] != "POST" or not self._runs_turn(scope):
             await self.app(scope, receive, send)
             return
         gate = self._admission(scope)
@@ -403,6 +409,12 @@ class ChatAdmission:
             await self.app(scope, _replay(body, receive), _timed(send, gate))
         finally:
             admitted.release()
+
+    def _runs_turn(self, scope: Scope) -> bool:
+        path = self._path
+        if isinstance(path, str):
+            return bool(scope["path"] == path)
+        return path.fullmatch(scope["path"]) is not None
 
     async def _read_body(self, scope: Scope, receive: Receive, deadline: float) -> bytes | None:
         too_large = PayloadTooLarge(f"request body over {self._max_bytes} bytes")

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI
 
-from api.admission import BodyReads, ChatAdmission
+from api.admission import TURN_PATHS, BodyReads, ChatAdmission
 from api.auth import authenticate_head
 from api.body_limit import BodySizeLimit
 from api.bootstrap import bootstrap
@@ -20,6 +20,7 @@ from api.logging import configure_logging
 from api.rate_limits import enforce_rate_limit
 from api.routes import (
     admin,
+    branches,
     chat,
     conversations,
     graph,
@@ -102,11 +103,12 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
         ),
         max_bytes=settings.max_body_bytes,
         max_json_depth=settings.max_json_depth,
+        path=TURN_PATHS,  # /api/chat, an edit's and a regeneration's turn (ADR 0062)
     )
 
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
     # privacy's export before {id}
-    for module in (chat, privacy, conversations, graph, usage, scenarios):
+    for module in (chat, branches, privacy, conversations, graph, usage, scenarios):
         app.include_router(module.router, dependencies=limited)
     for module in (health, review, admin, metrics):
         app.include_router(module.router)

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "Attach",
     "Conversation",
     "ConversationContext",
     "ConversationSummary",
+    "ConversationView",
     "ErasureKind",
     "ErasureRecord",
     "ErasureTotals",
     "ExportedConversation",
     "ExportedMessage",
+    "MessageLink",
     "MessageRole",
     "MessageStatus",
     "ModelUsage",
@@ -54,8 +58,18 @@ class ConversationContext(BaseModel):
         return ConversationContext(active_node_ids=merged[:limit])
 
 
+class Attach(Enum):
+    """Where :meth:`~conversations.port.TurnStore.save_turn` attaches a turn's messages when no
+    parent is named: after the conversation's active leaf, read under its write lock."""
+
+    ACTIVE_LEAF = "active_leaf"
+
+
 class Conversation(BaseModel):
-    """A conversation of one tenant, owned by the user who created it (``user_id``)."""
+    """A conversation of one tenant, owned by the user who created it (``user_id``).
+
+    Its messages form a tree (ADR 0062): ``active_leaf_id`` is the last message of the branch
+    it shows and continues (``None`` before its first message)."""
 
     id: str
     tenant_id: str
@@ -63,6 +77,7 @@ class Conversation(BaseModel):
     visibility: Visibility = "private"
     created_at: datetime
     updated_at: datetime
+    active_leaf_id: str | None = None
 
 
 class ConversationSummary(Conversation):
@@ -88,6 +103,28 @@ class StoredMessage(NewMessage):
     conversation_id: str
     created_at: datetime
     updated_at: datetime | None = None  # the last write of a streamed answer
+    parent_id: str | None = None  # the message it follows (None: the first of its branch)
+
+
+class MessageLink(BaseModel):
+    """A message's place in its conversation's tree, without its text."""
+
+    id: str
+    parent_id: str | None
+    role: MessageRole
+    seq: int
+
+
+class ConversationView(BaseModel):
+    """A conversation as its reader sees it, read together: the active branch's messages
+    (oldest first), that branch's context, and each of those messages' siblings (the ids of
+    the messages that follow the same parent, oldest first, itself among them): a message with
+    more than one sits at a branch point."""
+
+    conversation: Conversation
+    messages: list[StoredMessage]
+    context: ConversationContext
+    siblings: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class TenantUser(BaseModel):
@@ -132,16 +169,21 @@ class ExportedMessage(BaseModel):
     referenced_nodes: list[str] = Field(default_factory=list)
     created_at: datetime
     updated_at: datetime | None = None
+    parent_id: str | None = None
 
 
 class ExportedConversation(BaseModel):
-    """One of the owner's conversations with every message, oldest first, and its context."""
+    """One of the owner's conversations with every message of every branch, oldest first, and
+    the context of its active branch. ``branches``: the last message of each branch when there
+    are several (empty for a conversation that never branched)."""
 
     id: str
     visibility: Visibility
     created_at: datetime
     updated_at: datetime
     active_node_ids: list[str] = Field(default_factory=list)
+    active_leaf_id: str | None = None
+    branches: list[str] = Field(default_factory=list)
     messages: list[ExportedMessage] = Field(default_factory=list)
 
 

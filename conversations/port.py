@@ -11,7 +11,7 @@ conversation is :class:`errors.NotFound` too (ADR 0025).
 out the egress ports kept in its own database (:class:`EgressAdapters`) and the users'
 scenarios (:class:`ScenarioStore`), so the caller never switches on the backend's type.
 
-Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (five methods),
+Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (six methods),
 the conversation routes on :class:`ConversationQueries`, a tenant admin's users and usage views
 on :class:`TenantAdminQueries`, export and erasure on :class:`ConversationExport` and
 :class:`ConversationErasure`; :class:`ConversationStore` is all of them plus migrations,
@@ -26,9 +26,11 @@ from datetime import date, datetime
 from typing import Protocol
 
 from conversations.models import (
+    Attach,
     Conversation,
     ConversationContext,
     ConversationSummary,
+    ConversationView,
     ErasureKind,
     ErasureRecord,
     ErasureTotals,
@@ -68,8 +70,12 @@ class ConversationState:
     """What a turn reads of its conversation before the model is called."""
 
     conversation: Conversation
-    history: list[StoredMessage]  # the last messages, oldest first
-    context: ConversationContext
+    history: list[StoredMessage]  # the last messages of the turn's branch, oldest first
+    context: ConversationContext  # that branch's
+    # where the turn's messages attach: the active leaf, or the parent of the message an edit
+    # or a regeneration branches at (None: the conversation's first message)
+    parent_id: str | None = None
+    branched: StoredMessage | None = None  # the message branched at (an edit's, a regeneration's)
 
 
 class TurnStore(Protocol):
@@ -79,10 +85,21 @@ class TurnStore(Protocol):
     async def create_conversation(self, tenant_id: str, user_id: str) -> Conversation: ...
 
     async def load_turn(
-        self, tenant_id: str, conversation_id: str, history_limit: int, *, user_id: str
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        history_limit: int,
+        *,
+        user_id: str,
+        branch_at: str | None = None,
     ) -> ConversationState:
-        """The conversation (as :meth:`get_conversation`), its last ``history_limit`` messages
-        and its context, read together (one transaction): what a turn needs before the call."""
+        """The conversation (as :meth:`get_conversation`), the last ``history_limit`` messages
+        of the branch the turn continues and that branch's context, read together (one
+        transaction): what a turn needs before the call.
+
+        The branch ends at the active leaf; with ``branch_at`` (an edit or a regeneration, ADR
+        0062), at that message's parent, where the new branch starts (an unknown message, or
+        one of another conversation: :class:`errors.NotFound`)."""
         ...
 
     async def save_turn(
@@ -94,15 +111,35 @@ class TurnStore(Protocol):
         *,
         user_id: str,
         max_active_nodes: int = 40,
+        parent_id: str | Attach | None = Attach.ACTIVE_LEAF,
     ) -> list[StoredMessage]:
         """Save the messages of a turn and the context update together, or nothing.
 
         Only the conversation's owner may: anyone else gets :class:`errors.NotFound`.
 
+        The messages follow one another from ``parent_id`` (``None``: a first message; by
+        default the active leaf, read under the conversation's lock); the last becomes the
+        active leaf (ADR 0062). A ``parent_id`` that is no message of the conversation is
+        :class:`errors.NotFound`.
+
         ``context`` holds the node ids this turn made active; inside the same transaction they
-        are merged in front of the stored ids (so concurrent turns of one conversation never
-        drop each other's), bounded to ``max_active_nodes``.
+        are merged in front of the branch's context, bounded to ``max_active_nodes``, and
+        stored on the last message (without messages: on the active leaf).
         """
+        ...
+
+    async def merge_context(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        context: ConversationContext,
+        *,
+        user_id: str,
+        max_active_nodes: int = 40,
+    ) -> None:
+        """Merge node ids in front of the branch context at ``message_id`` (a late capture's
+        concepts join the branch of the answer that captured them); owner only."""
         ...
 
     async def checkpoint_answer(
@@ -160,7 +197,14 @@ class ConversationQueries(Protocol):
     async def recent_messages(
         self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
     ) -> list[StoredMessage]:
-        """The last ``limit`` messages, oldest first."""
+        """The last ``limit`` messages of the active branch, oldest first."""
+        ...
+
+    async def conversation_view(
+        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
+    ) -> ConversationView:
+        """The conversation, its active branch's last ``limit`` messages, that branch's context
+        and each message's siblings (the branch points), read together (ADR 0062)."""
         ...
 
 
@@ -281,6 +325,15 @@ class ConversationStore(
 
         :class:`errors.NotFound` unless ``user_id`` may read it;
         :class:`errors.ConversationReadOnly` for a conversation shared by someone else."""
+        ...
+
+    async def switch_branch(
+        self, tenant_id: str, conversation_id: str, message_id: str, *, user_id: str
+    ) -> Conversation:
+        """Make the branch through ``message_id`` active (its latest leaf); owner only.
+
+        :class:`errors.NotFound` for an unknown message or conversation;
+        :class:`errors.ConversationReadOnly` for a reader of a shared conversation."""
         ...
 
     async def ping(self) -> None: ...

@@ -32,14 +32,17 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime, timedelta
 
 from conversations.models import (
+    Attach,
     Conversation,
     ConversationContext,
     ConversationSummary,
+    ConversationView,
     ErasureKind,
     ErasureRecord,
     ErasureTotals,
     ExportedConversation,
     ExportedMessage,
+    MessageLink,
     ModelUsage,
     NewMessage,
     StoredMessage,
@@ -180,51 +183,117 @@ class SqlConversationStore(ABC):
     async def load_context(
         self, tenant_id: str, conversation_id: str, *, user_id: str
     ) -> ConversationContext:
-        statement = self.dialect.statements.select_context
-        row = await self._read_one(statement, tenant_id, conversation_id, user_id)
-        return ConversationContext(active_node_ids=self.dialect.decode_list(row["active_node_ids"]))
+        """The context of the conversation's active branch (ADR 0062)."""
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            return await self._branch_context(work, conversation, conversation.active_leaf_id)
 
     async def recent_messages(
         self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
     ) -> list[StoredMessage]:
-        """The last ``limit`` messages, oldest first (none of a conversation the user may not
-        read)."""
-        params = {
-            "tenant_id": tenant_id,
-            "conversation_id": conversation_id,
-            "user_id": user_id,
-            "limit": limit,
-        }
+        """The last ``limit`` messages of the active branch, oldest first (none of a
+        conversation the user may not read)."""
         async with self.unit_of_work(tenant_id, user_id) as work:
-            rows = await work.fetch_all(self.dialect.statements.select_recent_messages, params)
-        return [self._message(row) for row in reversed(rows)]
+            row = await work.fetch_one(
+                self.dialect.statements.select_conversation,
+                {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id},
+            )
+            if row is None:
+                return []
+            conversation = Conversation.model_validate(dict(row))
+            return await self._branch(work, conversation, conversation.active_leaf_id, limit)
+
+    async def conversation_view(
+        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
+    ) -> ConversationView:
+        """The active branch's last ``limit`` messages, its context and each message's
+        siblings, read together (one unit of work: a switch cannot fall between the reads)."""
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            leaf = conversation.active_leaf_id
+            messages = await self._branch(work, conversation, leaf, limit)
+            context = await self._branch_context(work, conversation, leaf)
+            links = await self._links(work, conversation)
+        children: defaultdict[str | None, list[str]] = defaultdict(list)
+        for link in links:  # in seq order: siblings oldest first
+            children[link.parent_id].append(link.id)
+        return ConversationView(
+            conversation=conversation,
+            messages=messages,
+            context=context,
+            siblings={m.id: children[m.parent_id] for m in messages},
+        )
+
+    async def switch_branch(
+        self, tenant_id: str, conversation_id: str, message_id: str, *, user_id: str
+    ) -> Conversation:
+        """Make the branch through ``message_id`` the active one: its latest leaf (from the
+        message down, the most recent message that follows at each step) becomes the active
+        leaf. Owner only (:class:`errors.ConversationReadOnly` for a reader of a shared one);
+        an unknown message, or one of another conversation, is :class:`errors.NotFound`. A
+        turn streaming meanwhile finishes on its own branch: its messages keep their parent."""
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        lock = {**key, "before": self.dialect.timestamp(_FOREVER)}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            # the conversation's write lock first, as every save takes it; no new content, so
+            # updated_at stays
+            if await work.fetch_one(statements.lock_owned_conversation, lock) is None:
+                await self._readable(work, tenant_id, conversation_id, user_id)  # or NotFound
+                raise ConversationReadOnly("only the owner of a conversation may switch branch")
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            links = await self._links(work, conversation)
+            if message_id not in {link.id for link in links}:
+                raise NotFound(f"message {message_id} not found")
+            latest: dict[str | None, str] = {}
+            for link in links:  # in seq order: the last one written wins
+                latest[link.parent_id] = link.id
+            leaf = message_id
+            while leaf in latest:
+                leaf = latest[leaf]
+            await work.execute(statements.update_active_leaf, {**key, "leaf_id": leaf})
+            await work.commit()
+        return conversation.model_copy(update={"active_leaf_id": leaf})
 
     async def load_turn(
-        self, tenant_id: str, conversation_id: str, history_limit: int, *, user_id: str
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        history_limit: int,
+        *,
+        user_id: str,
+        branch_at: str | None = None,
     ) -> ConversationState:
-        """The conversation, its last ``history_limit`` messages and its context in one unit
-        of work (three reads, one transaction: ADR 0029, second pass)."""
+        """The conversation, the last ``history_limit`` messages of the branch the turn
+        continues and that branch's context, in one unit of work (ADR 0029, second pass).
+
+        The branch ends at the active leaf; with ``branch_at`` (an edit or a regeneration, ADR
+        0062) it ends at that message's parent, where the new branch starts."""
         statements = self.dialect.statements
-        params = {
-            "tenant_id": tenant_id,
-            "conversation_id": conversation_id,
-            "user_id": user_id,
-            "limit": history_limit,
-        }
         async with self.unit_of_work(tenant_id, user_id) as work:
-            row = await work.fetch_one(statements.select_conversation, params)
-            if row is None:
-                raise NotFound(f"conversation {conversation_id} not found")
-            rows = await work.fetch_all(statements.select_recent_messages, params)
-            context = await work.fetch_one(statements.select_context, params)
-        if context is None:
-            raise NotFound(f"conversation {conversation_id} not found")
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            parent_id, branched = conversation.active_leaf_id, None
+            if branch_at is not None:
+                params = {
+                    "tenant_id": tenant_id,
+                    "conversation_id": conversation_id,
+                    "user_id": user_id,
+                    "message_id": branch_at,
+                    "limit": 1,
+                }
+                found = await work.fetch_one(statements.select_branch_messages, params)
+                if found is None:
+                    raise NotFound(f"message {branch_at} not found")
+                branched = self._message(found)
+                parent_id = branched.parent_id
+            history = await self._branch(work, conversation, parent_id, history_limit)
+            context = await self._branch_context(work, conversation, parent_id)
         return ConversationState(
-            conversation=Conversation.model_validate(dict(row)),
-            history=[self._message(message) for message in reversed(rows)],
-            context=ConversationContext(
-                active_node_ids=self.dialect.decode_list(context["active_node_ids"])
-            ),
+            conversation=conversation,
+            history=history,
+            context=context,
+            parent_id=parent_id,
+            branched=branched,
         )
 
     async def save_turn(
@@ -236,9 +305,13 @@ class SqlConversationStore(ABC):
         *,
         user_id: str,
         max_active_nodes: int = 40,
+        parent_id: str | Attach | None = Attach.ACTIVE_LEAF,
     ) -> list[StoredMessage]:
-        """Save the messages of a turn and the context update together, or nothing; only the
-        conversation's owner may (anyone else: :class:`errors.NotFound`)."""
+        """Save the messages of a turn, one after the other from ``parent_id``, and make the
+        last one the active leaf, together, or nothing; only the conversation's owner may
+        (anyone else: :class:`errors.NotFound`, like a ``parent_id`` of no message of it).
+        ``context`` joins the branch's context, on the last message saved (without messages:
+        on the active leaf)."""
         dialect, statements = self.dialect, self.dialect.statements
         now = datetime.now(UTC)
         key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
@@ -248,6 +321,25 @@ class SqlConversationStore(ABC):
             # ownership first: it also takes the lock that orders concurrent turns
             if await work.execute(statements.touch_conversation, {**key, "now": stamp}) != 1:
                 raise NotFound(f"conversation {conversation_id} not found")
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            if parent_id is Attach.ACTIVE_LEAF:
+                parent = conversation.active_leaf_id
+            else:
+                parent = parent_id
+                link = {**key, "message_id": parent}
+                if parent is not None and not await work.fetch_one(
+                    statements.select_message_link, link
+                ):
+                    raise NotFound(f"message {parent} not found")
+            if not messages:  # a context update alone (no turn): the active branch's
+                await self._merge_context(
+                    work, conversation, conversation.active_leaf_id, context, max_active_nodes
+                )
+                await work.commit()
+                return saved
+            merged = (await self._branch_context(work, conversation, parent)).with_nodes(
+                context.active_node_ids, max_active_nodes
+            )
             last = await work.fetch_one(statements.last_seq, key)
             seq = int(last["seq"]) if last else 0
             for offset, message in enumerate(messages, start=1):
@@ -262,6 +354,11 @@ class SqlConversationStore(ABC):
                     "content_sanitised": message.content_sanitised,
                     "status": message.status,
                     "referenced_nodes": dialect.encode_list(message.referenced_nodes),
+                    "parent_id": parent,
+                    # the branch's context as of this turn, on its last message
+                    "context_node_ids": dialect.encode_list(merged.active_node_ids)
+                    if offset == len(messages)
+                    else None,
                     "now": stamp,
                 }
                 await work.execute(statements.insert_message, params)
@@ -271,9 +368,11 @@ class SqlConversationStore(ABC):
                     conversation_id=conversation_id,
                     created_at=now,
                     updated_at=now,
+                    parent_id=parent,
                 )
                 saved.append(stored_message)
-            await self._merge_context(work, key, context, max_active_nodes, stamp)
+                parent = message_id
+            await work.execute(statements.update_active_leaf, {**key, "leaf_id": parent})
             await work.commit()
         return saved
 
@@ -332,11 +431,47 @@ class SqlConversationStore(ABC):
             # the conversation's lock first, in the same order as save_turn (no deadlock)
             if await work.execute(statements.touch_conversation, {**key, "now": stamp}) != 1:
                 raise NotFound(f"conversation {conversation_id} not found")
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            link = await work.fetch_one(
+                statements.select_message_link, {**key, "message_id": message_id}
+            )
+            # the branch's context as it is now above the answer (an earlier turn of the same
+            # branch may have finished meanwhile), with this turn's nodes in front
+            above = await self._branch_context(
+                work, conversation, str(link["parent_id"]) if link and link["parent_id"] else None
+            )
+            merged = above.with_nodes(context.active_node_ids, max_active_nodes)
+            params["context_node_ids"] = dialect.encode_list(merged.active_node_ids)
             if await work.execute(statements.finish_message, params) != 1:
                 return False  # rolled back: the conversation's touch is not kept either
-            await self._merge_context(work, key, context, max_active_nodes, stamp)
             await work.commit()
         return True
+
+    async def merge_context(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        context: ConversationContext,
+        *,
+        user_id: str,
+        max_active_nodes: int = 40,
+    ) -> None:
+        """Put ``context``'s node ids in front of the branch context at ``message_id`` (a late
+        capture's concepts join the branch of the answer that captured them, ADR 0062)."""
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        stamp = self.dialect.timestamp(datetime.now(UTC))
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            if await work.execute(statements.touch_conversation, {**key, "now": stamp}) != 1:
+                raise NotFound(f"conversation {conversation_id} not found")
+            conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            if not await work.fetch_one(
+                statements.select_message_link, {**key, "message_id": message_id}
+            ):
+                raise NotFound(f"message {message_id} not found")
+            await self._merge_context(work, conversation, message_id, context, max_active_nodes)
+            await work.commit()
 
     # -- a tenant's admin: users and usage (ADR 0041) ----------------------------------------
 
@@ -391,32 +526,45 @@ class SqlConversationStore(ABC):
     async def export_conversations(
         self, tenant_id: str, *, user_id: str
     ) -> list[ExportedConversation]:
-        """The conversations ``user_id`` owns, oldest first, with every message and the context
-        (two reads, one unit of work)."""
-        dialect, statements = self.dialect, self.dialect.statements
+        """The conversations ``user_id`` owns, oldest first, with every message of every branch
+        and the active branch's context (one unit of work)."""
+        statements = self.dialect.statements
         params = {"tenant_id": tenant_id, "user_id": user_id}
+        contexts: dict[str, ConversationContext] = {}
         async with self.unit_of_work(tenant_id, user_id) as work:
-            conversations = await work.fetch_all(statements.select_owned_conversations, params)
+            conversations = [
+                Conversation.model_validate(dict(row))
+                for row in await work.fetch_all(statements.select_owned_conversations, params)
+            ]
             rows = await work.fetch_all(statements.select_owned_messages, params)
+            for conversation in conversations:
+                contexts[conversation.id] = await self._branch_context(
+                    work, conversation, conversation.active_leaf_id
+                )
         messages: defaultdict[str, list[ExportedMessage]] = defaultdict(list)
         for row in rows:
             stored = self._message({**row, "content_sanitised": ""})
             messages[str(row["conversation_id"])].append(
                 ExportedMessage(seq=int(row["seq"]), **stored.model_dump(exclude=_NOT_EXPORTED))
             )
-        return [
-            ExportedConversation(
-                id=str(row["id"]),
-                visibility=row["visibility"],
-                created_at=row["created_at"],
-                updated_at=row["updated_at"],
-                active_node_ids=dialect.decode_list(row["active_node_ids"])
-                if row["active_node_ids"] is not None
-                else [],
-                messages=messages.get(str(row["id"]), []),
+        exported = []
+        for conversation in conversations:
+            own = messages.get(conversation.id, [])
+            followed = {m.parent_id for m in own}
+            leaves = [m.id for m in own if m.id not in followed]
+            exported.append(
+                ExportedConversation(
+                    id=conversation.id,
+                    visibility=conversation.visibility,
+                    created_at=conversation.created_at,
+                    updated_at=conversation.updated_at,
+                    active_node_ids=contexts[conversation.id].active_node_ids,
+                    active_leaf_id=conversation.active_leaf_id,
+                    branches=leaves if len(leaves) > 1 else [],
+                    messages=own,
+                )
             )
-            for row in conversations
-        ]
+        return exported
 
     async def erase_conversation(
         self, tenant_id: str, conversation_id: str, *, user_id: str, requested_by: str
@@ -669,21 +817,71 @@ class SqlConversationStore(ABC):
             raise NotFound(f"conversation {conversation_id} not found")
         return row
 
+    async def _readable(
+        self, work: UnitOfWork, tenant_id: str, conversation_id: str, user_id: str
+    ) -> Conversation:
+        """The conversation ``user_id`` may read, inside ``work``; else :class:`NotFound`."""
+        params = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        row = await work.fetch_one(self.dialect.statements.select_conversation, params)
+        if row is None:
+            raise NotFound(f"conversation {conversation_id} not found")
+        return Conversation.model_validate(dict(row))
+
+    def _branch_key(self, conversation: Conversation, message_id: str | None) -> Params:
+        return {
+            "tenant_id": conversation.tenant_id,
+            "conversation_id": conversation.id,
+            "user_id": conversation.user_id,
+            "message_id": message_id,
+        }
+
+    async def _branch(
+        self, work: UnitOfWork, conversation: Conversation, leaf: str | None, limit: int
+    ) -> list[StoredMessage]:
+        """The last ``limit`` messages of the branch ending at ``leaf``, oldest first."""
+        if leaf is None or limit < 1:
+            return []
+        params = {**self._branch_key(conversation, leaf), "limit": limit}
+        rows = await work.fetch_all(self.dialect.statements.select_branch_messages, params)
+        return [self._message(row) for row in reversed(rows)]
+
+    async def _branch_context(
+        self, work: UnitOfWork, conversation: Conversation, leaf: str | None
+    ) -> ConversationContext:
+        """The context of the branch ending at ``leaf`` (ADR 0062)."""
+        params = self._branch_key(conversation, leaf)
+        row = await work.fetch_one(self.dialect.statements.select_branch_context, params)
+        nodes = self.dialect.decode_list(row["active_node_ids"]) if row else []
+        return ConversationContext(active_node_ids=nodes)
+
+    async def _links(self, work: UnitOfWork, conversation: Conversation) -> list[MessageLink]:
+        """The conversation's tree without text, in seq order."""
+        params = self._branch_key(conversation, None)
+        rows = await work.fetch_all(self.dialect.statements.select_message_links, params)
+        return [MessageLink.model_validate(dict(row)) for row in rows]
+
     async def _merge_context(
         self,
         work: UnitOfWork,
-        key: Params,
+        conversation: Conversation,
+        at: str | None,
         context: ConversationContext,
         max_active_nodes: int,
-        stamp: object,
     ) -> None:
-        """Put the turn's node ids in front of the stored ones, under the context's row lock."""
+        """Put the node ids in front of the branch context at message ``at``, stored on it
+        (no message yet: on the conversation's contexts row), under the conversation's lock."""
         dialect, statements = self.dialect, self.dialect.statements
-        stored = await work.fetch_one(statements.select_context_for_update, key)
-        merged = ConversationContext(
-            active_node_ids=dialect.decode_list(stored["active_node_ids"]) if stored else []
-        ).with_nodes(context.active_node_ids, max_active_nodes)
+        merged = (await self._branch_context(work, conversation, at)).with_nodes(
+            context.active_node_ids, max_active_nodes
+        )
         active = dialect.encode_list(merged.active_node_ids)
+        key = self._branch_key(conversation, at)
+        if at is not None:
+            await work.execute(
+                statements.update_message_context, {**key, "context_node_ids": active}
+            )
+            return
+        stamp = dialect.timestamp(datetime.now(UTC))
         await work.execute(
             statements.update_context, {**key, "active_node_ids": active, "now": stamp}
         )

@@ -59,7 +59,7 @@ class Statements:
     )
     # a conversation the user may read: their own, or one its owner shared with the tenant
     select_conversation: str = (
-        "SELECT id, tenant_id, user_id, visibility, created_at, updated_at"
+        "SELECT id, tenant_id, user_id, visibility, created_at, updated_at, active_leaf_id"
         " FROM {schema}conversations WHERE tenant_id = :tenant_id AND id = :conversation_id"
         " AND (user_id = :user_id OR visibility = 'tenant')"
     )
@@ -77,21 +77,6 @@ class Statements:
         "UPDATE {schema}conversations SET visibility = :visibility"
         " WHERE tenant_id = :tenant_id AND id = :conversation_id AND user_id = :user_id"
     )
-    select_context: str = (
-        "SELECT active_node_ids FROM {schema}contexts"
-        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id" + _READABLE
-    )
-    select_context_for_update: str = (
-        "SELECT active_node_ids FROM {schema}contexts"
-        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id{row_lock}"
-    )
-    select_recent_messages: str = (
-        "SELECT id, conversation_id, role, content, content_sanitised, status, referenced_nodes,"
-        " created_at, updated_at FROM {schema}messages"
-        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
-        + _READABLE
-        + " ORDER BY seq DESC LIMIT :limit"
-    )
     # only the owner writes into a conversation (a shared one is read-only to the others)
     touch_conversation: str = (
         "UPDATE {schema}conversations SET updated_at = :now"
@@ -103,9 +88,10 @@ class Statements:
     )
     insert_message: str = (
         "INSERT INTO {schema}messages (id, tenant_id, conversation_id, seq, role, content,"
-        " content_sanitised, status, referenced_nodes, created_at, updated_at)"
-        " VALUES (:id, :tenant_id, :conversation_id, :seq, :role, :content, :content_sanitised,"
-        " :status, :referenced_nodes, :now, :now)"
+        " content_sanitised, status, referenced_nodes, parent_id, context_node_ids, created_at,"
+        " updated_at) VALUES (:id, :tenant_id, :conversation_id, :seq, :role, :content,"
+        " :content_sanitised, :status, :referenced_nodes, :parent_id, :context_node_ids, :now,"
+        " :now)"
     )
     # the answer so far, while it streams: a finished message is never overwritten (ADR 0018)
     checkpoint_message: str = (
@@ -115,10 +101,66 @@ class Statements:
     )
     finish_message: str = (
         "UPDATE {schema}messages SET content = :content, content_sanitised = :content_sanitised,"
-        " status = :status, referenced_nodes = :referenced_nodes, updated_at = :now"
+        " status = :status, referenced_nodes = :referenced_nodes,"
+        " context_node_ids = :context_node_ids, updated_at = :now"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
         " AND id = :message_id AND status = 'streaming'"
     )
+    # -- branches (issue 27, ADR 0062): messages form a tree, one branch is active ----------
+    # A branch is the path from a message up to the conversation's first: each step a primary
+    # key read, at most :limit of them (the newest first). Both dialects take WITH RECURSIVE.
+    select_branch_messages: str = (
+        "WITH RECURSIVE branch (id, parent_id, depth) AS ("
+        " SELECT id, parent_id, 0 FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :message_id"
+        " UNION ALL SELECT m.id, m.parent_id, b.depth + 1 FROM {schema}messages m"
+        " JOIN branch b ON m.id = b.parent_id WHERE m.tenant_id = :tenant_id"
+        " AND m.conversation_id = :conversation_id AND b.depth + 1 < :limit)"
+        " SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.content_sanitised,"
+        " m.status, m.referenced_nodes, m.created_at, m.updated_at FROM branch b"
+        " JOIN {schema}messages m ON m.id = b.id WHERE m.tenant_id = :tenant_id"
+        " AND m.conversation_id = :conversation_id" + _READABLE + " ORDER BY b.depth"
+    )
+    # A branch's context: the snapshot nearest up its path from :message_id (rank 0), else the
+    # conversation's contexts row (rank 1: before its first answer, or written before branches)
+    select_branch_context: str = (
+        "WITH RECURSIVE up (id, parent_id, nodes) AS ("
+        " SELECT id, parent_id, context_node_ids FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND id = :message_id"
+        + _READABLE
+        + " UNION ALL SELECT m.id, m.parent_id, m.context_node_ids FROM {schema}messages m"
+        " JOIN up ON m.id = up.parent_id WHERE up.nodes IS NULL AND m.tenant_id = :tenant_id"
+        " AND m.conversation_id = :conversation_id)"
+        " SELECT 0 AS precedence, nodes AS active_node_ids FROM up WHERE nodes IS NOT NULL"
+        " UNION ALL SELECT 1 AS precedence, active_node_ids FROM {schema}contexts"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        + _READABLE
+        + " ORDER BY precedence LIMIT 1"
+    )
+    # the tree without its text: which message follows which (the branch points, a switch)
+    select_message_links: str = (
+        "SELECT id, parent_id, role, seq FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        + _READABLE
+        + " ORDER BY seq"
+    )
+    select_message_link: str = (
+        "SELECT id, parent_id, role, seq FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :message_id" + _READABLE
+    )
+    # the owner moves the active branch; updated_at stays (no new content)
+    update_active_leaf: str = (
+        "UPDATE {schema}conversations SET active_leaf_id = :leaf_id"
+        " WHERE tenant_id = :tenant_id AND id = :conversation_id AND user_id = :user_id"
+    )
+    # a late capture's concepts join the branch context of the answer that captured them
+    update_message_context: str = (
+        "UPDATE {schema}messages SET context_node_ids = :context_node_ids"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND id = :message_id" + _OWNED
+    )
+
     update_context: str = (
         "UPDATE {schema}contexts SET active_node_ids = :active_node_ids, updated_at = :now"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
@@ -155,16 +197,16 @@ class Statements:
     )
 
     # -- export, erasure, retention (ADR 0048) ------------------------------------------------
-    # the owner's own conversations (never those shared with them) with their context
+    # the owner's own conversations (never those shared with them)
     select_owned_conversations: str = (
-        "SELECT c.id, c.visibility, c.created_at, c.updated_at, x.active_node_ids"
-        " FROM {schema}conversations c LEFT JOIN {schema}contexts x"
-        " ON x.tenant_id = c.tenant_id AND x.conversation_id = c.id"
+        "SELECT c.id, c.tenant_id, c.user_id, c.visibility, c.created_at, c.updated_at,"
+        " c.active_leaf_id FROM {schema}conversations c"
         " WHERE c.tenant_id = :tenant_id AND c.user_id = :user_id ORDER BY c.created_at, c.id"
     )
     select_owned_messages: str = (
         "SELECT m.id, m.conversation_id, m.seq, m.role, m.content, m.status, m.referenced_nodes,"
-        " m.created_at, m.updated_at FROM {schema}messages m JOIN {schema}conversations c"
+        " m.parent_id, m.created_at, m.updated_at FROM {schema}messages m"
+        " JOIN {schema}conversations c"
         " ON c.tenant_id = m.tenant_id AND c.id = m.conversation_id"
         " WHERE m.tenant_id = :tenant_id AND c.user_id = :user_id ORDER BY m.conversation_id, m.seq"
     )

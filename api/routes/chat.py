@@ -13,19 +13,23 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.auth import Principal, authenticate
+from api.bootstrap import Container
 from api.deps import ContainerDep
 from api.errors import ErrorBody
 from api.sse import heartbeat, to_sse
 from egress.policy import EgressMode
 from engine.events import TurnEvent
-from engine.turn import TurnRequest
+from engine.turn import PreparedTurn, TurnRequest
 
 __all__ = [
     "OVERLOADED_DESCRIPTION",
     "SSE_DESCRIPTION",
     "ChatRequest",
+    "TurnOptions",
     "chat",
+    "no_control_characters",
     "router",
+    "stream_turn",
 ]
 
 router = APIRouter(tags=["chat"])
@@ -83,19 +87,24 @@ nothing was stored or sent upstream. `graph_unavailable` / `conversation_store_u
 store is down."""
 
 
-class ChatRequest(BaseModel):
+def no_control_characters(value: str) -> str:
+    """A question's text as the API takes it: without NUL and the other C0 controls (tab and
+    line breaks aside); they are never part of a question, and PostgreSQL refuses NUL in text,
+    which once answered 503 and left an empty conversation behind each time (issue 30).
+    Refused here, before anything is stored."""
+    if found := _CONTROL.search(value):
+        raise ValueError(
+            f"message contains a control character (U+{ord(found.group()):04X}) at "
+            f"position {found.start()}"
+        )
+    return value
+
+
+class TurnOptions(BaseModel):
+    """What every turn may set besides its question (``/api/chat``, an edit, a regeneration)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    message: str = Field(
-        min_length=1,
-        description="The user's question (at most REGINTEL_MAX_MESSAGE_CHARS characters).",
-    )
-    conversationId: str | None = Field(
-        default=None,
-        max_length=64,
-        pattern=r"^[A-Za-z0-9-]+$",
-        description="Continue this conversation; omit to start a new one.",
-    )
     egressMode: Literal["enforce", "report-only", "off"] | None = Field(
         default=None,
         description="Per-call egress override; it can never loosen the tenant's policy.",
@@ -110,19 +119,6 @@ class ChatRequest(BaseModel):
         examples=["2020-12-01"],
     )
 
-    @field_validator("message")
-    @classmethod
-    def _no_control_characters(cls, value: str) -> str:
-        # NUL and the other C0 controls (tab and line breaks aside) are never part of a
-        # question; PostgreSQL refuses NUL in text, which once answered 503 and left an empty
-        # conversation behind each time (issue 30). Refused here, before anything is stored.
-        if found := _CONTROL.search(value):
-            raise ValueError(
-                f"message contains a control character (U+{ord(found.group()):04X}) at "
-                f"position {found.start()}"
-            )
-        return value
-
     @field_validator("asAt", mode="before")
     @classmethod
     def _iso_date_only(cls, value: object) -> object:
@@ -130,6 +126,27 @@ class ChatRequest(BaseModel):
         if value is not None and not (isinstance(value, str) and _ISO_DAY.fullmatch(value)):
             raise ValueError("asAt must be an ISO date, YYYY-MM-DD")
         return value
+
+    def egress_mode(self) -> EgressMode | None:
+        return EgressMode(self.egressMode) if self.egressMode else None
+
+
+class ChatRequest(TurnOptions):
+    message: str = Field(
+        min_length=1,
+        description="The user's question (at most REGINTEL_MAX_MESSAGE_CHARS characters).",
+    )
+    conversationId: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="Continue this conversation (its active branch); omit to start a new one.",
+    )
+
+    @field_validator("message")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        return no_control_characters(value)
 
 
 @router.post(
@@ -164,10 +181,16 @@ async def chat(
             user_id=principal.user_id,
             message=body.message,
             conversation_id=body.conversationId,
-            egress_mode=EgressMode(body.egressMode) if body.egressMode else None,
+            egress_mode=body.egress_mode(),
             as_at=body.asAt,
         )
     )
+    return stream_turn(container, prepared)
+
+
+def stream_turn(container: Container, prepared: PreparedTurn) -> EventSourceResponse:
+    """The SSE response that streams a prepared turn (this route's, an edit's, a
+    regeneration's)."""
     return EventSourceResponse(
         _frames(container.engine.stream(prepared)),
         ping=container.settings.heartbeat_seconds,

@@ -1,9 +1,14 @@
-"""Conversations of the caller (ADR 0025): the list, one conversation, and its sharing.
+"""Conversations of the caller (ADR 0025): the list, one conversation, its sharing and its
+active branch (ADR 0062).
 
 A conversation belongs to its creator. ``visibility`` ``private`` (the default) keeps it to
 them; ``tenant`` lets every user of the tenant read it (list it, open it) — only the owner posts
 into it or changes its sharing. Another user's private conversation is a 404, exactly like
 another tenant's or an unknown id.
+
+A conversation's messages form a tree: an edit or a regeneration (``api.routes.branches``)
+starts a branch beside the message it replaces and keeps the earlier one. ``GET`` shows the
+active branch with each message's siblings; ``PUT .../branch`` makes another branch active.
 """
 
 from __future__ import annotations
@@ -11,16 +16,18 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
-from conversations.models import Conversation, Visibility
+from conversations.models import Conversation, ConversationView, Visibility
 from conversations.port import ConversationQueries
 
 __all__ = [
     "MAX_TITLE_CHARS",
+    "BranchIn",
+    "BranchPointOut",
     "ContextOut",
     "ConversationListItem",
     "ConversationOut",
@@ -32,9 +39,11 @@ __all__ = [
     "list_conversations",
     "router",
     "set_visibility",
+    "switch_branch",
 ]
 
 router = APIRouter(tags=["conversations"])
+_Id = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9-]+$")]
 
 # What a title shows of the first question: no C0/C1 controls (terminal escapes) and no bidi
 # embeddings, overrides or isolates, which would reorder the text around them (issue 30).
@@ -71,6 +80,23 @@ class MessageOut(BaseModel):
     )
     referencedNodes: list[str]
     createdAt: str
+    parentId: str | None = Field(
+        default=None,
+        description="The message it follows (null: the first message of the conversation).",
+    )
+    siblingIds: list[str] = Field(
+        default_factory=list,
+        description="The messages that follow the same parent, oldest first, this one among "
+        "them: the versions at this point (edits of a question, regenerations of an answer). "
+        "More than one: a branch point; `PUT /api/conversations/{id}/branch` with another of "
+        "them shows that branch.",
+    )
+
+
+class BranchPointOut(BaseModel):
+    parentId: str | None = Field(description="The message the versions follow (null: none).")
+    messageIds: list[str] = Field(description="The versions, oldest first.")
+    activeId: str = Field(description="The version on the active branch.")
 
 
 class ConversationOut(BaseModel):
@@ -80,8 +106,32 @@ class ConversationOut(BaseModel):
     visibility: Visibility = Field(description=_VISIBILITY)
     createdAt: str
     updatedAt: str
-    context: ContextOut
-    messages: list[MessageOut] = Field(description="Oldest first.")
+    activeLeafId: str | None = Field(
+        default=None,
+        description="The last message of the active branch: the one a new `POST /api/chat` "
+        "follows (null before the first message).",
+    )
+    context: ContextOut = Field(description="The active branch's context.")
+    messages: list[MessageOut] = Field(
+        description="The active branch, oldest first (its last `limit` messages)."
+    )
+    branchPoints: list[BranchPointOut] = Field(
+        default_factory=list,
+        description="The places on the active branch where other versions exist, oldest first "
+        "(the same as the messages with more than one `siblingIds`).",
+    )
+
+
+class BranchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    messageId: str = Field(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="Any message of the branch to show, usually a sibling at a branch point: "
+        "the branch's latest messages below it become the active branch.",
+    )
 
 
 class ConversationListItem(BaseModel):
@@ -149,11 +199,46 @@ async def list_conversations(
     ]
 
 
+def _conversation_out(view: ConversationView, principal: Principal) -> ConversationOut:
+    conversation = view.conversation
+    messages = [
+        MessageOut(
+            id=m.id,
+            role=m.role,
+            content=m.content,
+            status=m.status,
+            referencedNodes=m.referenced_nodes,
+            createdAt=m.created_at.isoformat(),
+            parentId=m.parent_id,
+            siblingIds=view.siblings.get(m.id, [m.id]),
+        )
+        for m in view.messages
+    ]
+    return ConversationOut(
+        id=conversation.id,
+        ownerId=conversation.user_id,
+        owned=conversation.user_id == principal.user_id,
+        visibility=conversation.visibility,
+        createdAt=conversation.created_at.isoformat(),
+        updatedAt=conversation.updated_at.isoformat(),
+        activeLeafId=conversation.active_leaf_id,
+        context=ContextOut(activeNodeIds=view.context.active_node_ids),
+        messages=messages,
+        branchPoints=[
+            BranchPointOut(parentId=m.parentId, messageIds=m.siblingIds, activeId=m.id)
+            for m in messages
+            if len(m.siblingIds) > 1
+        ],
+    )
+
+
 @router.get(
     "/api/conversations/{conversation_id}",
-    summary="A conversation with its messages and context",
+    summary="A conversation: its active branch, that branch's context and its branch points",
     description="The caller's own conversation or one shared with the tenant; anything else "
-    "(another user's private conversation, another tenant's, an unknown id) is a 404.",
+    "(another user's private conversation, another tenant's, an unknown id) is a 404. "
+    "`messages` is the active branch only; each message's `siblingIds` lists the other "
+    "versions at its place (edits, regenerations: ADR 0062), and `branchPoints` those places.",
     response_model=ConversationOut,
 )
 async def get_conversation(
@@ -163,30 +248,36 @@ async def get_conversation(
     limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
 ) -> ConversationOut:
     store: ConversationQueries = container.conversations  # the narrow port (ADR 0043)
-    tenant, user = principal.tenant_id, principal.user_id
-    conversation = await store.get_conversation(tenant, conversation_id, user_id=user)
-    context = await store.load_context(tenant, conversation_id, user_id=user)
-    messages = await store.recent_messages(tenant, conversation_id, limit, user_id=user)
-    return ConversationOut(
-        id=conversation.id,
-        ownerId=conversation.user_id,
-        owned=conversation.user_id == user,
-        visibility=conversation.visibility,
-        createdAt=conversation.created_at.isoformat(),
-        updatedAt=conversation.updated_at.isoformat(),
-        context=ContextOut(activeNodeIds=context.active_node_ids),
-        messages=[
-            MessageOut(
-                id=m.id,
-                role=m.role,
-                content=m.content,
-                status=m.status,
-                referencedNodes=m.referenced_nodes,
-                createdAt=m.created_at.isoformat(),
-            )
-            for m in messages
-        ],
+    view = await store.conversation_view(
+        principal.tenant_id, conversation_id, limit, user_id=principal.user_id
     )
+    return _conversation_out(view, principal)
+
+
+@router.put(
+    "/api/conversations/{conversation_id}/branch",
+    summary="Show another branch of a conversation (owner only)",
+    description="Makes the branch through `messageId` the active one: from that message down, "
+    "the most recent message at each step, to its last. The next `POST /api/chat` continues "
+    "it, and its context (active concepts, jurisdictions, date) is that branch's. Returns the "
+    "conversation as `GET` does. A turn still streaming on another branch finishes there. "
+    "An unknown message (or one of another conversation), another user's private or another "
+    "tenant's conversation: 404; a conversation shared with the caller: 403 "
+    "`conversation_read_only`.",
+    response_model=ConversationOut,
+)
+async def switch_branch(
+    conversation_id: _Id,
+    body: BranchIn,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+    limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
+) -> ConversationOut:
+    store = container.conversations
+    tenant, user = principal.tenant_id, principal.user_id
+    await store.switch_branch(tenant, conversation_id, body.messageId, user_id=user)
+    view = await store.conversation_view(tenant, conversation_id, limit, user_id=user)
+    return _conversation_out(view, principal)
 
 
 @router.patch(

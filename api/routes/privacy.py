@@ -67,6 +67,11 @@ class ExportedMessageOut(BaseModel):
     )
     createdAt: str
     updatedAt: str | None = Field(description="The last write of a streamed answer.")
+    parentId: str | None = Field(
+        default=None,
+        description="The message it follows (null: a first message): the conversation's tree "
+        "of branches (ADR 0062).",
+    )
 
 
 class ExportedConversationOut(BaseModel):
@@ -74,12 +79,21 @@ class ExportedConversationOut(BaseModel):
     visibility: Literal["private", "tenant"]
     createdAt: str
     updatedAt: str
-    activeNodeIds: list[str] = Field(description="The conversation's context: graph node ids.")
+    activeNodeIds: list[str] = Field(
+        description="The context of the conversation's active branch: graph node ids."
+    )
+    activeLeafId: str | None = Field(
+        default=None, description="The last message of the active branch (ADR 0062)."
+    )
     branches: list[str] = Field(
         default_factory=list,
-        description="Always empty: conversations have no branches yet (ADR 0048).",
+        description="The last message of each branch, when edits or regenerations made more "
+        "than one (empty for a conversation that never branched); `parentId` links each "
+        "message to the one it follows (ADR 0062).",
     )
-    messages: list[ExportedMessageOut] = Field(description="Every message, oldest first.")
+    messages: list[ExportedMessageOut] = Field(
+        description="Every message of every branch, oldest first."
+    )
 
 
 class ExportOut(BaseModel):
@@ -140,6 +154,8 @@ def _exported(conversation: ExportedConversation) -> ExportedConversationOut:
         createdAt=conversation.created_at.isoformat(),
         updatedAt=conversation.updated_at.isoformat(),
         activeNodeIds=conversation.active_node_ids,
+        activeLeafId=conversation.active_leaf_id,
+        branches=conversation.branches,
         messages=[
             ExportedMessageOut(
                 id=m.id,
@@ -150,6 +166,7 @@ def _exported(conversation: ExportedConversation) -> ExportedConversationOut:
                 referencedNodes=m.referenced_nodes,
                 createdAt=m.created_at.isoformat(),
                 updatedAt=m.updated_at.isoformat() if m.updated_at else None,
+                parentId=m.parent_id,
             )
             for m in conversation.messages
         ],
@@ -159,10 +176,10 @@ def _exported(conversation: ExportedConversation) -> ExportedConversationOut:
 @router.get(
     "/api/conversations/export",
     summary="Export the caller's conversations (GDPR Articles 15 and 20)",
-    description="Every conversation the caller owns, with every message (as typed and as "
-    "shown), its status, the graph nodes it cites and its times, and each conversation's "
-    "context, as one JSON document (served as an attachment). Conversations other users "
-    "shared with the caller are theirs and are not included.",
+    description="Every conversation the caller owns, with every message of every branch (as "
+    "typed and as shown), its status, the graph nodes it cites and its times, and each "
+    "conversation's context, as one JSON document (served as an attachment). Conversations "
+    "other users shared with the caller are theirs and are not included.",
     response_model=ExportOut,
 )
 async def export_conversations(

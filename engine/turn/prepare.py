@@ -10,7 +10,9 @@
    empty conversation behind (egress audits the refusal).
 3. :meth:`~TurnPreparer.load_conversation` — the conversation, its history and its context in
    one unit of work (ADR 0029); another user's private conversation is a 404, one they shared
-   is read-only (a 403). A new conversation is created here, and only here.
+   is read-only (a 403). A new conversation is created here, and only here. The history and
+   the context are those of the turn's branch: the active one, or the branch an edit or a
+   regeneration starts from (ADR 0062).
 4. :meth:`~TurnPreparer.sanitise` — the question, and every ``interrupted`` answer of the
    history, through egress, now that the context names the conversation (ADR 0038).
 5. :meth:`~TurnPreparer.find_evidence` — the turn's jurisdictions, the date the question is
@@ -25,7 +27,8 @@
 7. :func:`engine.prompt.build_messages` — the prompt from the aspects.
 8. :meth:`~TurnPreparer.store_question` — last, so a refused turn stores nothing: the question
    and an empty answer marked ``streaming``, in one transaction, before the model is called
-   (a crash keeps the question; the answer is written as it streams, ADR 0018).
+   (a crash keeps the question; the answer is written as it streams, ADR 0018), after the
+   branch's last message (a regeneration stores the answer alone).
 
 Every step before 8 raises :class:`errors.RegintelError` for a refusal; nothing has been sent or
 saved when it does, so the API answers a plain 4xx.
@@ -101,6 +104,10 @@ class TurnRequest:
     conversation_id: str | None = None
     egress_mode: EgressMode | None = None  # the per-call override the client asked for
     as_at: date | None = None  # the request's ``asAt``; a date in the question wins (ADR 0032)
+    # A branch (ADR 0062): ``message`` replaces this question of the conversation, or this
+    # answer is asked again (``message`` unused); the earlier branch is kept.
+    edit_of: str | None = None
+    regenerate_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,8 @@ class LoadedConversation:
     conversation_id: str
     history: list[StoredMessage]  # oldest first; another turn's answer still streaming left out
     active: list[str]  # the context's active node ids
+    parent_id: str | None = None  # where the turn's messages attach (ADR 0062)
+    question: str | None = None  # a regeneration's: the stored question, asked again
 
 
 @dataclass(frozen=True)
@@ -194,10 +203,12 @@ class TurnPreparer:
         :class:`errors.NotFound` (unknown or another tenant's conversation) or a store error;
         nothing has been sent or saved when it does.
         """
-        message = self.checked_message(request.message)
+        regenerating = request.regenerate_of is not None  # its question is the stored one
+        message = "" if regenerating else self.checked_message(request.message)
         route = self._router.route("main_chat", request.tenant_id)
         ctx, mode = await self.bind_egress(request, route)
         loaded = await self.load_conversation(request)
+        message = message if loaded.question is None else loaded.question
         ctx = replace(ctx, conversation_id=loaded.conversation_id)
         question, history = await self.sanitise(ctx, message, loaded.history)
         found = self.find_evidence(request, message, question.text, history, loaded.active)
@@ -220,7 +231,7 @@ class TurnPreparer:
             ),
             self._aspects,
         )
-        answer_id = await self.store_question(request, loaded.conversation_id, message, question)
+        answer_id = await self.store_question(request, loaded, message, question)
         return PreparedTurn(
             request=request,
             conversation_id=loaded.conversation_id,
@@ -265,20 +276,45 @@ class TurnPreparer:
         return bound, await self._egress.effective_mode(bound)  # from the bound policies
 
     async def load_conversation(self, request: TurnRequest) -> LoadedConversation:
-        """Step 3: the request's conversation (read-only unless the user owns it), or a new one."""
+        """Step 3: the request's conversation (read-only unless the user owns it), or a new one.
+
+        The history and the context are those of the branch the turn continues: the active
+        one, or for an edit or a regeneration the branch up to the message it branches at
+        (ADR 0062); a message of no branch of this conversation is :class:`errors.NotFound`."""
         tenant, user = request.tenant_id, request.user_id
+        branch_at = request.edit_of or request.regenerate_of
         if not request.conversation_id:  # a conversation created now: no history, no context
+            if branch_at is not None:
+                raise InvalidInput("an edit or a regeneration names its conversation")
             created = await self._store.create_conversation(tenant, user)
             return LoadedConversation(created.id, [], [])
+        regenerating = request.regenerate_of is not None  # the question is on the branch too
         state = await self._store.load_turn(
-            tenant, request.conversation_id, self._limits.history_messages, user_id=user
+            tenant,
+            request.conversation_id,
+            self._limits.history_messages + (1 if regenerating else 0),
+            user_id=user,
+            branch_at=branch_at,
         )
         if state.conversation.user_id != user:
             raise ConversationReadOnly("only its owner may post into a shared conversation")
+        history = [m for m in state.history if m.status != "streaming"]  # not history yet
+        question = None
+        if state.branched is not None:
+            if state.branched.role != ("assistant" if regenerating else "user"):
+                kind = "an answer" if regenerating else "a question"
+                raise InvalidInput(f"message {state.branched.id} is not {kind}")
+            if regenerating:  # the answer's question, asked again: the branch's last message
+                asked = history.pop() if history else None
+                if asked is None or asked.id != state.parent_id or asked.role != "user":
+                    raise InvalidInput(f"answer {state.branched.id} follows no question")
+                question = asked.content
         return LoadedConversation(
             state.conversation.id,
-            [m for m in state.history if m.status != "streaming"],  # not history yet
+            history,
             list(state.context.active_node_ids),
+            parent_id=state.parent_id,
+            question=question,
         )
 
     async def sanitise(
@@ -370,22 +406,32 @@ class TurnPreparer:
         await self._evidence.ensure_known(active)
 
     async def store_question(
-        self, request: TurnRequest, conversation_id: str, message: str, question: SanitisedText
+        self,
+        request: TurnRequest,
+        loaded: LoadedConversation,
+        message: str,
+        question: SanitisedText,
     ) -> str:
-        """Step 8: the question and an empty ``streaming`` answer, both or neither; the
-        answer's id."""
-        _, answer = await self._store.save_turn(
+        """Step 8: the question and an empty ``streaming`` answer, both or neither, after the
+        message the turn's branch ends at (a regeneration stores the answer alone, after its
+        question); they become the active branch. The answer's id."""
+        messages = [
+            NewMessage(role="assistant", content="", content_sanitised="", status="streaming")
+        ]
+        if loaded.question is None:
+            messages.insert(
+                0, NewMessage(role="user", content=message, content_sanitised=question.text)
+            )
+        saved = await self._store.save_turn(
             request.tenant_id,
-            conversation_id,
-            [
-                NewMessage(role="user", content=message, content_sanitised=question.text),
-                NewMessage(role="assistant", content="", content_sanitised="", status="streaming"),
-            ],
+            loaded.conversation_id,
+            messages,
             ConversationContext(),
             user_id=request.user_id,
             max_active_nodes=self._limits.max_active_nodes,
+            parent_id=loaded.parent_id,
         )
-        return answer.id
+        return saved[-1].id
 
     def _uncovered(
         self, query: str, jurisdictions: list[str], evidence: Evidence, focus: list[str]

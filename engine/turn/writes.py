@@ -63,13 +63,14 @@ class TurnWrites:
             await self._finish_answer(record)
 
     async def late_context(self, ids: list[str]) -> None:
-        """A late capture's concepts join the conversation's context (no message)."""
+        """A late capture's concepts join the context of the turn's own branch (ADR 0062),
+        whichever branch is active by then (no message)."""
         turn = self._turn
         with stage("turn.save", {"regintel.save.part": "context"}, tracer=self._tracer):
-            await self._store.save_turn(
+            await self._store.merge_context(
                 turn.request.tenant_id,
                 turn.conversation_id,
-                [],  # no message: the context update alone, merged like a turn's
+                turn.answer_id,
                 ConversationContext(active_node_ids=ids),
                 user_id=turn.request.user_id,
                 max_active_nodes=self._max_active_nodes,

@@ -97,6 +97,16 @@ async def exercise_everything(db):
     await db.finish_answer(
         "acme", conversation.id, "m", turn()[1], ConversationContext(), user_id="alice"
     )
+    # branches (ADR 0062): an edit's load, a context alone, a late capture's, the view, a switch
+    await db.load_turn("acme", conversation.id, 5, user_id="alice", branch_at="m")
+    await db.save_turn(
+        "acme", conversation.id, [], ConversationContext(active_node_ids=["B"]), user_id="alice"
+    )
+    await db.merge_context(
+        "acme", conversation.id, "m", ConversationContext(active_node_ids=["C"]), user_id="alice"
+    )
+    await db.conversation_view("acme", conversation.id, 10, user_id="alice")
+    await db.switch_branch("acme", conversation.id, "m", user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
@@ -143,13 +153,33 @@ def conversation_row():
     }
 
 
+def message_row():
+    return {
+        "id": "m",
+        "conversation_id": "c",
+        "parent_id": None,
+        "role": "assistant",
+        "content": "a",
+        "content_sanitised": "a",
+        "status": "complete",
+        "referenced_nodes": "[]",
+        "created_at": "2025-01-01T00:00:00.000000+00:00",
+    }
+
+
+def link_row():
+    return {"id": "m", "parent_id": None, "role": "assistant", "seq": 1}
+
+
 async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     db = FakeDatabase(
         rows={
             "select_conversation": [conversation_row()],
             "select_scenario": [{**conversation_row(), "label": "what if", "body": "{}"}],
-            "select_context": [{"active_node_ids": "[]"}],
-            "select_context_for_update": [{"active_node_ids": '["A"]'}],
+            "select_branch_context": [{"active_node_ids": '["A"]'}],
+            "select_branch_messages": [message_row()],
+            "select_message_link": [link_row()],
+            "select_message_links": [link_row()],
             "last_seq": [{"seq": 4}],
             "count_placeholders": [{"n": 0}],
             "select_owned_conversation_ids": [{"id": "c"}],
@@ -207,21 +237,29 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
 
 
 async def test_the_sqlite_seq_query_ignored_the_tenant_and_a_turn_now_numbers_per_tenant():
-    db = FakeDatabase(
-        rows={"last_seq": [{"seq": 4}], "select_context_for_update": [{"active_node_ids": "[]"}]}
-    )
+    db = FakeDatabase(rows={"last_seq": [{"seq": 4}], "select_conversation": [conversation_row()]})
     await db.save_turn("acme", "c", turn(), ConversationContext(), user_id="alice")
     [(_, _, seq_params)] = [r for r in db.ran if r[1] == "last_seq"]
     assert seq_params == {"tenant_id": "acme", "conversation_id": "c", "user_id": "alice"}
     assert [p["seq"] for _, name, p in db.ran if name == "insert_message"] == [5, 6]
 
 
-async def test_a_turn_merges_its_nodes_in_front_and_commits_once():
-    db = FakeDatabase(rows={"select_context_for_update": [{"active_node_ids": '["A", "B"]'}]})
+async def test_a_turn_merges_its_nodes_in_front_of_its_branch_and_commits_once():
+    db = FakeDatabase(
+        rows={
+            "select_conversation": [{**conversation_row(), "active_leaf_id": "m0"}],
+            "select_branch_context": [{"active_node_ids": '["A", "B"]'}],
+        }
+    )
     new = ConversationContext(active_node_ids=["B", "C"])
     await db.save_turn("acme", "c", turn(), new, max_active_nodes=2, user_id="alice")
-    [update] = [p for _, name, p in db.ran if name == "update_context"]
-    assert update["active_node_ids"] == '["B", "C"]'
+    [context] = [p for _, name, p in db.ran if name == "select_branch_context"]
+    assert context["message_id"] == "m0"  # the context of the branch the turn continues
+    question, answer = [p for _, name, p in db.ran if name == "insert_message"]
+    assert (question["parent_id"], answer["parent_id"]) == ("m0", question["id"])
+    assert (question["context_node_ids"], answer["context_node_ids"]) == (None, '["B", "C"]')
+    [leaf] = [p for _, name, p in db.ran if name == "update_active_leaf"]
+    assert leaf["leaf_id"] == answer["id"]
     assert [u.committed for u in db.units] == [True]
 
 
@@ -259,7 +297,8 @@ class FinishedAnswer(FakeDatabase):
         async def run(statement, params):
             name = NAMES[statement]
             self.ran.append((tenant_id, name, dict(params)))
-            return Result(0 if name.endswith("_message") else 1, [])
+            rows = [conversation_row()] if name == "select_conversation" else []
+            return Result(0 if name.endswith("_message") else 1, rows)
 
         work = StatementUnitOfWork(run)
         self.units.append(work)
@@ -272,9 +311,5 @@ async def test_a_finished_answer_is_neither_checkpointed_nor_finished_again():
     assert not await db.finish_answer(
         "acme", "c", "m", turn()[1], ConversationContext(), user_id="alice"
     )
-    assert [name for _, name, _ in db.ran] == [
-        "checkpoint_message",
-        "touch_conversation",
-        "finish_message",
-    ]
+    assert [name for _, name, _ in db.ran][-1] == "finish_message"
     assert [u.committed for u in db.units] == [True, False]  # the finish rolled back
