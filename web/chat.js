@@ -1,6 +1,8 @@
 // The chat: the user's conversations, one streamed turn at a time (POST /api/chat read as SSE),
 // citations as chips, the refusal shown as one, warnings kept quiet, a stop button that aborts
-// the request (the server keeps the partial answer).
+// the request (the server keeps the partial answer). A question can be edited and an answer
+// regenerated: each starts a branch (ADR 0062), streamed the same way; a switcher (‹ 1/2 ›) at
+// each branch point shows another version of the conversation from there.
 import { ApiError } from "./api.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -33,6 +35,7 @@ export class ChatView {
     this.onUnauthorized = onUnauthorized;
     this.conversationId = null;
     this.controller = null;
+    this.views = []; // the shown branch's messages, in order (each with its `message` once known)
     this.captured = []; // concepts this page's turns resolved, newest last
     // the elements outlive this view (sign out, sign in again): its listeners end with close()
     this.listening = new AbortController();
@@ -58,6 +61,7 @@ export class ChatView {
     this.listening.abort();
     this.el.messages.replaceChildren();
     this.el.conversations.replaceChildren();
+    this.views = [];
   }
 
   failed(error, where) {
@@ -94,6 +98,7 @@ export class ChatView {
     this.stop();
     this.conversationId = null;
     this.el.messages.replaceChildren();
+    this.views = [];
     this.graph.clearFocus();
     this.refreshConversations();
     this.el.question.focus();
@@ -107,8 +112,15 @@ export class ChatView {
     } catch (error) {
       return this.failed(error, this.el.messages);
     }
+    this.show(conversation);
+    this.refreshConversations();
+  }
+
+  /** Render a conversation as the server returns it: its active branch, with its controls. */
+  show(conversation) {
     this.conversationId = conversation.id;
     this.el.messages.replaceChildren();
+    this.views = [];
     let referenced = [];
     for (const message of conversation.messages) {
       const view = this.addMessage(message.role, message.content);
@@ -118,8 +130,121 @@ export class ChatView {
         referenced = message.referencedNodes;
       }
     }
+    this.decorate(conversation);
     if (referenced.length) this.graph.focus(referenced);
-    this.refreshConversations();
+  }
+
+  // -- branches (ADR 0062) ------------------------------------------------------------------
+
+  /** After a turn: the server's ids and versions for the messages on screen (the streamed
+   * ones have none yet); the whole conversation again if the two disagree. */
+  async sync() {
+    const id = this.conversationId;
+    if (!id) return;
+    let conversation;
+    try {
+      conversation = await this.api.json("GET", `/api/conversations/${encodeURIComponent(id)}`);
+    } catch (error) {
+      return this.failed(error, this.el.messages);
+    }
+    if (this.controller || id !== this.conversationId) return; // the page moved on meanwhile
+    if (conversation.messages.length === this.views.length) this.decorate(conversation);
+    else this.show(conversation);
+  }
+
+  decorate(conversation) {
+    conversation.messages.forEach((message, n) => {
+      const view = this.views[n];
+      view.message = message;
+      view.item.dataset.messageId = message.id;
+      view.item.querySelector(".message-actions")?.remove();
+      view.item.insertBefore(this.actions(view, conversation.owned), view.body.nextSibling);
+    });
+  }
+
+  /** A message's controls: the branch switcher where it has versions, and Edit (a question)
+   * or Regenerate (an answer) for the conversation's owner. */
+  actions(view, owned) {
+    const { message } = view;
+    const actions = make("div", undefined, "message-actions");
+    const button = (text, label, onClick, off = false) => {
+      const b = make("button", text, "message-action");
+      b.type = "button";
+      if (label) b.setAttribute("aria-label", label);
+      if (off) b.dataset.off = "1";
+      b.disabled = off || Boolean(this.controller);
+      b.addEventListener("click", onClick);
+      return b;
+    };
+    const versions = message.siblingIds || [message.id];
+    if (versions.length > 1) {
+      const at = versions.indexOf(message.id);
+      const nav = make("nav", undefined, "branch-switcher");
+      nav.setAttribute("aria-label", "Versions");
+      nav.append(
+        button("‹", "Previous version", () => this.switchTo(versions[at - 1]), !owned || at <= 0),
+        make("span", `${at + 1}/${versions.length}`, "branch-position"),
+        button("›", "Next version", () => this.switchTo(versions[at + 1]),
+          !owned || at >= versions.length - 1),
+      );
+      actions.append(nav);
+    }
+    if (owned && message.role === "user") {
+      actions.append(button("Edit", "Edit this question", () => this.startEdit(view)));
+    } else if (owned && message.role === "assistant") {
+      actions.append(button("Regenerate", "Regenerate this answer", () => this.regenerate(view)));
+    }
+    return actions;
+  }
+
+  async switchTo(messageId) {
+    if (this.controller || !messageId) return;
+    const path = `/api/conversations/${encodeURIComponent(this.conversationId)}/branch`;
+    try {
+      this.show(await this.api.json("PUT", path, { body: { messageId } }));
+    } catch (error) {
+      this.failed(error, this.el.messages);
+    }
+  }
+
+  startEdit(view) {
+    if (this.controller || view.item.querySelector(".edit-form")) return;
+    const form = make("form", undefined, "edit-form");
+    const box = make("textarea");
+    box.value = view.message.content;
+    box.rows = 2;
+    box.setAttribute("aria-label", "Edited question");
+    const save = make("button", "Save and ask");
+    save.type = "submit";
+    const cancel = make("button", "Cancel");
+    cancel.type = "button";
+    form.append(box, save, cancel);
+    view.body.hidden = true;
+    view.item.insertBefore(form, view.body);
+    const close = () => { form.remove(); view.body.hidden = false; };
+    cancel.addEventListener("click", close);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const text = box.value.trim();
+      if (!text || this.controller) return;
+      close();
+      this.branchTurn(view, "edit", { message: text }, text);
+    });
+    box.focus();
+  }
+
+  regenerate(view) {
+    if (!this.controller) this.branchTurn(view, "regenerate", {}, null);
+  }
+
+  /** An edit or a regeneration: the messages from `view` on give way to the new branch's. */
+  branchTurn(view, kind, body, question) {
+    const at = this.views.indexOf(view);
+    if (at < 0) return;
+    for (const gone of this.views.splice(at)) gone.item.remove();
+    const path = `/api/conversations/${encodeURIComponent(this.conversationId)}`
+      + `/messages/${encodeURIComponent(view.message.id)}/${kind}`;
+    return this.turn(path, body, question);
   }
 
   // -- one turn -----------------------------------------------------------------------------
@@ -136,7 +261,8 @@ export class ChatView {
     citations.hidden = true;
     item.append(body, citations, status, notes);
     this.el.messages.append(item);
-    const view = { item, body, status, notes, citations, text };
+    const view = { item, body, status, notes, citations, text, message: null };
+    this.views.push(view);
     this.render(view);
     return view;
   }
@@ -204,21 +330,31 @@ export class ChatView {
     this.el.send.disabled = streaming;
     this.el.stop.disabled = !streaming;
     this.el.messages.setAttribute("aria-busy", String(streaming));
+    for (const b of this.el.messages.querySelectorAll(".message-action")) {
+      b.disabled = streaming || b.dataset.off === "1";
+    }
   }
 
-  async ask(question) {
+  ask(question) {
     this.el.question.value = "";
-    this.addMessage("user", question);
+    const body = { message: question };
+    if (this.conversationId) body.conversationId = this.conversationId;
+    return this.turn("/api/chat", body, question);
+  }
+
+  /** One streamed turn (`/api/chat`, an edit's, a regeneration's): `question` is shown first,
+   * unless null (a regeneration asks the stored question again). */
+  async turn(path, body, question) {
+    if (question !== null) this.addMessage("user", question);
     const view = this.addMessage("assistant", "");
     view.item.classList.add("streaming");
     const controller = new AbortController();
     this.controller = controller;
     this.busy(true);
-    const body = { message: question };
-    if (this.conversationId) body.conversationId = this.conversationId;
     let frame = 0;
+    let ran = false; // the turn ran (a `done` came): the server holds its messages
     try {
-      for await (const event of this.api.events("POST", "/api/chat", { body, signal: controller.signal })) {
+      for await (const event of this.api.events("POST", path, { body, signal: controller.signal })) {
         const data = JSON.parse(event.data);
         if (event.event === "progress") {
           // Where the turn is until its first text (issue 26); the answer replaces it.
@@ -247,6 +383,7 @@ export class ChatView {
         } else if (event.event === "error") {
           view.item.append(make("p", data.message, "error"));
         } else if (event.event === "done") {
+          ran = true;
           this.finish(view, data);
         }
       }
@@ -264,6 +401,8 @@ export class ChatView {
       if (this.controller === controller) this.controller = null;
       this.busy(false);
       this.refreshConversations();
+      // the new messages' ids and versions (a stopped turn's too: the server kept it)
+      if (ran || controller.signal.aborted) await this.sync();
     }
   }
 
