@@ -408,3 +408,46 @@ async def test_with_redis_stopped_turns_complete_limits_fail_open_and_patches_re
         await anyio.sleep(2.0)  # two catch-up rounds later: still once
         group.cancel_scope.cancel()
     assert on_b.confirmed_once(during) and on_b.confirmed_once(after)
+
+
+async def test_an_edit_through_one_worker_is_the_branch_the_other_continues(
+    cluster: Cluster,
+) -> None:
+    """Issue 27 (ADR 0062), must show: an edit creates a branch whose next prompt holds only
+    that branch's messages, whichever worker runs which turn; a regeneration keeps both."""
+
+    def last_request(worker: str) -> str:
+        lines = cluster.prompts[worker].read_text(encoding="utf-8").splitlines()
+        main = [r for r in map(json.loads, lines) if r["task"] == "main_chat"]
+        return "\n".join(str(m["content"]) for m in main[-1]["messages"])
+
+    started = await turn(cluster.a.base, ALICE, "Alpha what is the standard rate of VAT?")
+    cid = started["metadata"]["conversationId"]
+    await turn(cluster.b.base, ALICE, "Bravo and what about France?", cid)
+    async with httpx.AsyncClient(timeout=60) as client:
+        shown = await client.get(f"{cluster.a.base}/api/conversations/{cid}", headers=ALICE)
+        bravo = shown.json()["messages"][2]
+        edit = f"{cluster.b.base}/api/conversations/{cid}/messages/{bravo['id']}/edit"
+        body = {"message": "Gamma and the reduced rate in Ireland?"}
+        async with client.stream("POST", edit, json=body, headers=ALICE) as response:
+            assert response.status_code == 200, await response.aread()
+            events = [e async for e in sse_events(response) if e.event]
+        assert events[-1].payload["status"] == "complete"
+        assert "Bravo" not in last_request("b") and "Alpha" in last_request("b")
+    await turn(cluster.a.base, ALICE, "Kappa and the standard rate?", cid)
+    prompt = last_request("a")
+    assert "Gamma" in prompt and "Alpha" in prompt and "Bravo" not in prompt
+    async with httpx.AsyncClient(timeout=60) as client:
+        answer = (
+            await client.get(f"{cluster.b.base}/api/conversations/{cid}", headers=ALICE)
+        ).json()["messages"][-1]
+        again = f"{cluster.a.base}/api/conversations/{cid}/messages/{answer['id']}/regenerate"
+        async with client.stream("POST", again, headers=ALICE) as response:
+            assert response.status_code == 200, await response.aread()
+            [e async for e in sse_events(response)]
+        shown = await client.get(f"{cluster.b.base}/api/conversations/{cid}", headers=ALICE)
+    view = shown.json()
+    assert [m["content"].split()[0] for m in view["messages"][::2]] == ["Alpha", "Gamma", "Kappa"]
+    assert view["messages"][-1]["siblingIds"][0] == answer["id"]  # both answers kept
+    assert len(view["messages"][-1]["siblingIds"]) == 2
+    assert len(view["messages"][2]["siblingIds"]) == 2  # Bravo and Gamma

@@ -44,7 +44,7 @@ def test_edit_regenerate_and_switch_branches(served: Served):
     expect(question.locator(".branch-position")).to_have_text("1/2")
 
     answer = page.locator(".message.assistant").first
-    first_answer = answer.locator(".body").inner_text()
+    first_answer = answer.locator(".body").text_content() or ""
     answer.get_by_role("button", name="Regenerate this answer").click()
     answered(page)
     answer = page.locator(".message.assistant").first
@@ -59,6 +59,7 @@ def test_edit_regenerate_and_switch_branches(served: Served):
     assert len(shown["messages"][0]["siblingIds"]) == 2
     assert len(shown["messages"][1]["siblingIds"]) == 2
     answer.get_by_role("button", name="Previous version").click()
+    expect(answer.locator(".branch-position")).to_have_text("1/2")
     expect(answer.locator(".body")).to_have_text(first_answer)
     page.locator(".message.user").first.get_by_role("button", name="Next version").click()
     expect(page.locator(".message.user").first.locator(".body")).to_have_text(EDITED)

@@ -2,10 +2,11 @@
 
 import asyncio
 import time
+from typing import cast
 
 import pytest
 
-from api.admission import LoopLag, TurnAdmission
+from api.admission import TURN_PATHS, ChatAdmission, LoopLag, TurnAdmission
 from errors import Overloaded
 
 pytestmark = [pytest.mark.unit, pytest.mark.anyio]
@@ -157,3 +158,67 @@ async def test_a_read_over_the_budget_waits_for_one_to_end_until_its_deadline() 
     start = time.monotonic()
     assert not await reads.enter("a", loop.time() + 0.05)
     assert time.monotonic() - start >= 0.04 and reads.refused == 1
+
+
+class _Gate:
+    """A stand-in admission gate counting the turns it admitted."""
+
+    def __init__(self) -> None:
+        self.admitted = 0
+
+    async def wait_for_room(self) -> None:
+        return None
+
+    async def admit(self) -> "_Gate":
+        self.admitted += 1
+        return self
+
+    def release(self) -> None:
+        return None
+
+    def chunk_written(self, start: float) -> None:
+        return None
+
+
+async def test_an_edit_and_a_regeneration_take_a_turn_slot_like_a_chat_turn() -> None:
+    """ADR 0062: the requests that run a turn (``TURN_PATHS``) are admitted; others pass."""
+    gate = _Gate()
+
+    async def app(scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    admission = ChatAdmission(
+        app, admission=lambda scope: cast(TurnAdmission, gate), path=TURN_PATHS
+    )
+
+    async def post(path: str, method: str = "POST") -> None:
+        scope = {"type": "http", "method": method, "path": path, "headers": [], "client": ("t", 1)}
+        sent: list[object] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"{}", "more_body": False}
+
+        async def send(message: object) -> None:
+            sent.append(message)
+
+        await admission(scope, receive, send)
+        assert sent, path
+
+    turns = [
+        "/api/chat",
+        "/api/conversations/c1/messages/m1/edit",
+        "/api/conversations/c1/messages/m1/regenerate",
+    ]
+    for path in turns:
+        await post(path)
+    assert gate.admitted == 3
+    for path in [
+        "/api/conversations/c1/branch",
+        "/api/conversations/c1/messages/m1/edit/x",
+        "/api/conversations/c1",
+        "/api/chatter",
+    ]:
+        await post(path)
+    await post("/api/conversations/c1/messages/m1/edit", method="GET")
+    assert gate.admitted == 3
