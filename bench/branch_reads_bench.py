@@ -43,6 +43,32 @@ async def _median_ms(call: Callable[[], Awaitable[Any]], repeat: int) -> float:
     return statistics.median(times)
 
 
+async def _measure(
+    store: SqliteConversationStore, cid: str, repeat: int
+) -> tuple[float, float, float]:
+    """Medians of load_turn, save_turn + finish_answer, recent_messages(200) in ``cid``."""
+
+    async def load() -> None:
+        await store.load_turn("acme", cid, 8, user_id="alice")
+
+    async def save() -> None:
+        saved = await store.save_turn("acme", cid, _turn(0), ConversationContext(), user_id="alice")
+        answer = NewMessage(role="assistant", content="a", content_sanitised="a")
+        await store.finish_answer(
+            "acme", cid, saved[-1].id, answer,
+            ConversationContext(active_node_ids=["X"]), user_id="alice",
+        )  # fmt: skip
+
+    async def recent() -> None:
+        await store.recent_messages("acme", cid, 200, user_id="alice")
+
+    return (
+        await _median_ms(load, repeat),
+        await _median_ms(save, repeat),
+        await _median_ms(recent, repeat),
+    )
+
+
 async def main(turns: list[int], repeat: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteConversationStore(Path(tmp) / "bench.db")
@@ -64,25 +90,7 @@ async def main(turns: list[int], repeat: int) -> None:
                         ConversationContext(active_node_ids=[f"N:{n}"]), user_id="alice",
                     )  # fmt: skip
 
-                async def load() -> None:
-                    await store.load_turn("acme", cid, 8, user_id="alice")  # noqa: B023
-
-                async def save() -> None:
-                    saved = await store.save_turn(
-                        "acme", cid, _turn(0), ConversationContext(), user_id="alice"  # noqa: B023
-                    )
-                    await store.finish_answer(
-                        "acme", cid, saved[-1].id,  # noqa: B023
-                        NewMessage(role="assistant", content="a", content_sanitised="a"),
-                        ConversationContext(active_node_ids=["X"]), user_id="alice",
-                    )  # fmt: skip
-
-                async def recent() -> None:
-                    await store.recent_messages("acme", cid, 200, user_id="alice")  # noqa: B023
-
-                loaded = await _median_ms(load, repeat)
-                saved_ms = await _median_ms(save, repeat)
-                read = await _median_ms(recent, repeat)
+                loaded, saved_ms, read = await _measure(store, cid, repeat)
                 print(f"{count:5d}  {loaded:9.3f}  {saved_ms:16.3f}  {read:20.3f}")
         finally:
             await store.aclose()
