@@ -8,11 +8,19 @@ What is embedded (:func:`embedding_text`), one vector per retrieval row:
   its subject still carries it;
 - a **definition**: its text ("'legacy ICT system' means ...");
 - an **article without numbered paragraphs** and an **annex**: heading, then text;
-- a **recital**: its text.
+- a **recital**: its text;
+- a **rule node** (a rate, a threshold, a benefit, a form, a statute ...), a confirmed
+  **concept** and an **act**: its name, then what it says of itself (``description``,
+  ``definition`` or ``text``): "Standard rate of income tax (Ireland). Income tax at 20% on
+  taxable income up to the standard rate band ...". Not its ``value``, citation or codes: a rate
+  that changes keeps its vector (the description says what the node *is*; the evidence the
+  prompt quotes still carries the value), and a code says nothing to a sentence model.
 
 An article scores as the best of its own vector (its heading and the start of its text: the
-model reads 128 tokens) and its paragraphs', as in the lexical channel. Rule nodes, concepts and
-acts are not embedded. Texts are cut at
+model reads 128 tokens) and its paragraphs', as in the lexical channel. Every unit the lexical
+channel ranks has a vector, so the two channels rank the same kinds of node: with provisions
+only, the semantic channel's best cosines for a tax question were off-topic provisions, and it
+pushed the rule nodes the lexical channel had found down (ADR 0058). Texts are cut at
 :data:`MAX_CHARS` before tokenising (the tokenizer cuts again at the model's token budget).
 
 Vectors come from a :class:`embeddings.VectorStore` keyed by the hash of the embedded text, so
@@ -29,15 +37,47 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 
 from embeddings import Embedder, VectorStore, content_key
 from engine.retrieval.documents import DocKind, RetrievalDoc, document_of
+from errors import RegintelError
 from graph.models import GraphEdge, GraphNode
 
-__all__ = ["MAX_CHARS", "DenseRows", "embedding_text", "embedding_texts", "texts_of_graph"]
+__all__ = [
+    "EMBED_AT_BUILD",
+    "MAX_CHARS",
+    "DenseRows",
+    "embedding_text",
+    "embedding_texts",
+    "texts_of_graph",
+]
+
+log = structlog.get_logger(__name__)
 
 MAX_CHARS = 1200
+#: Rule nodes, concepts and acts without a stored vector that a build embeds itself (beyond
+#: it they wait for ``regintel embed``): a seed file edited after the shipped vectors were
+#: computed, captures confirmed since the last ``regintel embed``.
+EMBED_AT_BUILD = 256
 _ARTICLE_OF = re.compile(r"^(?P<article>.+:ART_[0-9A-Z]+)_")
+# Nodes that are not provisions, embedded by name and self-description (module docstring).
+_NAMED = (DocKind.RULE, DocKind.CONCEPT, DocKind.INSTRUMENT)
+_SELF_DESCRIPTION = ("description", "definition", "text")
+
+
+def _named_text(doc: RetrievalDoc) -> str | None:
+    """A rule node's, concept's or act's name, then its description (see the module docstring)."""
+    props = doc.node.properties
+    name = doc.heading if doc.heading != doc.id else ""
+    title = str(props.get("title") or "")
+    if name and title and title not in name:  # an act: "Regulation (EU) 2025/302 (... Forms)"
+        name = title if name in title else f"{name}. {title}"
+    about = next((str(props[k]) for k in _SELF_DESCRIPTION if props.get(k)), "")
+    if about == name:
+        about = ""
+    text = f"{name}. {about}" if name and about else name or about
+    return _cut(text) if text else None
 
 
 def _cut(text: str) -> str:
@@ -49,7 +89,11 @@ def embedding_text(
     doc: RetrievalDoc, docs: Mapping[str, RetrievalDoc], has_paragraphs: bool
 ) -> str | None:
     """The text embedded for ``doc`` (see the module docstring), or ``None``."""
-    if not doc.body or doc.provisional:
+    if doc.provisional:
+        return None
+    if doc.kind in _NAMED:
+        return _named_text(doc)
+    if not doc.body:
         return None
     if doc.kind is DocKind.RECITAL:
         return _cut(doc.body)
@@ -111,25 +155,58 @@ class DenseRows:
         embedder: Embedder,
         store: VectorStore,
     ) -> DenseRows:
+        """Rows of ``ids`` from ``store``; rule nodes, concepts and acts it lacks (a rule node
+        written after the vectors were computed, a confirmed capture) are embedded now, up to
+        :data:`EMBED_AT_BUILD` (short texts: milliseconds each) and added to ``store``."""
         texts = embedding_texts(docs)
         matrix = np.zeros((len(ids), embedder.dimension), dtype=np.float32)
         stored = store.matrix()
         present = missing = 0
+        late: list[tuple[int, str]] = []
         for row, doc_id in enumerate(ids):
             text = texts.get(doc_id)
             if text is None:
                 continue
             found = store.row_of(content_key(text))
             if found is None:
-                missing += 1
+                if docs[doc_id].kind in _NAMED and len(late) < EMBED_AT_BUILD:
+                    late.append((row, text))
+                else:
+                    missing += 1
                 continue
             matrix[row] = stored[found]
             present += 1
-        return cls(embedder, matrix, present, missing)
+        rows = cls(embedder, matrix, present, missing)
+        rows.embed_now(late, store)
+        return rows
+
+    def embed_now(self, rows: Sequence[tuple[int, str]], store: VectorStore | None = None) -> None:
+        """Embed ``(row, text)`` pairs now and set their rows (the matrix grows to hold a row
+        added after the build); the vectors join ``store`` too. An embedder that fails (a
+        remote one down) leaves them without a vector: lexical only, counted as missing."""
+        if not rows:
+            return
+        texts = [text for _, text in rows]
+        try:
+            vectors = self.embedder.embed(texts)
+        except RegintelError:
+            log.warning("embedding_at_build_failed", texts=len(texts), exc_info=True)
+            self.missing += len(rows)
+            return
+        top = max(row for row, _ in rows)
+        if top >= len(self.matrix):
+            grown = np.zeros((top + 1, self.matrix.shape[1]), dtype=np.float32)
+            grown[: len(self.matrix)] = self.matrix
+            self.matrix = grown
+        for (row, _), vector in zip(rows, vectors, strict=True):
+            self.matrix[row] = vector
+        self.present += len(rows)
+        if store is not None:
+            store.add([content_key(t) for t in texts], np.asarray(vectors, dtype=np.float32))
 
     def scores(self, query_vector: npt.NDArray[np.float32], rows: int) -> npt.NDArray[np.float32]:
         """Cosine of each of ``rows`` rows with the question (0 for rows without a vector:
-        rows added after the build have none until the next build)."""
+        provisions added after the build have none until the next build)."""
         cosine = (self.matrix @ query_vector).astype(np.float32)
         if rows > len(cosine):
             cosine = np.concatenate([cosine, np.zeros(rows - len(cosine), dtype=np.float32)])

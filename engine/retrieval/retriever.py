@@ -41,7 +41,7 @@ import structlog
 
 from embeddings import Embedder, VectorStore
 from engine.retrieval.acts import ActCatalogue
-from engine.retrieval.dense import DenseRows
+from engine.retrieval.dense import DenseRows, embedding_text
 from engine.retrieval.documents import DocKind, document_of
 from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
@@ -70,6 +70,7 @@ __all__ = [
 ]
 
 _LINKED = frozenset({DocKind.ARTICLE, DocKind.ANNEX, DocKind.RECITAL})
+_NAMED = frozenset({DocKind.RULE, DocKind.CONCEPT, DocKind.INSTRUMENT})  # embedded by name
 _PROVISIONS = (DocKind.ARTICLE, DocKind.ANNEX, DocKind.RECITAL)
 _UNITS = (
     DocKind.ARTICLE,
@@ -312,7 +313,10 @@ class Retriever:
         return [a.instrument_id for a in self._catalogue.mentions(text) if a.instrument_id]
 
     def upsert(self, nodes: Sequence[GraphNode]) -> None:
-        """Add or replace nodes now (searchable at once; their edges wait for a rebuild)."""
+        """Add or replace nodes now (searchable at once; their edges wait for a rebuild). A
+        rule node, concept or act is embedded at once too; a provision's changed text is found
+        lexically until the next build."""
+        named: list[tuple[int, str]] = []
         for node in nodes:
             self._nodes[node.id] = node
             doc = document_of(node)
@@ -321,8 +325,15 @@ class Retriever:
             self._docs[node.id] = doc
             old = self._rows.row_of.get(node.id)
             self._rows.upsert(doc, self._shape)
-            if self._dense is not None and old is not None:
-                self._dense.forget(old)  # changed text: lexical only until the next build
+            if self._dense is None:
+                continue
+            if old is not None:
+                self._dense.forget(old)
+            text = embedding_text(doc, self._docs, False) if doc.kind in _NAMED else None
+            if text and node.id in self._rows.row_of:
+                named.append((self._rows.row_of[node.id], text))
+        if self._dense is not None:
+            self._dense.embed_now(named)
 
     def search(
         self,
@@ -391,7 +402,7 @@ class Retriever:
                 self._dense.scores(vector, len(self._rows.ids)),
                 set(jurisdictions),
                 set(instruments) or named,
-                rules_pass=None,
+                rules_pass=None if instruments else near_acts,
                 as_at=window,
             )
             dense_units = self._rows.unit_scores(
@@ -400,7 +411,7 @@ class Retriever:
                 config.dense_recital_factor,
                 config.dense_recital_flow,
             )
-            ranked = self._rows.top(dense_units, _PROVISIONS, config.depth)
+            ranked = self._rows.top(dense_units, _UNITS, config.depth)
             # The gate reads the best of the ranked units' scores and of any provision's own
             # cosine (a recital scaled down for ranking still tells that the graph holds the
             # question's subject).
