@@ -113,9 +113,8 @@ def screen_concepts(
         ):
             if field == "jurisdiction" and _CODE.fullmatch(value):
                 continue  # a country code ("US", "FR"), not words: out of coverage is decided later
-            reason = _refused(value) or term_problem(
-                value.replace("_", " "), forbidden=forbidden, names=names
-            )
+            words = value.replace("_", " ") if field == "pref_label" else _key_words(value)
+            reason = _refused(value) or term_problem(words, forbidden=forbidden, names=names)
             if reason is not None:
                 problem = f"{field}:{reason}"
                 break
@@ -150,6 +149,17 @@ def screen_concepts(
             )
         )
     return kept
+
+
+# A run of single letters in a key ("A_I_ACT", "V_A_T"): a dotted acronym's letters, one word.
+_LETTER_RUN = re.compile(r"(?<![^\W_])[^\W\d_](?:_[^\W\d_])+(?![^\W_])")
+
+
+def _key_words(value: str) -> str:
+    """A key (``domain``, ``kind``, ``jurisdiction``) as the words the screen judges:
+    underscores as spaces, a run of single letters as one word ("A_I_ACT" -> "AI ACT", as
+    "A.I. Act" is "AI Act" for labels; ADR 0060)."""
+    return _LETTER_RUN.sub(lambda m: m.group().replace("_", ""), value).replace("_", " ")
 
 
 def _refused(text: str) -> str | None:

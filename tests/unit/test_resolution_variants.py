@@ -2,9 +2,12 @@
 its expansion, British and American spellings) join; brackets that are not an acronym, and
 EuroVoc synonyms, never do (synonyms are review candidates)."""
 
+from collections import Counter
+
 import pytest
 
-from engine.capture_screen import person_name_words
+from engine.capture_screen import person_name_words, screen_concepts
+from engine.concepts import CapturedConcept
 from engine.label_policy import term_problem, undotted
 from engine.lexicon_entry import LexiconEntry
 from engine.matching import (
@@ -131,3 +134,15 @@ def test_an_acts_citation_comma_and_a_my_scheme_name_are_terms() -> None:
     assert term_problem("My Future Fund", names=names) is None
     assert term_problem("my tax return", names=names) == "chat"
     assert term_problem("tax, VAT", names=names) == "sentence"
+
+
+def test_a_dotted_acronyms_key_is_screened_as_one_word() -> None:
+    """A kind built from "A.I. Act" ("A_I_ACT") is not the pronoun "I" (it was dropped as chat)."""
+    drops: Counter[str] = Counter()
+    captured = CapturedConcept(
+        domain="EU_LAW", kind="A_I_ACT", jurisdiction="IE", prefLabel="A.I. Act", altLabels=[]
+    )
+    assert screen_concepts([captured], drops=drops) == [captured] and not drops
+    chat = captured.model_copy(update={"kind": "I_WANT_TAX", "prefLabel": "tax"})
+    assert screen_concepts([chat], drops=drops) == []
+    assert drops == Counter({"concept:kind:chat": 1})
