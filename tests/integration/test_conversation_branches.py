@@ -284,3 +284,15 @@ async def test_row_level_security_covers_the_branch_columns(postgres_dsn):
     assert await as_app_role(postgres_dsn, "acme", move, (cid,), user_id="alice") == [(cid,)]
     assert len(await as_app_role(postgres_dsn, "acme", tree, (cid,), user_id="alice")) == 2
     assert a1.parent_id is not None
+
+
+async def test_an_erasure_takes_every_branch(store):
+    cid = (await store.create_conversation("acme", "alice")).id
+    _, a1 = await turn(store, cid, "one")
+    await turn(store, cid, "two")
+    await turn(store, cid, "two, edited", parent_id=a1.id)
+    record = await store.erase_conversation("acme", cid, user_id="alice", requested_by="alice")
+    assert (record.questions, record.answers) == (3, 3)  # the earlier branch's too
+    assert await store.export_conversations("acme", user_id="alice") == []
+    with pytest.raises(NotFound):
+        await store.conversation_view("acme", cid, 10, user_id="alice")
