@@ -71,8 +71,14 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist; one test file stays in one process, so
+# module fixtures are built once; each process starts its own PostgreSQL cluster, Bolt server
+# and seeded template): much of the suite waits on servers it started, so two processes keep
+# `make test` within its 15-minute budget on two cores. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+
 test: system-deps lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 unit: install
 	$(BIN)/pytest -m unit

@@ -27,6 +27,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 # comes after the kill, so it cannot be what saved the text.
 LEASE_SECONDS = Settings.model_fields["stream_lease_seconds"].default
 PACE = 3.5  # seconds before each piece of text
+READER_LEASE_SECONDS = 3.0
 
 
 async def test_kill_9_after_a_few_text_events_keeps_the_text_the_client_received(
@@ -55,13 +56,16 @@ async def test_kill_9_after_a_few_text_events_keeps_the_text_the_client_received
     assert received and len(received) < 64  # short: the size rule alone would not write it
     assert killed_after < LEASE_SECONDS / 3  # before the first keep-alive write
 
-    with server_process(env, tmp_path / "server.log") as restarted:
-        with anyio.fail_after(LEASE_SECONDS + 20):
+    # The restarted server only reads: a short lease of its own reports the dead stream as
+    # interrupted sooner (the lease is the reader's setting) without touching what was saved.
+    reader_env = {**env, "REGINTEL_STREAM_LEASE_SECONDS": str(READER_LEASE_SECONDS)}
+    with server_process(reader_env, tmp_path / "server.log") as restarted:
+        with anyio.fail_after(READER_LEASE_SECONDS + 20):
             while True:
                 messages = (await conversation(restarted.base, conversation_id))["messages"]
                 if messages[-1]["status"] != "streaming":
                     break
-                # until the dead stream's lease (30 s) has passed; once a second, under the
+                # until the dead stream's lease has passed; once a second, under the
                 # per-user rate limit (2 a second once the burst is spent): faster polling
                 # got 429 as soon as the server started quickly (a cached evidence index)
                 await asyncio.sleep(1.0)
