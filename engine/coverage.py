@@ -5,6 +5,10 @@ relevance gate, for the questions the gate's lexical coverage lets through.
   net wealth tax"): the question names a tax, duty or levy ("<words> tax"); the graph holds it
   only when a rule node or provision of the question's jurisdictions (or EU law) says those
   words. Other nodes sharing words with the question (thresholds of another tax) do not count.
+- **A group or class the graph holds no rule for** ("the CAT Group C threshold", "PRSI Class
+  Z"): the question names a designated part of a scheme ("group", "class", "category" or "tier"
+  and a letter or number); the graph holds it only when a rule node or provision of the
+  question's jurisdictions says those words ("CAT Group A threshold" does not hold Group C).
 - **Outside coverage**: every jurisdiction the question names is outside the graph's (France)
   and it names no act the graph holds (the GDPR applies in France; the capital of France is
   not a rule).
@@ -30,6 +34,7 @@ __all__ = [
     "COVERED",
     "Uncovered",
     "evidence_texts",
+    "named_designators",
     "named_taxes",
     "reviewed_concepts",
     "uncovered",
@@ -59,6 +64,14 @@ _REGULATORY = re.compile(
     r"posted|social|security|state|scheme\w*|invoice\w*|accounting|period|year|tax-free)\b",
     re.I,
 )
+
+
+_DESIGNATOR = re.compile(r"\b(group|class|category|tier) ([a-z]|\d{1,2})\b(?![-'’])")
+
+
+def named_designators(question: str) -> list[str]:
+    """The groups and classes a question names ("group c", "class 1"), lower case."""
+    return [f"{m[1]} {m[2]}" for m in _DESIGNATOR.finditer(_flat(question))]
 
 
 @dataclass(frozen=True)
@@ -119,11 +132,13 @@ def uncovered(
             "The rules graph has no evidence on this question: it holds rules on tax, social "
             "welfare, pensions and EU law, and this question is about none of them.",
         )
-    for tax in named_taxes(question):
+    taxes = [(tax, re.escape(tax)) for tax in named_taxes(question)]
+    groups = [(group, rf"\b{re.escape(group)}\b") for group in named_designators(question)]
+    for tax, pattern in taxes + groups:
         held = [_flat(t) for t in evidence_texts(evidence) + reviewed_concepts(evidence)] + [
             _flat(t) for t in rules_saying(tax, jurisdictions)
         ]
-        if not any(tax in text for text in held):
+        if not any(re.search(pattern, text) for text in held):
             where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
             verdict = RelevanceVerdict(
                 answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=tax

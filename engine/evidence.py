@@ -398,21 +398,29 @@ class EvidenceIndex:
         ]
         return sorted(found, key=lambda e: (str(e.properties.get("created_at")), e.id))
 
-    def timelines_of(self, ids: Sequence[str]) -> list[GraphNode]:
+    def timelines_of(self, ids: Sequence[str], acts: Sequence[str] = ()) -> list[GraphNode]:
         """The ``Timeline`` nodes among ``ids`` and those they ``HAS_TIMELINE``, in order; a
-        provision's act lends it its timelines and those of the regimes that cite the act
-        (``EU:REG_2024_1689:ART_53`` those of ``EU:REG_2024_1689`` and of the AI Act regime:
-        when the act's parts apply is stated once, for the act)."""
+        provision of one of ``acts`` (the acts the question names) is lent the act's
+        timelines and those of the regimes that cite the act (``EU:REG_2024_1689:ART_53`` those
+        of ``EU:REG_2024_1689`` and of the AI Act regime: when the act's parts apply is stated
+        once, for the act). Another act's provision lends nothing: an AI Act article found for
+        a VAT question must not bring the AI Act's dates."""
         found: dict[str, GraphNode] = {}
         for node_id in ids:
             act = node_id.rsplit(":", 1)[0] if node_id.count(":") >= 2 else ""
-            owners = [node_id, act, *self._regimes_citing.get(act, ())]
+            owners = [node_id]
+            if act in acts:
+                owners += [act, *self._regimes_citing.get(act, ())]
             linked = [t for owner in owners for t in self._timelines.get(owner, ())]
             for candidate in (node_id, *linked):
                 node = self._nodes.get(candidate)
                 if node is not None and node.label == "Timeline":
                     found.setdefault(candidate, node)
         return list(found.values())
+
+    def named_acts(self, text: str) -> list[str]:
+        """Ids of the acts the graph holds that ``text`` names ("the AI Act", "2016/679")."""
+        return self._retriever.named_acts(text)
 
     def act_start(self, text: str) -> date | None:
         """The day from which the act ``text`` names is in force, if the graph dates it."""

@@ -395,7 +395,7 @@ class TurnPreparer:
             as_at=as_at,
             evidence=evidence,
             refusal=refusal,
-            computed=self._computed_dates(f"{message} {query}", evidence, as_at),
+            computed=self._computed_dates(f"{message} {query}", evidence, as_at, jurisdictions),
             changed=self._changed_since_last_turn(active, history),
         )
 
@@ -480,7 +480,7 @@ class TurnPreparer:
         ]
 
     def _computed_dates(
-        self, question: str, evidence: Evidence, as_at: AsAt
+        self, question: str, evidence: Evidence, as_at: AsAt, jurisdictions: Sequence[str] = ()
     ) -> list[tuple[str, str]]:
         """Dates the timeline engine computes from the evidence's ``Timeline`` rules (and the
         rules its nodes ``HAS_TIMELINE``), at the turn's date, for a question about a timeline
@@ -488,8 +488,11 @@ class TurnPreparer:
         if not evidence.hits or not concerns_timeline(question):
             return []
         known = set(evidence.ids())
-        nodes = {node.id: node for node in self._evidence.timelines_of(evidence.ids())}
+        acts = self._evidence.named_acts(question)
+        nodes = {node.id: node for node in self._evidence.timelines_of(evidence.ids(), acts)}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
+        # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS).
+        rules.sort(key=lambda r: r.jurisdiction not in jurisdictions)
         asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.

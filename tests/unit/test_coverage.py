@@ -95,3 +95,23 @@ def test_general_knowledge_and_other_states_law_are_refused_but_eu_law_there_is_
     assert gap is not None and gap.verdict.reason is RefusalReason.OUT_OF_COVERAGE_JURISDICTION
     assert check("How tall is Mount Everest?", []) is not None
     assert check("Does the GDPR apply to a company in France?", ["FR", "EU"], act=True) is None
+
+
+def test_regression_a_group_no_rule_names_is_refused_though_its_siblings_are_held():
+    held = {"IE": ["CAT Group A threshold — 400000 EUR — gifts from a parent to a child.",
+                   "CAT Group B threshold — 40000 EUR — gifts from a brother or sister.",
+                   "PRSI Class A employee rate — 4.2 percent."]}  # fmt: skip
+
+    def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [text for j in jurisdictions for text in held.get(j, [])]
+
+    def check_ie(question: str):
+        return uncovered(question, ["IE"], ANSWERABLE, names_act=False, names_concept=True,
+                         rules_saying=saying)  # fmt: skip
+
+    gap = check_ie("What is the CAT Group C threshold in Ireland?")
+    assert gap is not None and "group c" in gap.sentence
+    assert check_ie("What is the CAT Group B threshold?") is None
+    assert check_ie("What is the PRSI Class A rate?") is None
+    # "class a" is held; "Class AB" or "group-based" name no group.
+    assert check_ie("Is a class-based scheme taxed?") is None
