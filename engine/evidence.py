@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -417,6 +418,27 @@ class EvidenceIndex:
                 if node is not None and node.label == "Timeline":
                     found.setdefault(candidate, node)
         return list(found.values())
+
+    def texts_saying(self, words: str, jurisdictions: Sequence[str] = ()) -> list[str]:
+        """The texts (name and description) of the rule nodes and provisions of
+        ``jurisdictions`` (and EU law, as :meth:`search` adds it; all of them when none is
+        given) that contain every word of ``words`` as a word, case folded: whether the graph says
+        "group b" at all, however a search would rank it."""
+        wanted = [re.compile(rf"\b{re.escape(word)}\b") for word in words.lower().split()]
+        where = set(jurisdictions)
+        if where and any(j not in OUTSIDE_EU for j in where):
+            where.add("EU")
+        found = []
+        for node in self._nodes.values():
+            if node.label in NOT_EVIDENCE or node.label == "Concept" or is_hidden(node):
+                continue
+            if where and jurisdiction_of(node) not in where:
+                continue
+            props = node.properties
+            text = f"{node_title(node)} {props.get('description') or props.get('text') or ''}"
+            if all(word.search(text.lower()) for word in wanted):
+                found.append(text)
+        return found
 
     def named_acts(self, text: str) -> list[str]:
         """Ids of the acts the graph holds that ``text`` names ("the AI Act", "2016/679")."""

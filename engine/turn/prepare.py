@@ -440,7 +440,9 @@ class TurnPreparer:
         index = self._evidence
 
         def rules_saying(words: str, where: Sequence[str]) -> list[str]:
-            return evidence_texts(index.search(words, 10, list(where)))
+            # What a search finds, and every rule that says the words however it ranks.
+            found = evidence_texts(index.search(words, 10, list(where)))
+            return found + index.texts_saying(words, where)
 
         named_act = index.act_start(query) is not None
         return uncovered(

@@ -147,3 +147,26 @@ def test_regression_an_articles_act_lends_it_the_acts_timelines():
     # Found for a question that does not name the act (a VAT question), it lends nothing.
     assert index.timelines_of([article]) == []
     assert index.timelines_of(["EU:REG_2016_679:ART_8"], [act]) == []
+
+
+def test_the_graph_says_a_group_however_a_search_would_rank_it():
+    from typing import cast
+
+    from engine.evidence import EvidenceIndex
+    from graph.models import GraphNode
+    from graph.port import GraphReader
+
+    index = EvidenceIndex(cast(GraphReader, object()))
+    index._build(
+        [
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_B", label="Threshold",
+                      properties={"name": "CAT Group B threshold", "description": "€40,000."}),
+            GraphNode(id="UK:THRESHOLD:X", label="Threshold", properties={"name": "Group B"}),
+            GraphNode(id="EU:REG_2022_2554:ART_2", label="Article",
+                      properties={"title": "Scope", "text": "group b entities"}),
+        ]
+    )  # fmt: skip
+    assert index.texts_saying("group b", ["IE"]) == [
+        "CAT Group B threshold €40,000.", "Scope group b entities"]  # fmt: skip
+    assert len(index.texts_saying("group b")) == 3
+    assert index.texts_saying("group c", ["IE"]) == []
