@@ -192,6 +192,7 @@ class EvidenceIndex:
         self._disputes: dict[str, list[GraphNode]] = {}  # claim id -> SourceConflicts
         self._timelines: dict[str, list[str]] = {}  # node id -> its Timeline ids
         self._regimes_citing: dict[str, list[str]] = {}  # act id -> the regimes citing it
+        self._using_form: dict[str, list[str]] = {}  # form id -> the obligations using it
         self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
@@ -285,8 +286,11 @@ class EvidenceIndex:
         disputes: dict[str, list[GraphNode]] = {}
         timelines: dict[str, list[str]] = {}
         regimes_citing: dict[str, list[str]] = {}
+        using_form: dict[str, list[str]] = {}
         changes: dict[str, list[GraphNode]] = {}
         for edge in edges:
+            if edge.type == "USES_FORM":
+                using_form.setdefault(edge.target, []).append(edge.source)
             source = by_id.get(edge.source)
             if edge.type == "CITES" and source is not None and source.label == "Regime":
                 regimes_citing.setdefault(edge.target, []).append(edge.source)
@@ -298,7 +302,7 @@ class EvidenceIndex:
                 changes.setdefault(edge.target, []).append(by_id[edge.source])
         self._nodes, self._names, self._retriever = by_id, names, retriever
         self._disputes, self._timelines, self._changes = disputes, timelines, changes
-        self._regimes_citing = regimes_citing
+        self._regimes_citing, self._using_form = regimes_citing, using_form
         self._generation = next(self._generations)
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
@@ -405,11 +409,12 @@ class EvidenceIndex:
         timelines and those of the regimes that cite the act (``EU:REG_2024_1689:ART_53`` those
         of ``EU:REG_2024_1689`` and of the AI Act regime: when the act's parts apply is stated
         once, for the act). Another act's provision lends nothing: an AI Act article found for
-        a VAT question must not bring the AI Act's dates."""
+        a VAT question must not bring the AI Act's dates. A form lends the timelines of the
+        obligations that use it (Form 11: the Form 11 return's 31 October)."""
         found: dict[str, GraphNode] = {}
         for node_id in ids:
             act = node_id.rsplit(":", 1)[0] if node_id.count(":") >= 2 else ""
-            owners = [node_id]
+            owners = [node_id, *self._using_form.get(node_id, ())]
             if act in acts:
                 owners += [act, *self._regimes_citing.get(act, ())]
             linked = [t for owner in owners for t in self._timelines.get(owner, ())]

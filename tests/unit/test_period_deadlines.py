@@ -170,3 +170,23 @@ def test_the_graph_says_a_group_however_a_search_would_rank_it():
         "CAT Group B threshold €40,000.", "Scope group b entities"]  # fmt: skip
     assert len(index.texts_saying("group b")) == 3
     assert index.texts_saying("group c", ["IE"]) == []
+
+
+def test_regression_a_form_lends_the_timelines_of_the_obligation_that_uses_it():
+    # "When is the Irish income tax return for 2022 due?" finds Form 11, not its obligation.
+    from typing import cast
+
+    from engine.evidence import EvidenceIndex
+    from graph.models import GraphEdge, GraphNode
+    from graph.port import GraphReader
+
+    form, duty, due = "IE:FORM:FORM_11", "IE:OBLIGATION:FORM_11_RETURN", "IE:TIMELINE:D_31_OCT"
+    index = EvidenceIndex(cast(GraphReader, object()))
+    index._build(
+        [GraphNode(id=form, label="Form", properties={"name": "Form 11"}),
+         GraphNode(id=duty, label="Obligation", properties={"name": "File a Form 11"}),
+         GraphNode(id=due, label="Timeline", properties={"name": "31 October"})],
+        [GraphEdge(source=duty, target=form, type="USES_FORM"),
+         GraphEdge(source=duty, target=due, type="HAS_TIMELINE")],
+    )  # fmt: skip
+    assert [n.id for n in index.timelines_of([form])] == [due]
