@@ -195,15 +195,15 @@ def normalise_jurisdiction(raw: str) -> str:
 
 #: Languages whose ISO 3166 country names (pycountry's translations) are read: the EuroVoc
 #: languages the project ships (English and French), Irish, and German.
-JURISDICTION_NAME_LANGUAGES: Final = ("fr", "ga", "de")
+_JURISDICTION_NAME_LANGUAGES: Final = ("fr", "ga", "de")
 
 
 @lru_cache(maxsize=1)
 def _translated_countries() -> dict[str, str]:
-    """Country names in :data:`JURISDICTION_NAME_LANGUAGES` (upper snake) -> ISO alpha-2,
+    """Country names in :data:`_JURISDICTION_NAME_LANGUAGES` (upper snake) -> ISO alpha-2,
     from pycountry's own translation catalogues ("Irlande" -> IE, "Royaume-Uni" -> GB)."""
     out: dict[str, str] = {}
-    for language in JURISDICTION_NAME_LANGUAGES:
+    for language in _JURISDICTION_NAME_LANGUAGES:
         try:
             catalogue = gettext.translation(
                 "iso3166-1", pycountry.LOCALES_DIR, languages=[language]
