@@ -55,6 +55,7 @@ from engine.retrieval.cache import IndexCache
 from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
 from engine.turn import ChatEngine, ChatLimits, EgressGateway, TurnEngine
+from engine.turn.what_if import WhatIfStep
 from errors import InvalidInput
 from graph.bus import GraphBus, announcer
 from graph.detector import ChangeDetector
@@ -225,6 +226,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         lexicon=lexicon,
         limits=_chat_limits(settings),
         aspects=overrides.get("aspects", ASPECTS),
+        what_if=WhatIfStep(conversations.scenario_store(), evidence),
     )
     prices = PriceTable(settings.usage_prices_per_million)
     priced = UsageTurns(

@@ -101,6 +101,7 @@ class DoneEvent:
     confidence: float = 0.0
     refused: str | None = None
     capture_pending: bool = False  # the capture is still being written (not lost)
+    scenario: dict[str, Any] | None = None  # a what-if's computation (issue 28), when asked
     type: Literal["done"] = "done"
 
     def data(self) -> dict[str, Any]:
@@ -115,7 +116,7 @@ class DoneEvent:
             "warnings": [asdict(w) for w in self.warnings],
             "status": self.status,
             "capturePending": self.capture_pending,
-        }
+        } | ({"scenario": self.scenario} if self.scenario is not None else {})
 
 
 @dataclass(frozen=True)

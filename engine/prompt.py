@@ -88,6 +88,7 @@ __all__ = [
     "section",
     "timeline_aspect",
     "trusted",
+    "what_if_aspect",
 ]
 
 
@@ -120,6 +121,9 @@ class PromptInputs:
     # Material changes of the conversation's active nodes since its last turn (ADR 0035):
     # (changed node id, what changed), from the ChangeEvents of the graph.
     changed: Sequence[tuple[str, str]] = ()
+    # The scenario engine's what-if section (scenarios.chat.prompt_section): the user's own
+    # figures, so never marked sanitised (issue 28).
+    what_if: str | None = None
 
 
 Aspect = Callable[[PromptInputs], PromptSection | str]
@@ -225,6 +229,12 @@ def timeline_aspect(inputs: PromptInputs) -> PromptSection:
     )
 
 
+def what_if_aspect(inputs: PromptInputs) -> PromptSection:
+    """The what-if computed before the call: it carries the user's figures, so it is not
+    marked sanitised and egress scans the system message (ADR 0063)."""
+    return PromptSection(inputs.what_if or "", sanitised=not inputs.what_if)
+
+
 def disclaimer_aspect(_: PromptInputs) -> PromptSection:
     return trusted(f"End every answer with this disclaimer: {DISCLAIMER}")
 
@@ -237,6 +247,7 @@ ASPECTS: tuple[Aspect, ...] = (
     as_at_aspect,
     evidence_aspect,
     timeline_aspect,
+    what_if_aspect,
     disclaimer_aspect,
 )
 

@@ -8,7 +8,9 @@ research-only disclaimer; then it calls ``capture_concepts`` with the concepts o
 that its lexicon recognises (EuroVoc taxation and social questions, plus the graph's concepts).
 It answers only from evidence: when the prompt carries the gate's ``NO EVIDENCE`` sentence it
 says exactly that and cites nothing. Dates the prompt's ``COMPUTED DATES`` section gives (the
-timeline engine's, ADR 0033) follow the quotes, each with the rule's id.
+timeline engine's, ADR 0033) follow the quotes, each with the rule's id. A ``WHAT-IF``
+section (the scenario engine's comparison, issue 28) comes first, as a table whose rows cite
+their parameter nodes.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from engine.prompt import (
 from engine.quotes import operative_words
 from engine.retrieval.tokenise import tokenise
 from infra.lifetime import Lifetime
+from scenarios.chat import markdown_table, read_section
 
 __all__ = [
     "MAX_QUOTES",
@@ -78,8 +81,12 @@ class ExtractiveProvider:
         yield Done(Usage(input_tokens=prompt_words, output_tokens=len(answer.split())))
 
     def _answer(self, system: str, question: str, jurisdictions: list[str]) -> str:
+        # A what-if the scenario engine computed (issue 28): its table comes first.
+        table = ""
+        if (what_if := read_section(system)) is not None:
+            table = markdown_table(*what_if) + "\n\n"
         if (refusal := refusal_line(system)) is not None:
-            return f"{refusal}\n\n{DISCLAIMER}"
+            return f"{table}{refusal}\n\n{DISCLAIMER}"
         # Evidence an earlier turn retrieved is citable, not this turn's quote.
         lines = [
             (i, t) for i, t in quoted_section(system, EVIDENCE_HEADER) if not t.startswith(EARLIER)
@@ -100,7 +107,7 @@ class ExtractiveProvider:
         if computed := quoted_section(system, COMPUTED_HEADER):
             dates = "\n".join(f"- {text} [{node_id}]" for node_id, text in computed)
             body += f"\n\nComputed dates:\n{dates}"
-        return f"{body}\n\n{DISCLAIMER}"
+        return f"{table}{body}\n\n{DISCLAIMER}"
 
     def _concepts(self, question: str, jurisdictions: list[str]) -> list[dict[str, Any]]:
         return lexicon_concepts(self._lexicon, question, jurisdictions)

@@ -68,6 +68,7 @@ from engine.self_population import ResolvedConcept, SelfPopulation
 from engine.turn.capture import CaptureCoordinator, CaptureParts, CaptureRepair
 from engine.turn.prepare import ChatLimits, EgressGateway, PreparedTurn, TurnPreparer, TurnRequest
 from engine.turn.record import TurnRecord
+from engine.turn.what_if import WhatIfStep
 from engine.turn.writes import TurnWrites
 from errors import RegintelError
 from infra.lifetime import Lifetime
@@ -124,6 +125,7 @@ class ChatEngine:
         today: Callable[[], date] | None = None,
         tracer: Tracer | None = None,
         evidence_cache_entries: int = 256,
+        what_if: WhatIfStep | None = None,
     ) -> None:
         self._store = store
         self._egress = egress
@@ -145,6 +147,7 @@ class ChatEngine:
             today=today or (lambda: datetime.now(UTC).date()),
             tracer=self._tracer,
             evidence_cache_entries=evidence_cache_entries,
+            what_if=what_if,
         )
         self._capture = CaptureParts(
             population=population,
@@ -277,6 +280,7 @@ class ChatEngine:
             confidence=grounding.confidence if grounding else 0.0,
             refused=None if turn.evidence.answerable else _reason(turn.evidence),
             capture_pending=record.capture_pending,
+            scenario=turn.scenario,
         )
 
     async def _provider_events(

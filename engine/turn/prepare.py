@@ -24,6 +24,9 @@
    id, and only when the conversation's active concepts are unknown to this worker's index
    (written by another worker since its last rebuild), so that the prompt can describe them.
    A conversation whose concepts this worker knows reads nothing (ADR 0042).
+   6b. :class:`engine.turn.what_if.WhatIfStep` — a message that states facts or asks a
+   what-if (a cheap regex check first): the scenario engine runs now, before the call, and
+   its parameter nodes join the evidence (ADR 0063).
 7. :func:`engine.prompt.build_messages` — the prompt from the aspects.
 8. :meth:`~TurnPreparer.store_question` — last, so a refused turn stores nothing: the question
    and an empty answer marked ``streaming``, in one transaction, before the model is called
@@ -62,6 +65,7 @@ from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdict
 from engine.quotes import with_answering_passages
 from engine.router import LlmRouter, Route
 from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
+from engine.turn.what_if import WhatIfStep
 from errors import ConversationReadOnly, InvalidInput
 from graph.models import utc_timestamp
 from infra.spans import stage
@@ -143,6 +147,8 @@ class PreparedTurn:
     active: tuple[str, ...] = ()
     # The turn's trace (its ``turn`` span), carried from prepare to stream; None untraced.
     trace: Context | None = field(default=None, compare=False, repr=False)
+    # The what-if the scenario engine computed before the call (issue 28), for ``done``.
+    scenario: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +190,9 @@ class TurnPreparer:
         today: Callable[[], date],
         tracer: Tracer,
         evidence_cache_entries: int = 256,
+        what_if: WhatIfStep | None = None,
     ) -> None:
+        self._what_if = what_if
         self._store = store
         self._egress = egress
         self._router = router
@@ -213,6 +221,14 @@ class TurnPreparer:
         question, history = await self.sanitise(ctx, message, loaded.history)
         found = self.find_evidence(request, message, question.text, history, loaded.active)
         await self.know_active_concepts(loaded.active)
+        scenario = None  # step 6b: a what-if, computed before the call (engine.turn.what_if)
+        if self._what_if is not None:
+            scenario = await self._what_if.run(
+                request.tenant_id, request.user_id, loaded.conversation_id, message, history
+            )
+        if scenario is not None:
+            evidence, refusal = scenario.evidence(found.evidence, found.refusal, self._evidence)
+            found = replace(found, evidence=evidence, refusal=refusal)
         unsanitised = mode is EgressMode.OFF  # "off" (where the tenant allows it) sends originals
         prompt = build_messages(
             PromptInputs(
@@ -228,6 +244,7 @@ class TurnPreparer:
                 as_at_named=found.as_at.origin != "today",
                 computed=found.computed,
                 changed=[(c["nodeId"], c["description"]) for c in found.changed],
+                what_if=scenario.section() if scenario is not None else None,
             ),
             self._aspects,
         )
@@ -247,6 +264,7 @@ class TurnPreparer:
             as_at=found.as_at,
             changed=found.changed,
             active=tuple(loaded.active),
+            scenario=scenario.data() if scenario is not None else None,
         )
 
     def checked_message(self, text: str) -> str:

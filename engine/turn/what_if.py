@@ -1,0 +1,196 @@
+"""The what-if step of a chat turn (issue 28, ADR 0063): the scenario engine before the model.
+
+:meth:`WhatIfStep.run` is called by :meth:`engine.turn.prepare.TurnPreparer.prepare` after the
+evidence is found and before the prompt is built. In order:
+
+1. the cheap check (:func:`scenarios.stated.maybe_scenario`, one regex search): a question
+   with no amount and no what-if word ends the step here — no parse, no store read;
+2. the parse (:func:`scenarios.stated.parse_what_if`): the facts the message states and the
+   change its what-if asks; a message that states no income and asks no what-if ends here;
+3. the conversation's scenario (labelled ``Stated in conversation <id>``, the user's own, in
+   the conversation store — never in the graph): the facts stated earlier, else those of the
+   conversation's earlier questions; the facts of this message laid over them are stored;
+4. the what-if, when asked: both sets of facts evaluated from the graph's parameter nodes as
+   the in-memory evidence index holds them (no graph read before the first token), compared.
+
+The result joins the turn as (a) a ``WHAT-IF`` prompt section of quoted data (unsanitised: it
+carries the user's figures, so egress scans it), (b) the parameter nodes as evidence, so the
+answer's citations of them are kept, and (c) ``done``'s ``scenario``. A what-if the engine
+computed is answerable even where the relevance gate would have refused its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Protocol
+
+from pydantic import TypeAdapter, ValidationError
+
+from conversations.models import StoredMessage
+from conversations.port import ScenarioStore
+from engine.evidence import Evidence, EvidenceHit, describe
+from engine.retrieval.gate import RelevanceVerdict
+from graph.models import GraphNode
+from scenarios.chat import (
+    CHAT_SCENARIO_PREFIX,
+    WhatIfResult,
+    prompt_section,
+    snapshot_of,
+    to_facts,
+    what_if,
+)
+from scenarios.models import Facts, Snapshot
+from scenarios.stated import StatedFacts, maybe_scenario, parse_what_if
+
+__all__ = ["IndexedParameters", "NodeLookup", "WhatIfOutcome", "WhatIfStep"]
+
+_SNAPSHOTS: TypeAdapter[list[Snapshot]] = TypeAdapter(list[Snapshot])
+_SCAN = 200  # the user's most recently updated scenarios searched for the conversation's
+
+
+class NodeLookup(Protocol):
+    """What the step needs of :class:`engine.evidence.EvidenceIndex`: a node by id, in memory."""
+
+    def get(self, node_id: str) -> GraphNode | None: ...
+
+
+class IndexedParameters:
+    """:class:`scenarios.ParameterReader` over the in-memory evidence index: parameter nodes
+    are seed rule nodes, which the index holds, so the turn reads no graph for them."""
+
+    def __init__(self, index: NodeLookup) -> None:
+        self._index = index
+
+    async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
+        return [node for i in ids if (node := self._index.get(i)) is not None]
+
+
+@dataclass(frozen=True)
+class WhatIfOutcome:
+    """What the step found: the result (``None`` when the message only stated facts)."""
+
+    result: WhatIfResult | None
+    scenario_id: str | None
+
+    def section(self) -> str | None:
+        return prompt_section(self.result) if self.result is not None else None
+
+    def data(self) -> dict[str, object] | None:
+        if self.result is None:
+            return None
+        data = self.result.model_dump(mode="json", by_alias=True)
+        data["scenario_id"] = self.scenario_id
+        return data
+
+    def evidence(
+        self, evidence: Evidence, refusal: str | None, index: NodeLookup
+    ) -> tuple[Evidence, str | None]:
+        """The turn's evidence with the parameter nodes the computation used (cited by the
+        table); a computed what-if lifts the gate's refusal of its words."""
+        if self.result is None or self.result.comparison is None:
+            return evidence, refusal
+        known = set(evidence.ids()) if refusal is None else set()
+        hits = list(evidence.hits) if refusal is None else []
+        for node_id in self.result.node_ids:
+            if node_id not in known and (node := index.get(node_id)) is not None:
+                hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
+                known.add(node_id)
+        verdict = evidence.verdict if refusal is None else RelevanceVerdict(True, confidence=1.0)
+        return Evidence(hits=hits, verdict=verdict), None
+
+
+class WhatIfStep:
+    """Runs the scenario engine for a turn that states facts or asks a what-if."""
+
+    def __init__(self, scenarios: ScenarioStore, index: NodeLookup) -> None:
+        self._scenarios = scenarios
+        self._index = index
+        self._reader = IndexedParameters(index)
+
+    async def run(
+        self,
+        tenant_id: str,
+        user_id: str,
+        conversation_id: str,
+        message: str,
+        history: Sequence[StoredMessage],
+    ) -> WhatIfOutcome | None:
+        """The step (module docstring); ``None`` when the message is no scenario matter."""
+        if not maybe_scenario(message):
+            return None
+        question = parse_what_if(message)
+        if question.change is None and not question.stated.states_income():
+            return None
+        label = f"{CHAT_SCENARIO_PREFIX}{conversation_id}"
+        stored_id, earlier = await self._stored(tenant_id, user_id, label)
+        if earlier is None:
+            earlier = _from_history(history)
+        stated = question.stated.over(earlier)
+        result = None
+        if question.change is not None:
+            result = await what_if(self._reader, stated, question.change)
+        snapshots = self._snapshots(stated, question.change)
+        if snapshots:
+            body = _SNAPSHOTS.dump_json(snapshots).decode()
+            if stored_id is None:
+                created = await self._scenarios.create_scenario(tenant_id, user_id, label, body)
+                stored_id = created.id
+            else:
+                await self._scenarios.replace_scenario(
+                    tenant_id, stored_id, label, body, user_id=user_id
+                )
+        if result is not None:
+            result = result.model_copy(update={"scenario_id": stored_id})
+        return WhatIfOutcome(result, stored_id)
+
+    async def _stored(
+        self, tenant_id: str, user_id: str, label: str
+    ) -> tuple[str | None, StatedFacts | None]:
+        found = await self._scenarios.list_scenarios(tenant_id, user_id, _SCAN)
+        for scenario in found:
+            if scenario.label == label:
+                try:
+                    snapshots = _SNAPSHOTS.validate_json(scenario.body)
+                except ValidationError:
+                    return scenario.id, None
+                return scenario.id, _stated(snapshots[0].facts) if snapshots else None
+        return None, None
+
+    def _snapshots(self, stated: StatedFacts, change: StatedFacts | None) -> list[Snapshot]:
+        """The facts as stated, and as changed by the what-if, when the engine accepts them."""
+        out = []
+        base, _, missing = to_facts(stated)
+        if base is not None and not missing:
+            out.append(snapshot_of(base, "as stated"))
+            if change is not None:
+                alternative, _, missing = to_facts(change.over(stated))
+                if alternative is not None and not missing:
+                    out.append(snapshot_of(alternative, "what if"))
+        return out
+
+
+def _stated(facts: Facts) -> StatedFacts:
+    def amount(value: Decimal) -> Decimal | None:
+        return value if value else None
+
+    return StatedFacts(
+        paye_income=amount(facts.paye_income),
+        self_employed_income=amount(facts.self_employed_income),
+        spouse_paye_income=amount(facts.spouse_paye_income),
+        spouse_self_employed_income=amount(facts.spouse_self_employed_income),
+        status=facts.status,
+        tax_year=facts.tax_year,
+        jurisdiction=facts.jurisdiction,
+        age=facts.age,
+    )
+
+
+def _from_history(history: Sequence[StoredMessage]) -> StatedFacts:
+    """The facts the conversation's earlier questions stated, the latest winning."""
+    facts = StatedFacts()
+    for stored in history:
+        if stored.role == "user" and maybe_scenario(stored.content):
+            facts = parse_what_if(stored.content).stated.over(facts)
+    return facts

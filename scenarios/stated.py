@@ -1,0 +1,291 @@
+"""Facts a user states in a chat message, and the what-if they ask (issue 28, ADR 0063).
+
+A small rule-based parser, not a model: it reads what people type about their own tax position
+("I earn €50,000 as a PAYE employee, single, in 2025", "self-employed on £42k, 2024-25",
+"my salary is 55,000 euro") and nothing else. What it reads:
+
+- **amounts**: a currency sign or word (``€``, ``£``, ``EUR``, ``euro(s)``, ``GBP``,
+  ``pound(s)``, ``sterling``) or a ``k`` / ``thousand`` suffix; ``50,000``, ``50 000``,
+  ``50000.50``, ``€50k``, ``£42.5k``. A bare number is never an amount (``2025`` is a year).
+- **the kind of income** of each amount, from the words of its clause: PAYE, salary, employee,
+  wages, employed → employment (PAYE) income; self-employed, sole trader, freelance(r),
+  contractor, profits, trading, Class S → self-employed income; an amount with neither is
+  ``income`` of no stated kind; in a clause about a wife, husband, spouse or partner, the
+  spouse's income. An amount whose clause names a pension, rent or a gain is not
+  income and is left out (not parsed: the parser never guesses what such a figure is).
+- **civil status**: single, married, civil partner(ship), widowed, separated, divorced.
+- **the tax year**: ``2025``, ``tax year 2024``, ``2025-26`` / ``2025/26`` (the UK's 2025).
+- **the jurisdiction**: words (Ireland, Irish, Revenue → IE; UK, England, Wales, Britain,
+  HMRC → UK; Northern Ireland, Belfast → NI), else the currency (``€`` → IE, ``£`` → UK).
+- **age**: "aged 35", "I'm 67", "35 years old".
+
+:func:`parse_what_if` splits a message at its what-if ("what if", "suppose", "if instead",
+"what would ... if") into the facts stated before it and the change asked after it.
+:func:`maybe_scenario` is the cheap check the chat turn runs first: one compiled regular
+expression, so a question that states nothing and asks no what-if costs one search.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+__all__ = [
+    "IncomeKind",
+    "StatedFacts",
+    "WhatIfQuestion",
+    "maybe_scenario",
+    "parse_facts",
+    "parse_what_if",
+]
+
+IncomeKind = Literal["paye", "self_employed", "unspecified"]
+
+# The cheap check: a what-if word, a currency amount or a k-amount. Anything else is a plain
+# question and the turn reads and writes nothing for scenarios.
+_MAYBE = re.compile(
+    r"what\s+if|suppos|imagine|instead|what\s+would|[€£]|\b\d[\d,.]*\s?k\b"
+    r"|\b\d[\d,. ]*\s*(?:euros?|eur|pounds?|gbp|sterling)\b",
+    re.I,
+)
+_WHAT_IF = re.compile(
+    r"\bwhat\s+(?:about\s+)?if\b|\bsuppos(?:e|ing)\b|\bimagine\b|\bif\s+(?:instead|I\s+were\s+to)\b"
+    r"|\bwhat\s+(?:would|will)\b[^?.!]*\bif\b|\bhow\s+(?:much|would)\b[^?.!]*\bif\b"
+    r"|\bif\s+I\b[^?.!]*\binstead\b",
+    re.I,
+)
+_AMOUNT = re.compile(
+    r"(?P<pre>[€£]|\b(?:eur|gbp)\b)?\s?"
+    r"(?P<num>\d{1,3}(?:[, ]\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+    r"(?:\s?(?P<k>k\b|thousand\b))?"
+    r"(?:\s?(?P<post>euros?\b|eur\b|pounds?\b|gbp\b|sterling\b|stg\b))?",
+    re.I,
+)
+_CLAUSE = re.compile(
+    r"[;!?\n]|\.(?=\s|$)|,\s+(?=(?:and|but|my|I|I'm|we|our|plus)\b)|\band\s+my\b", re.I
+)
+_PAYE = re.compile(
+    r"\b(?:paye|salar(?:y|ied|ies)|employee|wages?|employed|employment|employer|job|gross pay)\b",
+    re.I,
+)
+_SELF = re.compile(
+    r"\bself[- ]?employ\w*|\bsole\s+trader|\bfreelanc\w*|\bcontractor\b|\bprofits?\b"
+    r"|\btrading\b|\bclass\s+s\b|\bown\s+business\b",
+    re.I,
+)
+_NOT_INCOME = re.compile(
+    r"\bpension\b|\brent\b|\bgains?\b|\bsold\b|\bsell\b|\bdisposal|\bshares?\b|\bmortgage\b"
+    r"|\bcredit\b|\btax(?:es)?\s+(?:of|is|was|bill)\b|\bpay\s+(?:in\s+)?tax\b",
+    re.I,
+)
+# Words right beside an amount that make it a change or a payment, not an income.
+_CHANGE = re.compile(r"#\s*(?:pay\s+)?(?:rise|raise|increase|bonus|more|extra|less)\b", re.I)
+_NEAR = 30
+_EARNS = re.compile(r"\b(?:earn\w*|income|make|making|made|paid|salary|wages?|profits?)\b", re.I)
+_SPOUSE = re.compile(
+    r"\b(?:wife|husband|spouse|partner|(?:s?he|they)\s+(?:earns?|makes?|is|are|gets?))\b", re.I
+)
+_SELF_FIRST = re.compile(r"\bnot\s+(?:a\s+)?(?:paye|employee|employed)\b", re.I)
+_STATUS = (
+    (re.compile(r"\bcivil\s+partner(?:ship|s)?\b", re.I), "civil_partner"),
+    (re.compile(r"\bmarried\b|\bmy\s+(?:wife|husband|spouse)\b", re.I), "married"),
+    (re.compile(r"\bwidow(?:ed|er)?\b", re.I), "widowed"),
+    (re.compile(r"\bseparated\b", re.I), "separated"),
+    (re.compile(r"\bdivorced\b", re.I), "divorced"),
+    (re.compile(r"\bsingle\b|\bunmarried\b|\bnot\s+married\b", re.I), "single"),
+)
+_UK_YEAR = re.compile(r"\b(20\d{2})\s?[-/–]\s?(\d{2})\b")
+_YEAR = re.compile(r"\b(20\d{2})\b")
+_NI = re.compile(r"\bnorthern\s+ireland\b|\bbelfast\b|\bnewry\b|\bderry\b", re.I)
+_IE = re.compile(r"\bireland\b|\birish\b|\brevenue\b|\bdublin\b|\bcork\b|\bgalway\b", re.I)
+_UK = re.compile(
+    r"\bUK\b|\bUnited\s+Kingdom\b|\bengland\b|\bwales\b|\bbritain\b|\bhmrc\b|\blondon\b"
+    r"|\bmanchester\b"
+)
+_AGE = re.compile(
+    r"\baged?\s+(\d{1,3})\b|\b(\d{1,3})\s*(?:years?|yrs?)\s*old\b|\bI(?:'m|\s+am)\s+(\d{2})\b"
+    r"(?!\s*(?:[,.]\d|k\b|%|euro|pound))",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class StatedFacts:
+    """What one piece of text states; ``None`` where it states nothing."""
+
+    paye_income: Decimal | None = None
+    self_employed_income: Decimal | None = None
+    income: Decimal | None = None  # an amount of no stated kind
+    spouse_paye_income: Decimal | None = None  # a clause about "my wife/husband/partner"
+    spouse_self_employed_income: Decimal | None = None
+    status: str | None = None
+    tax_year: int | None = None
+    jurisdiction: str | None = None
+    age: int | None = None
+    currency: str | None = None  # "EUR" or "GBP", from the amounts' signs or words
+
+    def empty(self) -> bool:
+        return all(getattr(self, f.name) is None for f in fields(self))
+
+    def states_income(self) -> bool:
+        incomes = (self.paye_income, self.self_employed_income, self.income)
+        return any(x is not None for x in incomes)
+
+    def over(self, earlier: StatedFacts) -> StatedFacts:
+        """These facts laid over ``earlier`` ones: what is stated here wins. An amount of no
+        stated kind replaces the earlier income it must mean: the only kind stated before (or
+        the employment income when both were)."""
+        merged = replace(
+            earlier,
+            **{f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None},
+        )
+        if self.income is not None and not (self.paye_income or self.self_employed_income):
+            if earlier.self_employed_income is not None and earlier.paye_income is None:
+                return replace(merged, self_employed_income=self.income, income=None)
+            if earlier.paye_income is not None:
+                return replace(merged, paye_income=self.income, income=None)
+        return merged
+
+    def data(self) -> dict[str, object]:
+        return {
+            f.name: (str(v) if isinstance(v, Decimal) else v)
+            for f in fields(self)
+            if (v := getattr(self, f.name)) is not None
+        }
+
+
+@dataclass(frozen=True)
+class WhatIfQuestion:
+    """A message split at its what-if: the facts stated, and the change asked (if any)."""
+
+    stated: StatedFacts
+    change: StatedFacts | None  # None: the message asks no what-if
+
+
+def maybe_scenario(text: str) -> bool:
+    """The cheap check: could ``text`` state facts or ask a what-if? (one regex search)"""
+    return _MAYBE.search(text) is not None
+
+
+def parse_what_if(text: str) -> WhatIfQuestion:
+    """The facts ``text`` states before its what-if, and the change the what-if asks."""
+    found = _WHAT_IF.search(text)
+    if found is None:
+        return WhatIfQuestion(parse_facts(text), None)
+    before, after = text[: found.start()], text[found.start() :]
+    change = parse_facts(after)
+    # "what if I earned £60,000" keeps the stated jurisdiction (NI stays NI): a currency names
+    # one only where nothing stated did.
+    change = replace(change, jurisdiction=_jurisdiction(after, None))
+    return WhatIfQuestion(parse_facts(before), change)
+
+
+def parse_facts(text: str) -> StatedFacts:
+    """The facts ``text`` states (see the module docstring for what is read)."""
+    paye: Decimal | None = None
+    self_employed: Decimal | None = None
+    spouse: dict[str, Decimal] = {}
+    unspecified: Decimal | None = None
+    currency: str | None = None
+    for clause in _clauses(text):
+        for amount, sign, near in _amounts(clause):
+            currency = currency or sign
+            if (_NOT_INCOME.search(near) and not _EARNS.search(near)) or _CHANGE.search(near):
+                continue  # "£5,000 pension contribution", "a credit of €1,875", "a £2,500 rise"
+            earned = _EARNS.search(near) or _PAYE.search(clause) or _SELF.search(clause)
+            if _NOT_INCOME.search(clause) and not earned:
+                continue
+            if _SPOUSE.search(clause):  # the spouse's or partner's own income
+                kind = "self_employed" if _SELF.search(clause) else "paye"
+                spouse.setdefault(kind, amount)
+            elif _SELF.search(clause) or _SELF_FIRST.search(clause):
+                self_employed = amount if self_employed is None else self_employed
+            elif _PAYE.search(clause):
+                paye = amount if paye is None else paye
+            elif unspecified is None:
+                unspecified = amount
+    return StatedFacts(
+        paye_income=paye,
+        self_employed_income=self_employed,
+        income=unspecified,
+        spouse_paye_income=spouse.get("paye"),
+        spouse_self_employed_income=spouse.get("self_employed"),
+        status=_status(text),
+        tax_year=_tax_year(text),
+        jurisdiction=_jurisdiction(text, currency),
+        age=_age(text),
+        currency=currency,
+    )
+
+
+def _clauses(text: str) -> list[str]:
+    """Clauses, so that "I earn €50,000 as an employee and my profits are €10,000" gives each
+    amount its own kind. A comma before a number ("€50,000") never splits."""
+    parts = _CLAUSE.split(text)
+    return [p for p in parts if p and p.strip()]
+
+
+def _amounts(clause: str) -> list[tuple[Decimal, str | None, str]]:
+    """Each amount, its currency, and the words right around it (what the amount *is*)."""
+    out: list[tuple[Decimal, str | None, str]] = []
+    for match in _AMOUNT.finditer(clause):
+        pre, post, k = match.group("pre"), match.group("post"), match.group("k")
+        if not (pre or post or k):
+            continue  # a bare number: a year, an age, a count — never an amount
+        digits = match.group("num").replace(",", "").replace(" ", "")
+        try:
+            value = Decimal(digits)
+        except InvalidOperation:  # pragma: no cover - the pattern admits digits only
+            continue
+        if k:
+            value *= 1000
+        sign = (pre or post or "").lower()
+        currency = (
+            "EUR"
+            if sign in ("€", "eur", "euro", "euros")
+            else "GBP"
+            if sign in ("£", "gbp", "pound", "pounds", "sterling", "stg")
+            else None
+        )
+        before = clause[max(0, match.start() - _NEAR) : match.start()].split()[-3:]
+        after = clause[match.end() : match.end() + _NEAR].split()[:2]
+        near = " ".join([*before, "#", *after])
+        out.append((value.quantize(Decimal("0.01")), currency, near))
+    return out
+
+
+def _status(text: str) -> str | None:
+    for pattern, status in _STATUS:
+        if pattern.search(text):
+            return status
+    return None
+
+
+def _tax_year(text: str) -> int | None:
+    if uk := _UK_YEAR.search(text):
+        first, second = int(uk.group(1)), int(uk.group(2))
+        if (first + 1) % 100 == second:
+            return first
+    if year := _YEAR.search(text):
+        return int(year.group(1))
+    return None
+
+
+def _jurisdiction(text: str, currency: str | None) -> str | None:
+    if _NI.search(text):
+        return "NI"
+    if _IE.search(text):
+        return "IE"
+    if _UK.search(text):
+        return "UK"
+    return {"EUR": "IE", "GBP": "UK"}.get(currency or "")
+
+
+def _age(text: str) -> int | None:
+    for match in _AGE.finditer(text):
+        value = int(next(g for g in match.groups() if g))
+        if 16 <= value <= 110:
+            return value
+    return None

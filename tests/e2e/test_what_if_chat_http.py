@@ -1,0 +1,101 @@
+"""A what-if in the chat over real HTTP (issue 28, must-have 5): a turn states the facts, the
+next asks "what if I earned €60,000 instead?"; the answer (the offline provider) is the
+comparison table with citations of parameter nodes in force for 2025, `done` carries the
+structured result, the facts are stored in the user's scenario (never in the graph), and the
+prompt reached the provider through egress."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from engine.lexicon import ConceptLexicon
+from engine.providers.extractive import ExtractiveProvider
+from scenarios.chat import CHAT_SCENARIO_PREFIX
+from tests.e2e.test_chat_http import ALICE, RecordingProvider, chat
+from tests.support.server import running_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+BOB = {"Authorization": "Bearer dev-acme-bob"}
+_CITED = re.compile(r"\[([A-Z]{2}:[A-Z_]+:[A-Z0-9_]+:\d{4}(?::P\d)?)\]")
+
+
+def _answer(events: list[Any]) -> str:
+    return "".join(e.payload["delta"] for e in events if e.event == "text")
+
+
+async def test_what_if_after_stated_facts_answers_with_the_cited_comparison(
+    seeded_data_dir: Any,
+) -> None:
+    lexicon = ConceptLexicon.from_eurovoc()
+    provider = RecordingProvider(ExtractiveProvider(lexicon))
+    settings = Settings(data_dir=seeded_data_dir, log_json=False, heartbeat_seconds=0.05)
+    app = create_app(settings, lexicon=lexicon, providers={"extractive": provider})
+    with running_server(app) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            # a plain question first: no scenario matter, no `scenario` in done, nothing stored
+            plain = await chat(client, {"message": "What is the standard rate of VAT in Ireland?"})
+            assert "scenario" not in plain[-1].payload
+            stated = await chat(
+                client,
+                {"message": "I earn €50,000 as a PAYE employee, single, aged 35, in 2025."},
+            )
+            conversation = stated[-1].payload["conversationId"]
+            assert "scenario" not in stated[-1].payload  # facts only: stored, nothing computed
+            listed = (await client.get("/api/scenarios", headers=ALICE)).json()
+            (mine,) = [s for s in listed if s["label"] == CHAT_SCENARIO_PREFIX + conversation]
+            (snapshot,) = mine["snapshots"]
+            assert snapshot["facts"]["paye_income"] == "50000.00"
+            assert snapshot["facts"]["tax_year"] == 2025
+
+            events = await chat(
+                client,
+                {"message": "what if I earned €60,000 instead?", "conversationId": conversation},
+            )
+            done = events[-1].payload
+            answer = _answer(events)
+
+            # the structured result: €10,000 more at 40 %, USC at 3 %, PRSI at 4.2 %
+            scenario = done["scenario"]
+            assert scenario["missing"] == [] and scenario["scenario_id"] == mine["id"]
+            (compared,) = scenario["comparison"]["snapshots"]
+            totals = {t["tax"]: Decimal(t["difference"]) for t in compared["totals"]}
+            assert totals == {
+                "income_tax": Decimal("4000.00"),
+                "usc": Decimal("300.00"),
+                "prsi": Decimal("412.50"),
+            }
+            # the table, each row citing 2025 parameter nodes that the answer keeps as citations
+            assert "| Total Income tax" in answer.replace("**", "")
+            assert "€7,200.00" in answer and "€11,200.00" in answer and "+€4,000.00" in answer
+            cited = set(_CITED.findall(answer))
+            assert cited and all(node.endswith(("2025", "P1", "P2")) for node in cited)
+            assert cited <= set(scenario["node_ids"])
+            kept = {c["id"] for c in done["citations"]}
+            assert cited <= kept, cited - kept
+            assert done["refused"] is None
+
+            # the facts reached the provider through egress (which marks what it scanned) as
+            # a quoted-data section of the system prompt
+            system = provider.requests[-1].messages[0]
+            assert "WHAT-IF (" in system.content and system.sanitised
+            assert '"paye_income"' not in system.content  # rows and labels, not the raw body
+
+            # the stored scenario now holds both sets of facts; another user sees none of it
+            stored = (await client.get(f"/api/scenarios/{mine['id']}", headers=ALICE)).json()
+            labels = [s["label"] for s in stored["snapshots"]]
+            assert labels == ["as stated", "what if"]
+            assert stored["snapshots"][1]["facts"]["paye_income"] == "60000.00"
+            other = await client.get(f"/api/scenarios/{mine['id']}", headers=BOB)
+            assert other.status_code == 404
+
+            # never in the graph: no node holds the conversation's label or the stated figure
+            graph = await client.get("/api/graph/snapshot", params={"limit": "5000"}, headers=ALICE)
+            assert conversation not in graph.text and "60000.00" not in graph.text

@@ -1,0 +1,55 @@
+"""The chat's what-if step on a real SQLite conversation store (issue 28, ADR 0063): a plain
+question touches nothing; stated facts land in the user's scenario; the next turn's what-if
+reads them, computes, and lifts the gate's refusal with the parameter nodes as evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conversations.sqlite import SqliteConversationStore
+from engine.evidence import Evidence
+from engine.retrieval.gate import RefusalReason, RelevanceVerdict
+from engine.turn.what_if import WhatIfStep
+from graph.models import GraphNode
+from scenarios.chat import CHAT_SCENARIO_PREFIX
+from tests.unit.test_scenario_support import SeedReader
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+
+class SeedNodes:
+    def __init__(self) -> None:
+        self.nodes = SeedReader().nodes
+
+    def get(self, node_id: str) -> GraphNode | None:
+        return self.nodes.get(node_id)
+
+
+async def test_stated_facts_are_stored_and_the_what_if_uses_them(tmp_path: Path) -> None:
+    store = SqliteConversationStore(tmp_path / "c.db")
+    await store.init()
+    try:
+        scenarios = store.scenario_store()
+        step = WhatIfStep(scenarios, SeedNodes())
+        plain = await step.run("t1", "u1", "c1", "What is the standard rate of VAT?", [])
+        assert plain is None and await scenarios.list_scenarios("t1", "u1") == []
+
+        stated = await step.run("t1", "u1", "c1", "I earn €50,000 (PAYE), single, 2025", [])
+        assert stated is not None and stated.result is None and stated.scenario_id
+        (kept,) = await scenarios.list_scenarios("t1", "u1")
+        assert kept.label == CHAT_SCENARIO_PREFIX + "c1" and '"50000.00"' in kept.body
+        assert await scenarios.list_scenarios("t1", "u2") == []  # the user's own
+
+        outcome = await step.run("t1", "u1", "c1", "what if I earned €60,000 instead?", [])
+        assert outcome is not None and outcome.result is not None
+        assert outcome.result.comparison is not None and outcome.scenario_id == kept.id
+        refused = Evidence(hits=[], verdict=RelevanceVerdict(False, RefusalReason.NO_EVIDENCE))
+        evidence, refusal = outcome.evidence(refused, "no evidence", SeedNodes())
+        assert refusal is None and evidence.answerable
+        assert set(evidence.ids()) == set(outcome.result.node_ids)
+        data = outcome.data()
+        assert data is not None and data["scenario_id"] == kept.id
+    finally:
+        await store.aclose()

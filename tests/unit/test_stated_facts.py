@@ -1,0 +1,89 @@
+"""The stated-facts parser (issue 28, ADR 0063): the phrasings it was written from (dev), and
+held-out sentences from public pages it was not written from, measured side by side."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scenarios.stated import StatedFacts, maybe_scenario, parse_facts, parse_what_if
+
+pytestmark = [pytest.mark.unit]
+
+HELD_OUT = Path(__file__).parent / "data" / "stated_facts_heldout.jsonl"
+
+
+def _got(text: str) -> dict[str, Any]:
+    question = parse_what_if(text)
+    got = {k: v for k, v in question.stated.data().items() if k not in ("currency", "age")}
+    if question.change is not None:
+        got["what_if"] = True
+    return got
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I earn €50,000 as a PAYE employee, single, in 2025 — what if I earned €60,000?",
+         {"paye_income": "50000.00", "status": "single", "tax_year": 2025, "jurisdiction": "IE",
+          "what_if": True}),
+        ("I'm self-employed in Belfast on £42k profits for 2024-25, married",
+         {"self_employed_income": "42000.00", "status": "married", "tax_year": 2024,
+          "jurisdiction": "NI"}),
+        ("My salary is 55,000 euro, tax year 2024, civil partnership",
+         {"paye_income": "55000.00", "status": "civil_partner", "tax_year": 2024,
+          "jurisdiction": "IE"}),
+        ("I'm a freelancer making £35k a year in England, tax year 2025/26",
+         {"self_employed_income": "35000.00", "tax_year": 2025, "jurisdiction": "UK"}),
+        ("We're married; I'm on a salary of €62,500 and my husband is self-employed with "
+         "profits of €18,000 (2024)",
+         {"paye_income": "62500.00", "spouse_self_employed_income": "18000.00",
+          "status": "married", "tax_year": 2024, "jurisdiction": "IE"}),
+        ("I pay €3,000 rent and earn €40k", {"income": "40000.00", "jurisdiction": "IE"}),
+        ("I sold shares for €20,000 in 2024", {"tax_year": 2024, "jurisdiction": "IE"}),
+        ("What is the standard rate of VAT in Ireland?", {"jurisdiction": "IE"}),
+    ],
+)  # fmt: skip
+def test_dev_phrasings(text: str, expected: dict[str, Any]) -> None:
+    assert _got(text) == expected
+
+
+def test_held_out_phrasings_from_public_pages() -> None:
+    """Sentences from forums, news and calculators (URL in each record), expectations written
+    before the parser first ran on them (commit 1f07755). First run: 8 of 14; after two
+    generic changes (an amount's own neighbouring words; a rise is no income) 12 of 14 — the
+    set is no longer unseen since, said in ADR 0063. Misses left: "£5,000 pay rise from £100k"
+    (kind of the £100k) and "if your salary goes from £48k to £52k" (a what-if "from X to Y")."""
+    cases = [json.loads(line) for line in HELD_OUT.read_text(encoding="utf-8").splitlines()]
+    passed = [case["text"] for case in cases if _got(case["text"]) == case["expect"]]
+    assert len(cases) == 14
+    assert len(passed) >= 12, set(c["text"] for c in cases) - set(passed)
+
+
+def test_a_bare_number_is_never_an_amount_and_a_k_suffix_is() -> None:
+    assert parse_facts("I was born in 1990 and have 2 children").empty()
+    assert parse_facts("earning 45k").income == Decimal("45000.00")
+    assert parse_facts("€42.5k salary").paye_income == Decimal("42500.00")
+
+
+def test_the_cheap_check_passes_plain_questions_by() -> None:
+    assert not maybe_scenario("What is the standard rate of VAT in Ireland?")
+    assert not maybe_scenario("When is the CGT deadline for a disposal in December 2025?")
+    assert maybe_scenario("what if I earned €60,000 instead?")
+    assert maybe_scenario("suppose my salary were 70k")
+
+
+def test_a_what_if_amount_replaces_the_income_it_must_mean() -> None:
+    stated = StatedFacts(self_employed_income=Decimal(40000), tax_year=2025, jurisdiction="IE")
+    change = parse_what_if("what if I made €50,000?").change
+    assert change is not None
+    merged = change.over(stated)
+    assert merged.self_employed_income == Decimal("50000.00") and merged.income is None
+    # "what if I earned £60,000" keeps a stated NI: the currency names no jurisdiction there
+    ni = StatedFacts(paye_income=Decimal(30000), tax_year=2025, jurisdiction="NI")
+    pounds = parse_what_if("what if I earned £60,000?").change
+    assert pounds is not None and pounds.over(ni).jurisdiction == "NI"
