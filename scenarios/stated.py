@@ -77,7 +77,7 @@ _SELF = re.compile(
 )
 _NOT_INCOME = re.compile(
     r"\bpension\b|\brent\b|\bgains?\b|\bsold\b|\bsell\b|\bdisposal|\bshares?\b|\bmortgage\b"
-    r"|\bcredit\b|\btax(?:es)?\s+(?:of|is|was|bill)\b|\bpay\s+(?:in\s+)?tax\b",
+    r"|\bcredit\b|\bworth\b|\bhouse\b|\bproperty\b|\bprice\b|\bcosts?\b|\btax(?:es)?\s+(?:of|is|was|bill)\b|\bpay\s+(?:in\s+)?tax\b",
     re.I,
 )
 # Words right beside an amount that make it a change or a payment, not an income.

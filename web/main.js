@@ -7,6 +7,7 @@ import { AdminView } from "./admin.js";
 import { AuthError, SupabaseAuth } from "./auth.js";
 import { ChatView } from "./chat.js";
 import { GraphView } from "./graph.js";
+import { ScenarioView } from "./scenarios.js";
 
 const KEY = "regintel.token";
 const $ = (id) => document.getElementById(id);
@@ -18,6 +19,7 @@ function endSession() {
     session.graph.close();
     session.chat.close();
     if (session.admin) session.admin.close();
+    session.scenarios.close();
     session = null;
   }
   sessionStorage.removeItem(KEY);
@@ -27,6 +29,7 @@ function showSignIn(message) {
   endSession();
   $("workspace").hidden = true;
   $("admin").hidden = true;
+  $("scenarios").hidden = true;
   $("views").hidden = true;
   $("whoami").hidden = true;
   $("sign-in").hidden = false;
@@ -44,11 +47,17 @@ function signOut() {
 
 function showView(name) {
   const admin = name === "admin" && session && session.admin;
-  $("workspace").hidden = Boolean(admin);
+  const scenarios = name === "scenarios" && Boolean(session);
+  $("workspace").hidden = Boolean(admin) || scenarios;
   $("admin").hidden = !admin;
-  $("view-research").setAttribute("aria-pressed", String(!admin));
+  $("scenarios").hidden = !scenarios;
+  $("view-research").setAttribute("aria-pressed", String(!admin && !scenarios));
   $("view-admin").setAttribute("aria-pressed", String(Boolean(admin)));
-  if (admin) {
+  $("view-scenarios").setAttribute("aria-pressed", String(scenarios));
+  if (scenarios) {
+    session.scenarios.refresh();
+    $("scenario-list-title").focus();
+  } else if (admin) {
     session.admin.refresh();
     $("review-title").focus();
   } else if (session) {
@@ -106,7 +115,13 @@ async function signIn(token) {
     })
     : null;
   $("view-admin").hidden = !admin;
-  session = { api, graph, chat, admin, auth, me };
+  // a figure's citation chip opens its rate's node in the graph view (issue 28)
+  const openNode = (id) => {
+    showView("research");
+    graph.focus([id]).then(() => graph.select(id));
+  };
+  const scenarios = new ScenarioView({ api, root: $("scenarios"), onOpenNode: openNode, onUnauthorized: expired });
+  session = { api, graph, chat, admin, scenarios, auth, me };
   window.regintel = session; // read by the browser tests and handy in the console
   if (auth && auth.session) {
     auth.onToken = (fresh) => {
@@ -188,6 +203,7 @@ async function init() {
   $("sign-out").addEventListener("click", signOut);
   $("view-research").addEventListener("click", () => showView("research"));
   $("view-admin").addEventListener("click", () => showView("admin"));
+  $("view-scenarios").addEventListener("click", () => showView("scenarios"));
   await resume();
 }
 

@@ -57,7 +57,10 @@ equals the event name:
   and names the fallback route (`provider:model`) that answered
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows
 - `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
-  status, capturePending}` — always last. `capturePending: true`: the concepts this turn
+  status, capturePending, scenario?}` — always last. `scenario` only on a turn that stated
+  facts and asked a what-if (issue 28): `{columns, facts, assumed, missing, comparison,
+  node_ids, scenario_id, currency}`, the scenario engine's comparison computed from the graph's
+  parameter nodes before the model call. `capturePending: true`: the concepts this turn
   captured were still being written when the answer ended; the write finishes in the
   background and its concepts join the conversation's context for the next turn (a
   `graph_write_pending` warning says the same). `citations`: one `{id, heading,

@@ -128,6 +128,10 @@ class WhatIfStep:
         if earlier is None:
             earlier = _from_history(history)
         stated = question.stated.over(earlier)
+        if question.change is not None and not (
+            stated.states_income() or question.change.states_income()
+        ):
+            return None  # "what if I sell in May?" with no facts of ours: not the engine's matter
         result = None
         if question.change is not None:
             result = await what_if(self._reader, stated, question.change)

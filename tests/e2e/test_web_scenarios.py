@@ -1,0 +1,76 @@
+"""The scenario panel in headless Chromium (issue 28, must-have 6), against a real server on the
+seeded graph: two scenarios entered as facts in the form (€50,000 and €60,000 PAYE, single, IE
+2025), each evaluated into a table whose figures carry citation chips, the two compared, and a
+chip opening its rate's node in the graph view."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.test_web_app import Served, screenshot
+from tests.e2e.test_web_app import served as served  # the module-scoped fixture
+
+pytestmark = pytest.mark.e2e
+
+
+def _enter(page: Page, label: str, paye: str) -> None:
+    page.get_by_role("button", name="New scenario").click()
+    form = page.locator("#scenario-form")
+    form.get_by_label("Scenario name").fill(label)
+    form.get_by_label("Tax year").fill("2025")
+    form.get_by_label("Jurisdiction").select_option("IE")
+    form.get_by_label("Civil status").select_option("single")
+    form.get_by_label("Age", exact=True).fill("35")
+    form.get_by_label("Employment (PAYE) income").fill(paye)
+    form.get_by_role("button", name="Save and evaluate").click()
+    expect(page.get_by_role("status").filter(has_text=f"Saved “{label}”")).to_be_visible()
+
+
+def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served: Served) -> None:
+    page = served.page("dev-acme-bob")
+    try:
+        page.get_by_role("button", name="Scenarios").click()
+        expect(page.get_by_role("heading", name="Scenarios")).to_be_visible()
+
+        _enter(page, "Fifty", "50,000")
+        evaluation = page.locator("table.scenario-evaluation")
+        expect(evaluation.locator("tr.total").first).to_contain_text("Total Income tax")
+        expect(evaluation.locator("tr.total").first).to_contain_text("€7,200.00")
+        expect(evaluation).to_contain_text("Total USC")
+        expect(evaluation).to_contain_text("€1,046.00")
+        # every figure has chips, each a node id
+        rows = evaluation.locator("tbody tr")
+        for i in range(rows.count()):
+            expect(rows.nth(i).locator("button.scenario-chip").first).to_be_visible()
+
+        _enter(page, "Sixty", "60000")
+        expect(evaluation.locator("tr.total").first).to_contain_text("€11,200.00")
+
+        page.get_by_label("Compare Fifty").check()
+        page.get_by_label("Compare Sixty").check()
+        page.get_by_role("button", name="Compare selected").click()
+        comparison = page.locator("table.scenario-comparison")
+        income_tax = comparison.locator("tr.total").filter(has_text="Total Income tax")
+        # in the order ticked: Fifty, Sixty, and the difference last minus first
+        expect(income_tax.locator("td")).to_have_text(
+            ["Total Income tax", "€7,200.00", "€11,200.00", "€4,000.00", re.compile("IE:")]
+        )
+        expect(comparison.locator("thead th")).to_have_text(
+            ["Line", "Fifty", "Sixty", "Difference", "Sources"]
+        )
+        screenshot(page, "scenario-comparison")
+
+        # a chip opens its rate's node in the graph view
+        chip = comparison.locator("button.scenario-chip", has_text="IE:RATE:IT_HIGHER:2025").first
+        chip.click()
+        expect(page.locator("#workspace")).to_be_visible()
+        details = page.get_by_label("Node details")
+        expect(details).to_be_visible()
+        expect(details).to_contain_text("IE:RATE:IT_HIGHER:2025")
+        expect(details).to_contain_text("2025-01-01")
+        screenshot(page, "scenario-chip-node")
+    finally:
+        page.context.close()

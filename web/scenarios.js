@@ -1,0 +1,323 @@
+// The scenario panel (issue 28, ADR 0063): the caller's scenarios, their facts as a form, each
+// evaluation and a comparison of two as tables. Every figure carries citation chips: the graph
+// node ids of the rates, bands and credits it used; a chip opens that node in the graph view
+// (onOpenNode). Amounts arrive as strings with two decimals and are shown as they came (no
+// binary floats). Everything from the server is written with textContent, never as HTML.
+import { ApiError } from "./api.js";
+
+const TAXES = { income_tax: "Income tax", usc: "USC", prsi: "PRSI", ni: "National Insurance", cgt: "Capital gains tax" };
+const STATUSES = ["single", "married", "civil_partner", "widowed", "separated", "divorced"];
+const INCOMES = [
+  ["paye_income", "Employment (PAYE) income"],
+  ["self_employed_income", "Self-employed income"],
+  ["other_income", "Other income"],
+  ["spouse_paye_income", "Spouse's PAYE income"],
+  ["spouse_self_employed_income", "Spouse's self-employed income"],
+];
+
+function make(tag, text, className) {
+  const el = document.createElement(tag);
+  if (text !== undefined) el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+function field(form, id, label, input) {
+  input.id = id;
+  input.name = id;
+  form.append(make("label", label), input);
+  form.lastChild.previousSibling.htmlFor = id;
+  return input;
+}
+
+/** "12345.60" as "12,345.60" with the currency's sign (a minus kept in front). */
+export function money(amount, sign) {
+  if (amount === null || amount === undefined) return "—";
+  const text = String(amount);
+  const negative = text.startsWith("-");
+  const [whole, cents = "00"] = text.replace("-", "").split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${negative ? "-" : ""}${sign}${grouped}.${cents.padEnd(2, "0")}`;
+}
+
+export class ScenarioView {
+  constructor({ api, root, onOpenNode, onUnauthorized }) {
+    this.api = api;
+    this.root = root;
+    this.onOpenNode = onOpenNode;
+    this.onUnauthorized = onUnauthorized;
+    this.scenarios = [];
+    this.editing = null; // the id of the scenario in the form, or null for a new one
+    this.picked = []; // the scenarios ticked for comparison, in the order ticked
+    this.build();
+  }
+
+  close() {
+    this.root.replaceChildren();
+  }
+
+  build() {
+    const list = make("section", undefined, "panel scenario-list");
+    list.setAttribute("aria-labelledby", "scenario-list-title");
+    const title = make("h2", "Scenarios");
+    title.id = "scenario-list-title";
+    title.tabIndex = -1;
+    const fresh = make("button", "New scenario");
+    fresh.type = "button";
+    fresh.addEventListener("click", () => this.edit(null));
+    const compare = make("button", "Compare selected");
+    compare.type = "button";
+    compare.addEventListener("click", () => this.compareSelected());
+    this.items = make("ul", undefined, "scenario-items");
+    this.statusLine = make("p", "", "admin-status");
+    this.statusLine.setAttribute("role", "status");
+    list.append(title, make("p", "Your own what-if facts: never shared, never in the graph. Tick two to compare (the first ticked is the base).", "hint"), fresh, compare, this.statusLine, this.items);
+
+    const facts = make("section", undefined, "panel scenario-form");
+    facts.setAttribute("aria-labelledby", "scenario-form-title");
+    const formTitle = make("h2", "Facts");
+    formTitle.id = "scenario-form-title";
+    const form = make("form", undefined, "policy-form");
+    form.id = "scenario-form";
+    this.inputs = {
+      label: field(form, "scenario-label", "Scenario name", make("input")),
+      tax_year: field(form, "scenario-year", "Tax year", make("input")),
+      jurisdiction: field(form, "scenario-jurisdiction", "Jurisdiction", make("select")),
+      status: field(form, "scenario-status", "Civil status", make("select")),
+      age: field(form, "scenario-age", "Age", make("input")),
+    };
+    this.inputs.label.required = true;
+    this.inputs.tax_year.type = "number";
+    this.inputs.tax_year.value = "2025";
+    this.inputs.age.type = "number";
+    this.inputs.jurisdiction.append(...["IE", "UK", "NI"].map((j) => new Option(j, j)));
+    this.inputs.status.append(...STATUSES.map((s) => new Option(s.replace("_", " "), s)));
+    for (const [key, label] of INCOMES) {
+      const input = field(form, `scenario-${key.replaceAll("_", "-")}`, label, make("input"));
+      input.inputMode = "decimal";
+      input.placeholder = "0.00";
+      this.inputs[key] = input;
+    }
+    const save = make("button", "Save and evaluate");
+    save.type = "submit";
+    form.append(save);
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.save();
+    });
+    facts.append(formTitle, form);
+
+    this.results = make("section", undefined, "panel scenario-results");
+    this.results.setAttribute("aria-labelledby", "scenario-results-title");
+    const resultsTitle = make("h2", "Results");
+    resultsTitle.id = "scenario-results-title";
+    this.resultBody = make("div");
+    this.results.append(resultsTitle, this.resultBody);
+    this.root.replaceChildren(list, facts, this.results);
+  }
+
+  status(text, error = false) {
+    this.statusLine.textContent = text;
+    this.statusLine.classList.toggle("error", error);
+  }
+
+  async call(method, path, body) {
+    try {
+      return await this.api.json(method, path, body === undefined ? undefined : { body });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) this.onUnauthorized();
+      throw error;
+    }
+  }
+
+  async refresh() {
+    try {
+      this.scenarios = await this.call("GET", "/api/scenarios?limit=100");
+    } catch (error) {
+      this.status(`Scenarios could not be loaded: ${error.message}`, true);
+      return;
+    }
+    this.items.replaceChildren(...this.scenarios.map((s) => this.item(s)));
+    if (!this.scenarios.length) this.items.append(make("li", "No scenarios yet.", "hint"));
+  }
+
+  item(scenario) {
+    const li = make("li", undefined, "scenario-item");
+    li.dataset.scenarioId = scenario.id;
+    const pick = make("input");
+    pick.type = "checkbox";
+    pick.value = scenario.id;
+    pick.setAttribute("aria-label", `Compare ${scenario.label}`);
+    pick.checked = this.picked.includes(scenario.id);
+    pick.addEventListener("change", () => {
+      this.picked = this.picked.filter((id) => id !== scenario.id);
+      if (pick.checked) this.picked.push(scenario.id);
+    });
+    const open = make("button", scenario.label, "scenario-open");
+    open.type = "button";
+    open.addEventListener("click", () => this.edit(scenario));
+    const remove = make("button", "Delete", "scenario-delete");
+    remove.type = "button";
+    remove.setAttribute("aria-label", `Delete ${scenario.label}`);
+    remove.addEventListener("click", () => this.remove(scenario));
+    li.append(pick, open, remove);
+    return li;
+  }
+
+  edit(scenario) {
+    this.editing = scenario ? scenario.id : null;
+    const facts = scenario ? scenario.snapshots[0].facts : {};
+    this.inputs.label.value = scenario ? scenario.label : "";
+    this.inputs.tax_year.value = facts.tax_year || 2025;
+    this.inputs.jurisdiction.value = facts.jurisdiction || "IE";
+    this.inputs.status.value = facts.status || "single";
+    this.inputs.age.value = facts.age ?? "";
+    for (const [key] of INCOMES) this.inputs[key].value = facts[key] && Number(facts[key]) ? facts[key] : "";
+    if (scenario) this.evaluate(scenario);
+    else this.resultBody.replaceChildren();
+    this.inputs.label.focus();
+  }
+
+  body() {
+    const year = Number(this.inputs.tax_year.value);
+    const jurisdiction = this.inputs.jurisdiction.value;
+    const facts = { tax_year: year, jurisdiction, status: this.inputs.status.value };
+    if (this.inputs.age.value !== "") facts.age = Number(this.inputs.age.value);
+    for (const [key] of INCOMES) {
+      const value = this.inputs[key].value.replaceAll(",", "").trim();
+      if (value) facts[key] = value;
+    }
+    const asAt = jurisdiction === "IE" ? `${year}-12-31` : `${year + 1}-04-05`;
+    return { label: this.inputs.label.value.trim(), snapshots: [{ label: String(year), as_at: asAt, facts }] };
+  }
+
+  async save() {
+    let saved;
+    try {
+      saved = this.editing
+        ? await this.call("PUT", `/api/scenarios/${encodeURIComponent(this.editing)}`, this.body())
+        : await this.call("POST", "/api/scenarios", this.body());
+    } catch (error) {
+      this.status(`Not saved: ${error.message}`, true);
+      return;
+    }
+    this.editing = saved.id;
+    this.status(`Saved “${saved.label}”.`);
+    await this.refresh();
+    await this.evaluate(saved);
+  }
+
+  async remove(scenario) {
+    try {
+      await this.api.request("DELETE", `/api/scenarios/${encodeURIComponent(scenario.id)}`);
+    } catch (error) {
+      this.status(`Not deleted: ${error.message}`, true);
+      return;
+    }
+    if (this.editing === scenario.id) this.edit(null);
+    this.status(`Deleted “${scenario.label}”.`);
+    await this.refresh();
+  }
+
+  async evaluate(scenario) {
+    let result;
+    try {
+      result = await this.call("POST", `/api/scenarios/${encodeURIComponent(scenario.id)}/evaluate`);
+    } catch (error) {
+      this.status(`Not evaluated: ${error.message}`, true);
+      return;
+    }
+    const parts = [];
+    for (const snapshot of result.snapshots) {
+      const sign = snapshot.jurisdiction === "IE" ? "€" : "£";
+      const table = this.table(`${result.label} · ${snapshot.label} (${snapshot.jurisdiction} ${snapshot.tax_year}, values in force ${snapshot.period_from} to ${snapshot.period_to})`, ["Line", "Amount", "Sources"]);
+      table.classList.add("scenario-evaluation");
+      for (const line of snapshot.lines) {
+        table.tBodies[0].append(this.row([`${TAXES[line.tax] || line.tax}: ${line.description}`, money(line.amount, sign)], line.node_ids));
+      }
+      for (const total of snapshot.totals) {
+        const name = `Total ${TAXES[total.tax] || total.tax}${total.person === "you" ? "" : ` (${total.person})`}${total.complete ? "" : " (incomplete)"}`;
+        const row = this.row([name, money(total.amount, sign)], total.node_ids);
+        row.classList.add("total");
+        table.tBodies[0].append(row);
+      }
+      parts.push(table, this.gaps(snapshot.gaps));
+    }
+    parts.push(make("p", result.disclaimer, "hint"));
+    this.resultBody.replaceChildren(...parts);
+  }
+
+  async compareSelected() {
+    const listed = new Set(this.scenarios.map((s) => s.id));
+    const ids = this.picked.filter((id) => listed.has(id)); // compared in the order ticked
+    if (ids.length < 2) {
+      this.status("Tick two scenarios (up to five) to compare them, the base first.", true);
+      return;
+    }
+    let result;
+    try {
+      result = await this.call("POST", "/api/scenarios/compare", { scenarioIds: ids.slice(0, 5) });
+    } catch (error) {
+      this.status(`Not compared: ${error.message}`, true);
+      return;
+    }
+    const labels = result.comparison.scenarios;
+    const first = result.evaluations[0].snapshots[0];
+    const sign = first && first.jurisdiction === "IE" ? "€" : "£";
+    const parts = [];
+    for (const snapshot of result.comparison.snapshots) {
+      const table = this.table(`Comparison · ${snapshot.label}`, ["Line", ...labels, "Difference", "Sources"]);
+      table.classList.add("scenario-comparison");
+      for (const [items, total] of [[snapshot.lines, false], [snapshot.totals, true]]) {
+        for (const item of items) {
+          const name = total ? `Total ${TAXES[item.tax] || item.tax}` : `${TAXES[item.tax] || item.tax}: ${item.description}`;
+          const row = this.row([name, ...item.amounts.map((a) => money(a, sign)), money(item.difference, sign)], item.node_ids);
+          if (total) row.classList.add("total");
+          table.tBodies[0].append(row);
+        }
+      }
+      parts.push(table, this.gaps(snapshot.gaps.flat()));
+    }
+    parts.push(make("p", result.disclaimer, "hint"));
+    this.resultBody.replaceChildren(...parts);
+    this.status(`Compared ${labels.join(" and ")}.`);
+  }
+
+  table(caption, heads) {
+    const table = make("table", undefined, "admin-table");
+    table.createCaption().textContent = caption;
+    const row = table.createTHead().insertRow();
+    for (const head of heads) {
+      const th = make("th", head);
+      th.scope = "col";
+      row.append(th);
+    }
+    table.createTBody();
+    return table;
+  }
+
+  row(cells, nodeIds) {
+    const tr = make("tr");
+    cells.forEach((cell, i) => tr.append(make("td", cell, i ? "number" : undefined)));
+    const sources = make("td", undefined, "sources");
+    for (const id of nodeIds) {
+      const chip = make("button", id, "chip-focus scenario-chip");
+      chip.type = "button";
+      chip.dataset.nodeId = id;
+      chip.title = "Open this value's node in the graph";
+      chip.addEventListener("click", () => this.onOpenNode(id));
+      sources.append(chip);
+    }
+    tr.append(sources);
+    return tr;
+  }
+
+  gaps(gaps) {
+    if (!gaps.length) return make("p", "Nothing left out.", "hint");
+    const list = make("ul", undefined, "scenario-gaps");
+    for (const reason of new Set(gaps.map((gap) => gap.reason))) list.append(make("li", reason));
+    const box = make("div");
+    box.append(make("h3", "Not computed (gaps)"), list);
+    return box;
+  }
+}
