@@ -190,6 +190,7 @@ UNKNOWN_SURNAME = 0.65
 UNKNOWN_FIRST = 0.6
 PROPAGATED = 0.7
 LONE_IN_SLOT = 0.6
+LONE_FIRST = 0.55
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,6 +415,8 @@ class AnyCaseNameRecogniser:
         if not has_surname:
             if j == i + 1 and self._person_slot(low, first, kind):
                 return j, LONE_IN_SLOT
+            if j == i + 1 and self._lone_first_name(text, first, kind):
+                return j, LONE_FIRST
             return None
         known_surname = any(
             k in ("strong", "weak") and w.low in self._names
@@ -435,6 +438,18 @@ class AnyCaseNameRecogniser:
             # krishnan"): the surname decides.
             return j, WEAK_PAIR
         return None
+
+    def _lone_first_name(self, text: str, word: _Word, kind: str) -> bool:
+        """A first name the lists hold that is no English word, alone in lower case (or in
+        capitals inside a shouted message), not inside an address, a path or a number
+        ("data.europa.eu/eli/reg"). Measured, not assumed: the 40,258 paragraphs of the 49
+        acts hold one such word in lower case and none in a run of capitals; a lone word in
+        capitals amid lower case is an acronym ("ELI", "EMA", "OLAF") and stays out."""
+        if kind != "strong" or word.case not in ("lower", "caps") or word.low not in self._first:
+            return False
+        before = text[word.start - 1] if word.start else " "
+        after = text[word.end : word.end + 2]
+        return before not in "/.@_\\" and not re.match(r"[/@_\\\d]|\.\w", after)
 
     def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants
