@@ -178,6 +178,8 @@ _PERSON_SUBJECT = re.compile(
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
 
 _NUMBER_AFTER = re.compile(r"[ \t]*\d")
+_CAPS_WORD_BEFORE = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+[ \t]+$")
+_CAPS_WORD_AFTER = re.compile(r"[ \t]+[A-Z][A-Z'’-]+(?![\w'’-])")
 
 _KIND_CACHE = 50_000  # words whose kind is remembered (cleared when full)
 
@@ -447,9 +449,20 @@ class AnyCaseNameRecogniser:
         capitals amid lower case is an acronym ("ELI", "EMA", "OLAF") and stays out."""
         if kind != "strong" or word.case not in ("lower", "caps") or word.low not in self._first:
             return False
+        if len(word.low) < 3:
+            return False  # "na", "de": function words of other languages the lists hold
         before = text[word.start - 1] if word.start else " "
         after = text[word.end : word.end + 2]
-        return before not in "/.@_\\" and not re.match(r"[/@_\\\d]|\.\w", after)
+        if before in "/.@_\\" or re.match(r"[/@_\\\d]|\.\w", after):
+            return False
+        if word.case == "caps":
+            # Shouted means a word in capitals right beside it ("CAN SIOBHAN CLAIM"), not
+            # capitals somewhere near ("OJ L, 2024/1689, ELI: http://…").
+            return (
+                _CAPS_WORD_BEFORE.search(text, max(0, word.start - 30), word.start) is not None
+                or _CAPS_WORD_AFTER.match(text, word.end) is not None
+            )
+        return True
 
     def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants

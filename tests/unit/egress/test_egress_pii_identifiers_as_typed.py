@@ -82,6 +82,8 @@ def test_the_spoken_view_maps_each_character_back_to_its_words() -> None:
         ("is the gift from astrid to my son taxable", "astrid"),
         ("SIOBHAN wants to know about the credit", "SIOBHAN"),
         ("kate's employer stopped the sick pay", "kate"),
+        ("does laoise need to file a return", "laoise"),
+        ("CAN SIOBHAN CLAIM THE CREDIT", "SIOBHAN"),
     ],
 )
 def test_a_lone_first_name_where_chat_puts_a_person(
@@ -98,6 +100,7 @@ def test_a_lone_first_name_where_chat_puts_a_person(
         "trustworthy and human-centric AI, in line with the Charter",
         "THE REVENUE GUIDE QUOTES BOX 1023 AND EUR 372,264",
         "cyber threats and non-cyber risks",
+        "(OJ L, 2024/1689, 12.7.2024, ELI: http://data.europa.eu/eli/reg/2024/1689/oj).",
     ],
 )
 def test_acronyms_and_words_in_those_places_are_not_names(detector: PiiDetector, text: str) -> None:
