@@ -47,7 +47,8 @@ _NOT_A_NAME = frozenset(
     "welsh northern eu european my our your their his her of on in for to pay paid paying does "
     "do did how much when which any there about under and or i we you owe owed due file filing "
     "much many can could should would will it its this that these those who where why from by "
-    "with at as if than then so no not more less total new old current".split()
+    "with at as if than then so no not more less total new old current paper online annual "
+    "late final amended joint".split()
 )  # fmt: skip
 _REGULATORY = re.compile(
     r"\b(tax\w*|vat|duty|duties|levy|levies|revenue|hmrc|rate|rates|threshold\w*|relief\w*|"
@@ -138,7 +139,7 @@ def uncovered(
         held = [_flat(t) for t in evidence_texts(evidence) + reviewed_concepts(evidence)] + [
             _flat(t) for t in rules_saying(tax, jurisdictions)
         ]
-        if not any(re.search(pattern, text) for text in held):
+        if not any(re.search(pattern, text) or _titled(tax, text) for text in held):
             where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
             verdict = RelevanceVerdict(
                 answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=tax
@@ -148,6 +149,13 @@ def uncovered(
                 f"The rules graph has no evidence on {tax}{where}: it holds no rule for it.",
             )
     return None
+
+
+def _titled(name: str, text: str) -> bool:
+    """Whether every word of ``name`` is in the title at the head of ``text``, in any order:
+    "non trading corporation tax" is the rule titled "Corporation tax non-trading rate"."""
+    head = set(text.split()[:8])
+    return all(word in head for word in name.split())
 
 
 def reviewed_concepts(evidence: Evidence) -> list[str]:

@@ -424,6 +424,19 @@ class EvidenceIndex:
                     found.setdefault(candidate, node)
         return list(found.values())
 
+    def period_timelines(self, jurisdictions: Sequence[str]) -> list[GraphNode]:
+        """The ``PERIOD`` timelines of ``jurisdictions`` (the Irish two-month VAT period): a
+        return's deadline counts from its period's end whether or not a search found the
+        period's rule."""
+        return [
+            node
+            for node in self._nodes.values()
+            if node.label == "Timeline"
+            and str(node.properties.get("window_kind") or "").upper() == "PERIOD"
+            and jurisdiction_of(node) in jurisdictions
+            and not is_hidden(node)
+        ]
+
     def texts_saying(self, words: str, jurisdictions: Sequence[str] = ()) -> list[str]:
         """The texts (name and description) of the rule nodes and provisions of
         ``jurisdictions`` (and EU law, as :meth:`search` adds it; all of them when none is

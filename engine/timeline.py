@@ -61,6 +61,15 @@ _DAY_OF_MONTH = re.compile(r"_(?P<day>\d{1,2})(?:ST|ND|RD|TH)$")
 _BUSINESS = re.compile(r"\b(working|business) days?\b", re.I)
 #: ``duration_unit`` "months and 7 days after the end of the VAT period": a unit, optional days
 #: on top, then what the duration counts from.
+#: "no later than the 23rd day of the ninth month": a day of the Nth month after the anchor.
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+             "tenth", "eleventh", "twelfth")  # fmt: skip
+_LATEST = re.compile(
+    r"\bno later than the (?P<day>\d{1,2})(?:st|nd|rd|th) day of the (?P<nth>"
+    + "|".join(_ORDINALS)
+    + r") month\b",
+    re.I,
+)
 _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+days?)?(?:\s+|$)")
 
 
@@ -164,13 +173,16 @@ def deadline(
     business_days: bool = False,
     extra_days: int = 0,
     period_end: bool = False,
+    latest: tuple[int, int] | None = None,
 ) -> date:
     """When something due after ``anchor`` falls: ``fixed`` (month, day) is the first such date
     after the anchor, ``day_of_month`` the first such day of a month after it, else the anchor
     plus the duration (and ``extra_days``: "1 calendar month and 7 days"); then moved off a
-    weekend where ``business_days``. Calendar months counted from the end of a period that
-    ends on a month's last day (``period_end``) end on a month's last day: a VAT quarter
-    ending 30 September is due one month (31 October) and seven days later, 7 November."""
+    weekend where ``business_days``. ``latest`` (day, n) caps it at that day of the nth
+    month after the anchor ("no later than the 23rd day of the ninth month"). Calendar
+    months counted from the end of a period that ends on a month's last day (``period_end``)
+    end on a month's last day: a VAT quarter ending 30 September is due one month (31
+    October) and seven days later, 7 November."""
     if fixed is not None:
         due = _fixed_after(anchor, fixed[0], fixed[1])
     elif day_of_month is not None:
@@ -180,6 +192,10 @@ def deadline(
         if period_end and unit in ("months", "years") and anchor == _month_end(anchor):
             due = _month_end(due)
         due = add_duration(due, extra_days, "days")
+    if latest is not None:  # (day, n): no later than that day of the nth month after
+        month = _add_months(date(anchor.year, anchor.month, 1), latest[1])
+        last = calendar.monthrange(month.year, month.month)[1]
+        due = min(due, date(month.year, month.month, min(latest[0], last)))
     return next_weekday(due) if business_days else due
 
 
@@ -200,6 +216,7 @@ class TimelineRule:
     about_tax_years: bool = False  # the rule's words count in tax years
     description: str = ""  # the rule's words (which events it covers, dates it states)
     extra_days: int = 0  # days on top of the duration ("1 month and 7 days")
+    latest: tuple[int, int] | None = None  # "no later than the 23rd day of the ninth month"
 
     @classmethod
     def from_node(cls, node_id: str, props: dict[str, Any]) -> TimelineRule | None:
@@ -229,6 +246,11 @@ class TimelineRule:
             about_tax_years="tax year" in text.lower() or "TAX_YEAR" in node_id,
             description=str(props.get("description") or ""),
             extra_days=int(parsed["days"] or 0),
+            latest=(
+                (int(cap["day"]), _ORDINALS.index(cap["nth"].lower()) + 1)
+                if (cap := _LATEST.search(text))
+                else None
+            ),
         )
 
     @property
@@ -301,6 +323,7 @@ def _due(rule: TimelineRule, anchor: date, period_end: bool = False) -> date:
         business_days=rule.business_days,
         extra_days=rule.extra_days,
         period_end=period_end,
+        latest=rule.latest,
     )
 
 
@@ -538,9 +561,14 @@ _ON_THE_POINT = ("DEADLINE", "PERIOD", "TRANSITION")
 
 
 def when_all(
-    rules: Sequence[TimelineRule], asked: Asked, today: date, limit: int = 3
+    rules: Sequence[TimelineRule],
+    asked: Asked,
+    today: date,
+    limit: int = 3,
+    periods: Sequence[TimelineRule] = (),
 ) -> tuple[list[ComputedDates], list[str]]:
-    """:func:`when` for each rule (the ``PERIOD`` rules among them give the periods), at most
+    """:func:`when` for each rule (the ``PERIOD`` rules among them and ``periods`` give the
+    periods: a return's period is the jurisdiction's, found or not by this search), at most
     ``limit`` results; and the ids of the rules that do not apply to what was asked (a
     December-disposal rule for a March disposal), which an answer must not quote. Where a
     deadline is computed, windows of another kind (a lookback, a lock-in linked to the same
@@ -548,7 +576,7 @@ def when_all(
     computed: list[tuple[TimelineRule, ComputedDates]] = []
     excluded: list[str] = []
     for rule in rules:
-        dates = when(rule, asked, today, rules)
+        dates = when(rule, asked, today, [*rules, *periods])
         if dates is not None:
             computed.append((rule, dates))
         elif not _covers_all(rule) and rule.kind == "DEADLINE":

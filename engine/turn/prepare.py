@@ -516,7 +516,12 @@ class TurnPreparer:
         asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.
-        dates, excluded = when_all(rules, asked, self._today())
+        periods = [
+            rule
+            for node in self._evidence.period_timelines(jurisdictions)
+            if (rule := TimelineRule.from_node(node.id, node.properties))
+        ]
+        dates, excluded = when_all(rules, asked, self._today(), periods=periods)
         evidence.hits[:] = [hit for hit in evidence.hits if hit.node.id not in excluded]
         for computed in dates:
             if computed.rule_id not in known:

@@ -115,3 +115,20 @@ def test_regression_a_group_no_rule_names_is_refused_though_its_siblings_are_hel
     assert check_ie("What is the PRSI Class A rate?") is None
     # "class a" is held; "Class AB" or "group-based" name no group.
     assert check_ie("Is a class-based scheme taxed?") is None
+
+
+def test_regression_a_paper_tax_return_names_no_tax_and_word_order_does_not_hide_a_rule():
+    assert named_taxes("When is the UK paper tax return for 2023-24 due?") == []
+    assert named_taxes("When is the online tax return due?") == []
+    held = {"IE": ["Corporation tax non-trading rate — 25 percent — passive income."]}
+
+    def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [text for j in jurisdictions for text in held.get(j, [])]
+
+    question = "What is the non-trading corporation tax rate in Ireland?"
+    gap = uncovered(question, ["IE"], ANSWERABLE, names_act=False, names_concept=False,
+                    rules_saying=saying)  # fmt: skip
+    assert gap is None
+    net = uncovered("What is the Irish net wealth tax?", ["IE"], ANSWERABLE, names_act=False,
+                    names_concept=False, rules_saying=saying)  # fmt: skip
+    assert net is not None

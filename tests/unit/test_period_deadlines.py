@@ -190,3 +190,32 @@ def test_regression_a_form_lends_the_timelines_of_the_obligation_that_uses_it():
          GraphEdge(source=duty, target=due, type="HAS_TIMELINE")],
     )  # fmt: skip
     assert [n.id for n in index.timelines_of([form])] == [due]
+
+
+def test_a_deadline_no_later_than_a_day_of_the_nth_month_is_capped_there():
+    ct1 = rule(
+        "IE:TIMELINE:CT1_NINE_MONTHS",
+        {"name": "CT1 filing deadline", "window_kind": "DEADLINE", "duration_value": 9,
+         "duration_unit": "months",
+         "description": "The CT1 return and balance of corporation tax are due within nine "
+         "months of the end of the accounting period, no later than the 23rd day of the ninth "
+         "month."},
+    )  # fmt: skip
+    assert ct1.latest == (23, 9)
+    for end, due in [
+        (date(2024, 12, 31), date(2025, 9, 23)),
+        (date(2025, 6, 30), date(2026, 3, 23)),
+    ]:
+        computed = when(ct1, Asked(end, end, "day"), TODAY)
+        assert computed is not None and computed.end == due, computed
+
+
+def test_a_returns_period_comes_from_the_jurisdictions_period_rules_not_only_the_hits():
+    from engine.timeline import when_all
+
+    september = asked("When is the VAT3 for September 2024 due in Ireland?", ["IE"])
+    vat3, period = rule("IE:TIMELINE:VAT3_DUE_19TH", VAT3), rule("IE:TIMELINE:P", VAT_PERIOD)
+    alone, _ = when_all([vat3], september, TODAY)
+    assert alone == []  # the period's length unknown: no date
+    dates, _ = when_all([vat3], september, TODAY, periods=[period])
+    assert [d.end for d in dates] == [date(2024, 11, 19)]
