@@ -58,71 +58,19 @@ QUESTIONS = [
     "What does Article 5 of the AI Act prohibit?",
     "When must a controller notify a personal data breach under the GDPR?",
 ]
-CAPTURE = {
-    "concepts": [
-        {"domain": "TAX", "kind": "VAT", "jurisdiction": "IE", "prefLabel": "Value-Added Tax"}
-    ]
-}
-MARK = "@STAMP@"  # replaced by the send time (seconds, wall clock) as the frame leaves
-SHORT, LONG = 5, 100  # tokens of the two answers
+from tools.standin.stamped import SHORT  # noqa: E402
+
+LONG = 100  # tokens of the long and the stamped answers (bench/capacity_bench.py sets it)
 
 
 # --- the stand-in process ------------------------------------------------------------------
 
 
 def run_standin(port: int, first_token_ms: float, tokens_per_second: float) -> None:
-    import uvicorn
+    """The stamping stand-in (``tools.standin.stamped``), ``LONG`` tokens a long answer."""
+    from tools.standin.stamped import run
 
-    from tools.standin import Pacing, Reply, StandinServer, ToolCall
-
-    tool = [ToolCall("capture_concepts", json.dumps(CAPTURE))]
-    replies = {
-        "short": Reply(text=[f"word{i} " for i in range(SHORT)], calls=tool),
-        "long": Reply(text=[f"word{i} " for i in range(LONG)], calls=tool),
-        "stamp": Reply(text=[f"{MARK} " for _ in range(LONG)], calls=tool),
-    }
-
-    class BenchStandin(StandinServer):
-        """Replies by keyword in the question; counts connections without keeping bodies."""
-
-        peers: set[Any]
-        requests_seen = 0
-
-        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            if scope["type"] == "http" and scope["path"] == "/bench/stats":
-                body = json.dumps(
-                    {"requests": self.requests_seen, "connections": len(self.peers)}
-                ).encode()
-                self.peers, self.requests_seen = set(), 0
-                await send({"type": "http.response.start", "status": 200, "headers": []})
-                await send({"type": "http.response.body", "body": body})
-                return
-            await super().__call__(scope, receive, send)
-
-        async def _respond(self, send: Any, path: str, body: Any, headers: Any, reply: Any,
-                           index: int) -> None:  # fmt: skip
-            self.requests_seen += 1
-            self.peers.add(self.received[-1].peer)
-            self.received.clear()
-            text = json.dumps(body)
-            kind = "stamp" if "STAMP" in text else "long" if "LONG" in text else "short"
-            await super()._respond(send, path, body, headers, replies[kind], 0)
-
-        async def _stream(self, send: Any, frames: Any, reply: Any, pacing: Any) -> None:
-            mark = MARK.encode()
-
-            async def stamped(message: dict[str, Any]) -> None:
-                chunk = message.get("body", b"")
-                if mark in chunk:
-                    message = {**message, "body": chunk.replace(mark, b"%.6f" % time.time())}
-                await send(message)
-
-            await super()._stream(stamped, frames, reply, pacing)
-
-    server = BenchStandin(pacing=Pacing(first_token_ms / 1000, tokens_per_second))
-    server.peers = set()
-    uvicorn.run(server, host="127.0.0.1", port=port, log_level="warning", loop="uvloop",
-                http="httptools", backlog=4096, timeout_keep_alive=30)  # fmt: skip
+    run(port, first_token_ms, tokens_per_second, LONG)
 
 
 # --- processes -----------------------------------------------------------------------------
@@ -217,6 +165,8 @@ class Samples:
     first: list[float] = field(default_factory=list)  # seconds to the first token
     refused: list[float] = field(default_factory=list)  # seconds to a 503
     errors: int = 0
+    admitted: int = 0  # turns whose stream started (200)
+    refusals: list[tuple[int, str, float]] = field(default_factory=list)  # status, code, R-A
     delays: list[float] = field(default_factory=list)  # stand-in send -> client arrival
     turns: int = 0
     concepts_missing: int = 0
@@ -326,14 +276,18 @@ class RawClient:
         )
         conversation = body.get("conversationId")
         if b"content-length" in headers:  # an error body (503 overloaded, 4xx)
-            await reader.readexactly(int(headers[b"content-length"]))
+            error = await reader.readexactly(int(headers[b"content-length"]))
             if headers.get(b"connection") == b"close":
                 await self.aclose()
             if status == 503:
                 out.refused.append(time.perf_counter() - start)
-                return conversation, float(headers.get(b"retry-after", b"1"))
+                retry_after = float(headers.get(b"retry-after", b"0"))
+                code = json.loads(error).get("error", {}).get("code", "")
+                out.refusals.append((status, code, retry_after))
+                return conversation, retry_after or 1.0
             out.errors += 1
             return conversation, 1.0
+        out.admitted += 1
         frames = TurnFrames(out, start, stamped, conversation)
         while True:
             size = int(await reader.readuntil(b"\r\n"), 16)
