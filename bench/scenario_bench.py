@@ -1,6 +1,7 @@
 """The scenario engine (issue 28): worked examples passed, dev vs held-out, and evaluation time.
 
     .venv/bin/python bench/scenario_bench.py [--data-dir DIR] [--rounds 50] [--json out.json]
+        [--chat-turns 20]
 
 Examples: ``bench/data/scenario_examples.jsonl`` (published figures, to the cent; ``gap``
 examples must come back with gaps and no figures), graded per split. Timing: each example's
@@ -8,6 +9,12 @@ snapshot and the €50,000 / €60,000 pair of issue 28, evaluated ``rounds`` ti
 is both scenarios evaluated and compared. Two readers: the seed files in memory (the engine's
 own cost) and, with ``--data-dir``, the embedded graph (Ladybug) of a seeded data folder, read
 as the API reads it (one ``get_nodes`` per snapshot; the folder is seeded first when empty).
+
+With ``--data-dir`` and ``--chat-turns N``, in the same run: the API served as its own process
+on that folder (offline extractive provider), and N pairs of turns over real HTTP, alternated:
+a plain question ("What is the standard rate of VAT in Ireland?") and a what-if ("what if I
+earned €60,000 instead?") in a conversation that stated its facts first (ADR 0063); request ->
+first ``text`` event and -> ``done``, p50/p95, and what the what-if adds at the median.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
@@ -172,11 +180,74 @@ async def _graph_figures(data_dir: Path, rounds: int) -> dict[str, Any]:
         }
 
 
+PLAIN = "What is the standard rate of VAT in Ireland?"
+STATED = "I earn €50,000 as a PAYE employee, single, aged 35, in 2025."
+WHAT_IF = "what if I earned €60,000 instead?"
+
+
+async def _turn(client: Any, message: str, conversation: str | None) -> tuple[float, float, Any]:
+    from tests.support.server import sse_events
+
+    body: dict[str, Any] = {"message": message}
+    if conversation:
+        body["conversationId"] = conversation
+    began = time.perf_counter()
+    first = None
+    done: dict[str, Any] = {}
+    async with client.stream("POST", "/api/chat", json=body) as response:
+        response.raise_for_status()
+        async for event in sse_events(response):
+            if event.event == "text" and first is None:
+                first = time.perf_counter() - began
+            elif event.event == "done":
+                done = event.data
+    return first or 0.0, time.perf_counter() - began, done
+
+
+async def chat_figures(data_dir: Path, turns: int) -> dict[str, Any]:
+    """Time to first token of a what-if turn against a plain turn, alternated, over HTTP."""
+    import httpx
+
+    from api.settings import Settings
+    from bench.chat_turn_bench import served
+
+    headers = {"Authorization": "Bearer dev-acme-alice"}
+    figures: dict[str, dict[str, list[float]]] = {
+        "plain": {"first": [], "done": []},
+        "what_if": {"first": [], "done": []},
+    }
+    # the per-user rate limit would refuse a bench's back-to-back turns (429)
+    os.environ.setdefault("REGINTEL_RATE_LIMIT_USER_PER_MINUTE", "100000")
+    os.environ.setdefault("REGINTEL_RATE_LIMIT_TENANT_PER_MINUTE", "100000")
+    with served(Settings(data_dir=data_dir)) as base:
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as client:
+            _, _, plain = await _turn(client, PLAIN, None)  # warm-up, and the conversations
+            _, _, stated = await _turn(client, STATED, None)
+            plain_id, what_if_id = plain["conversationId"], stated["conversationId"]
+            for _ in range(turns):
+                for kind, message, conversation in (
+                    ("plain", PLAIN, plain_id),
+                    ("what_if", WHAT_IF, what_if_id),
+                ):
+                    first, total, done = await _turn(client, message, conversation)
+                    if kind == "what_if" and "scenario" not in done:
+                        raise SystemExit("the what-if turn carried no scenario in done")
+                    figures[kind]["first"].append(first)
+                    figures[kind]["done"].append(total)
+    out: dict[str, Any] = {
+        kind: {"first_text": _ms(f["first"]), "done": _ms(f["done"])} for kind, f in figures.items()
+    }
+    added = out["what_if"]["first_text"]["p50_ms"] - out["plain"]["first_text"]["p50_ms"]
+    out["what_if_adds_to_first_text_p50_ms"] = round(added, 3)
+    return out
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, help="a seeded (or empty) data folder")
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--chat-turns", type=int, default=0, help="what-if vs plain turn pairs")
     args = parser.parse_args()
     seeds = SeedFiles()
     report: dict[str, Any] = {
@@ -187,6 +258,8 @@ async def main() -> None:
     }
     if args.data_dir is not None:
         report["ladybug"] = await _graph_figures(args.data_dir, args.rounds)
+        if args.chat_turns:
+            report["chat"] = await chat_figures(args.data_dir, args.chat_turns)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json is not None:
