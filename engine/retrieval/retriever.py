@@ -80,6 +80,7 @@ _UNITS = (
     DocKind.INSTRUMENT,
     DocKind.CONCEPT,
 )
+_DENSE_UNITS = _UNITS  # the semantic channel ranks every unit the lexical one does (ADR 0058)
 
 
 class HitReason(StrEnum):
@@ -411,7 +412,7 @@ class Retriever:
                 config.dense_recital_factor,
                 config.dense_recital_flow,
             )
-            ranked = self._rows.top(dense_units, _UNITS, config.depth)
+            ranked = self._rows.top(dense_units, _DENSE_UNITS, config.depth)
             # The gate reads the best of the ranked units' scores and of any provision's own
             # cosine (a recital scaled down for ranking still tells that the graph holds the
             # question's subject).
