@@ -135,11 +135,11 @@ class RetrievalConfig:
     # broad dev set with the complete vectors (ADR 0045, third session), with the gate's
     # coverage read in the lexical channel's own order too (``search``); the gate's bars,
     # recalibrated with them, stay (0.25 / 0.55 keep the best refusal minus false refusal).
-    # The weight stays 1.0, not the 1.5 the broad set alone preferred: the dense channel ranks
-    # provisions only (rule nodes have no vectors), so above the lexical channel's weight it
-    # put off-topic provisions (AI Act Art 112 at cosine 0.3) above the rule nodes a tax
-    # question needs; on the tax-adviser dev facts 1.5 answered 6 of 58 wrong, 1.0 answers 3
-    # (ADR 0045, addendum of the fourth pass).
+    # The weight stays 1.0, not the 1.5 the broad set alone preferred: with provisions only,
+    # above the lexical channel's weight the dense channel put off-topic provisions above the
+    # rule nodes a tax question needs (ADR 0045, fourth pass); with rule nodes embedded too
+    # (ADR 0058) 1.5 still ranks a rate node above the dated deadline node of the same tax:
+    # tax-adviser dev facts right 71 of 73 at 1.0, 70 at 1.25, 66 at 1.5.
     dense_weight: float = 1.0
     lexical_weight: float = 1.0  # the lexical channel(s)
     dense_recital_factor: float = 0.6  # recitals in the dense channel, as recital_factor
