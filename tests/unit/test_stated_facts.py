@@ -54,7 +54,7 @@ def test_dev_phrasings(text: str, expected: dict[str, Any]) -> None:
 
 def test_held_out_phrasings_from_public_pages() -> None:
     """Sentences from forums, news and calculators (URL in each record), expectations written
-    before the parser first ran on them (commit 352d663). First run: 8 of 14; after two
+    before the parser first ran on them (commit 2a08c8c on main). First run: 8 of 14; after two
     generic changes (an amount's own neighbouring words; a rise is no income) 12 of 14 — the
     set is no longer unseen since, said in ADR 0063. Misses left: "£5,000 pay rise from £100k"
     (kind of the £100k) and "if your salary goes from £48k to £52k" (a what-if "from X to Y")."""
