@@ -191,8 +191,8 @@ CUED_UNKNOWN = 0.6
 UNKNOWN_SURNAME = 0.65
 UNKNOWN_FIRST = 0.6
 PROPAGATED = 0.7
-LONE_IN_SLOT = 0.6
-LONE_FIRST = 0.55
+_LONE_IN_SLOT = 0.6
+_LONE_FIRST = 0.55
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,7 +399,7 @@ class AnyCaseNameRecogniser:
             k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
         )
         if kind == "unknown" and cue is None and j == i + 1 and self._person_slot(low, first, kind):
-            return j, LONE_IN_SLOT
+            return j, _LONE_IN_SLOT
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
             # ("riona o'donnell", "FEIDHLIM DOYLE"), or when it looks like a name and so does
@@ -416,9 +416,9 @@ class AnyCaseNameRecogniser:
             return j, STRONG_CUED if cue else CUED_UNKNOWN
         if not has_surname:
             if j == i + 1 and self._person_slot(low, first, kind):
-                return j, LONE_IN_SLOT
+                return j, _LONE_IN_SLOT
             if j == i + 1 and self._lone_first_name(text, first, kind):
-                return j, LONE_FIRST
+                return j, _LONE_FIRST
             return None
         known_surname = any(
             k in ("strong", "weak") and w.low in self._names

@@ -93,7 +93,7 @@ def run(port: int, first_token_ms: float, tokens_per_second: float, tokens: int 
                 http="httptools", backlog=4096, timeout_keep_alive=30)  # fmt: skip
 
 
-def main() -> None:
+def _main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--first-token-ms", type=float, default=300.0)
@@ -104,4 +104,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _main()
