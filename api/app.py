@@ -29,6 +29,7 @@ from api.routes import (
     privacy,
     review,
     scenarios,
+    summaries,
     usage,
 )
 from api.routes.web import mount_web_app
@@ -108,7 +109,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> FastAPI:
 
     limited = [Depends(enforce_rate_limit)]  # per tenant and per user (ADR 0026)
     # privacy's export before {id}
-    for module in (chat, branches, privacy, conversations, graph, usage, scenarios):
+    for module in (chat, branches, privacy, conversations, summaries, graph, usage, scenarios):
         app.include_router(module.router, dependencies=limited)
     for module in (health, review, admin, metrics):
         app.include_router(module.router)

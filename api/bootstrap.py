@@ -380,6 +380,7 @@ def _chat_limits(settings: Settings) -> ChatLimits:
     return ChatLimits(
         max_message_chars=settings.max_message_chars,
         history_messages=settings.history_messages,
+        conversation_token_budget=settings.conversation_token_budget,
         evidence_k=settings.evidence_k,
         max_active_nodes=settings.max_active_nodes,
         graph_write_timeout=settings.graph_write_timeout_seconds,

@@ -332,6 +332,15 @@ class Settings(BaseSettings):
     )
     max_active_nodes: int = 40
     history_messages: int = 8
+    conversation_token_budget: int = Field(
+        default=6000,
+        ge=0,
+        description="Compaction (ADR 0065): the estimated tokens (characters / 4) a turn's prompt "
+        "may hold. The newest messages of the branch that fit stay word for word (at most "
+        "history_messages); the older ones are replaced by an extractive summary (each question, "
+        "each answer's first sentence, the ids of the provisions cited), the first question is "
+        "always kept, and so are the active concepts. 0: off (the last history_messages only).",
+    )
     evidence_k: int = 6
     graph_write_timeout_seconds: float = 2.0
     graph_retry_interval_seconds: float = Field(

@@ -24,8 +24,10 @@ __all__ = [
     "MessageStatus",
     "ModelUsage",
     "NewMessage",
+    "NewSummary",
     "StoredMessage",
     "StoredScenario",
+    "StoredSummary",
     "TenantUser",
     "UsageEntry",
     "UsageTotals",
@@ -258,3 +260,26 @@ class StoredScenario(BaseModel):
     body: str
     created_at: datetime
     updated_at: datetime
+
+
+class NewSummary(BaseModel):
+    """A summary of a branch's older messages, about to be stored (compaction, ADR 0065): it
+    replaced the ``message_count`` messages of the branch's path from ``first_message_id`` to
+    ``last_message_id`` in a turn's prompt; ``cited_node_ids`` are the provisions those answers
+    cited, kept as ids."""
+
+    first_message_id: str
+    last_message_id: str
+    message_count: int = Field(ge=1)
+    summary: str
+    cited_node_ids: list[str] = Field(default_factory=list)
+
+
+class StoredSummary(NewSummary):
+    """A stored summary; ``rolled_back_at`` set once its owner rolled it back (that range of
+    messages is never summarised again)."""
+
+    id: str
+    conversation_id: str
+    created_at: datetime
+    rolled_back_at: datetime | None = None

@@ -37,8 +37,10 @@ from conversations.models import (
     ExportedConversation,
     ModelUsage,
     NewMessage,
+    NewSummary,
     StoredMessage,
     StoredScenario,
+    StoredSummary,
     TenantUser,
     UsageEntry,
     UserTokenUsage,
@@ -76,6 +78,8 @@ class ConversationState:
     # or a regeneration branches at (None: the conversation's first message)
     parent_id: str | None = None
     branched: StoredMessage | None = None  # the message branched at (an edit's, a regeneration's)
+    # the conversation's summaries (compaction, ADR 0065), oldest first, rolled back included
+    summaries: tuple[StoredSummary, ...] = ()
 
 
 class TurnStore(Protocol):
@@ -112,8 +116,12 @@ class TurnStore(Protocol):
         user_id: str,
         max_active_nodes: int = 40,
         parent_id: str | Attach | None = Attach.ACTIVE_LEAF,
+        summary: NewSummary | None = None,
     ) -> list[StoredMessage]:
         """Save the messages of a turn and the context update together, or nothing.
+
+        ``summary``: the compaction the turn's prompt used (ADR 0065), stored in the same
+        transaction unless one ending at the same message is stored already.
 
         Only the conversation's owner may: anyone else gets :class:`errors.NotFound`.
 
@@ -334,6 +342,21 @@ class ConversationStore(
 
         :class:`errors.NotFound` for an unknown message or conversation;
         :class:`errors.ConversationReadOnly` for a reader of a shared conversation."""
+        ...
+
+    async def summaries(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> list[StoredSummary]:
+        """The conversation's summaries (compaction, ADR 0065), oldest first; owner only
+        (anyone else: :class:`errors.NotFound`)."""
+        ...
+
+    async def roll_back_summary(
+        self, tenant_id: str, conversation_id: str, summary_id: str, *, user_id: str
+    ) -> StoredSummary:
+        """Roll a summary back: later prompts send its messages again as they fit in the
+        budget, and that range is never summarised again; owner only. An unknown summary, or
+        another user's or tenant's: :class:`errors.NotFound`. Rolling back twice is a no-op."""
         ...
 
     async def ping(self) -> None: ...

@@ -45,7 +45,9 @@ from conversations.models import (
     MessageLink,
     ModelUsage,
     NewMessage,
+    NewSummary,
     StoredMessage,
+    StoredSummary,
     TenantUser,
     UsageEntry,
     UsageTotals,
@@ -288,12 +290,14 @@ class SqlConversationStore(ABC):
                 parent_id = branched.parent_id
             history = await self._branch(work, conversation, parent_id, history_limit)
             context = await self._branch_context(work, conversation, parent_id)
+            summaries = await self._summaries(work, tenant_id, conversation_id, user_id)
         return ConversationState(
             conversation=conversation,
             history=history,
             context=context,
             parent_id=parent_id,
             branched=branched,
+            summaries=tuple(summaries),
         )
 
     async def save_turn(
@@ -306,6 +310,7 @@ class SqlConversationStore(ABC):
         user_id: str,
         max_active_nodes: int = 40,
         parent_id: str | Attach | None = Attach.ACTIVE_LEAF,
+        summary: NewSummary | None = None,
     ) -> list[StoredMessage]:
         """Save the messages of a turn, one after the other from ``parent_id``, and make the
         last one the active leaf, together, or nothing; only the conversation's owner may
@@ -373,8 +378,74 @@ class SqlConversationStore(ABC):
                 saved.append(stored_message)
                 parent = message_id
             await work.execute(statements.update_active_leaf, {**key, "leaf_id": parent})
+            if summary is not None:  # the compaction this turn's prompt used (ADR 0065)
+                summary_params = {
+                    **key,
+                    "summary_id": str(uuid.uuid4()),
+                    "first_message_id": summary.first_message_id,
+                    "last_message_id": summary.last_message_id,
+                    "message_count": summary.message_count,
+                    "summary": summary.summary,
+                    "cited_node_ids": dialect.encode_list(summary.cited_node_ids),
+                    "now": stamp,
+                }
+                await work.execute(statements.insert_summary, summary_params)
             await work.commit()
         return saved
+
+    async def summaries(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> list[StoredSummary]:
+        """The conversation's summaries, oldest first; owner only (else :class:`NotFound`)."""
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await self._owned(work, tenant_id, conversation_id, user_id)
+            return await self._summaries(work, tenant_id, conversation_id, user_id)
+
+    async def roll_back_summary(
+        self, tenant_id: str, conversation_id: str, summary_id: str, *, user_id: str
+    ) -> StoredSummary:
+        """Mark a summary rolled back (once; again is a no-op); owner only, else
+        :class:`NotFound`, like an unknown summary."""
+        statements = self.dialect.statements
+        key = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "summary_id": summary_id,
+        }
+        now = self.dialect.timestamp(datetime.now(UTC))
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await self._owned(work, tenant_id, conversation_id, user_id)
+            await work.execute(statements.roll_back_summary, {**key, "now": now})
+            found = [
+                s
+                for s in await self._summaries(work, tenant_id, conversation_id, user_id)
+                if s.id == summary_id
+            ]
+            if not found:
+                raise NotFound(f"summary {summary_id} not found")
+            await work.commit()
+        return found[0]
+
+    async def _owned(
+        self, work: UnitOfWork, tenant_id: str, conversation_id: str, user_id: str
+    ) -> Conversation:
+        conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+        if conversation.user_id != user_id:  # a shared conversation's reader sees none
+            raise NotFound(f"conversation {conversation_id} not found")
+        return conversation
+
+    async def _summaries(
+        self, work: UnitOfWork, tenant_id: str, conversation_id: str, user_id: str
+    ) -> list[StoredSummary]:
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        rows = await work.fetch_all(self.dialect.statements.select_summaries, key)
+        return [
+            StoredSummary.model_validate(
+                {**row, "cited_node_ids": self.dialect.decode_list(row["cited_node_ids"])}
+            )
+            for row in rows
+        ]
 
     async def checkpoint_answer(
         self,
@@ -701,6 +772,7 @@ class SqlConversationStore(ABC):
             await work.execute(statements.lock_pseudonyms, key)
         counted = await work.fetch_one(statements.count_conversation_messages, key)
         pseudonyms = await work.execute(statements.delete_pseudonyms, key)
+        await work.execute(statements.delete_summaries, key)
         await work.execute(statements.delete_messages, key)
         await work.execute(statements.delete_context, key)
         calls = await work.execute(

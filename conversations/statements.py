@@ -414,6 +414,30 @@ class Statements:
         "DELETE FROM {schema}scenarios WHERE tenant_id = :tenant_id AND user_id = :user_id"
     )
 
+    # -- compaction (issue 27, ADR 0065): a branch's summaries, owner-only ---------------------
+    insert_summary: str = (
+        "INSERT INTO {schema}summaries (tenant_id, id, conversation_id, user_id,"
+        " first_message_id, last_message_id, message_count, summary, cited_node_ids,"
+        " created_at) VALUES (:tenant_id, :summary_id, :conversation_id, :user_id,"
+        " :first_message_id, :last_message_id, :message_count, :summary, :cited_node_ids, :now)"
+        " ON CONFLICT (tenant_id, conversation_id, last_message_id) DO NOTHING"
+    )
+    select_summaries: str = (
+        "SELECT id, conversation_id, first_message_id, last_message_id, message_count, summary,"
+        " cited_node_ids, created_at, rolled_back_at FROM {schema}summaries"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND user_id = :user_id ORDER BY created_at, id"
+    )
+    roll_back_summary: str = (
+        "UPDATE {schema}summaries SET rolled_back_at = :now WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :summary_id AND user_id = :user_id"
+        " AND rolled_back_at IS NULL"
+    )
+    delete_summaries: str = (
+        "DELETE FROM {schema}summaries WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+
     def render(
         self,
         *,

@@ -27,7 +27,9 @@
    6b. :class:`engine.turn.what_if.WhatIfStep` — a message that states facts or asks a
    what-if (a cheap regex check first): the scenario engine runs now, before the call, and
    its parameter nodes join the evidence (ADR 0063).
-7. :func:`engine.prompt.build_messages` — the prompt from the aspects.
+7. :func:`engine.prompt.build_messages` — the prompt from the aspects, its history within the
+   conversation's token budget: the older messages of the branch replaced by an extractive
+   summary (:meth:`~TurnPreparer.compact_history`, ADR 0065), stored with the question.
 8. :meth:`~TurnPreparer.store_question` — last, so a refused turn stores nothing: the question
    and an empty answer marked ``streaming``, in one transaction, before the model is called
    (a crash keeps the question; the answer is written as it streams, ADR 0018), after the
@@ -47,13 +49,20 @@ from typing import Protocol
 from opentelemetry.context import Context
 from opentelemetry.trace import Tracer
 
-from conversations.models import ConversationContext, NewMessage, StoredMessage
+from conversations.models import (
+    ConversationContext,
+    NewMessage,
+    NewSummary,
+    StoredMessage,
+    StoredSummary,
+)
 from conversations.port import TurnStore
 from egress.client import EgressContext
 from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.as_at import AsAt, resolve_as_at
+from engine.compaction import Compacted, compact, estimate_tokens
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, uncovered
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
@@ -120,6 +129,10 @@ class ChatLimits:
     history_messages: int = 8
     evidence_k: int = 6
     max_active_nodes: int = 40
+    # Compaction (ADR 0065): the estimated tokens a prompt may hold (0: off, the last
+    # ``history_messages`` only), and how many messages of the branch a turn reads for it.
+    conversation_token_budget: int = 0
+    compaction_path_messages: int = 2000
     graph_write_timeout: float = 2.0
     answer_write_interval: float = 0.25  # at most one checkpoint of a streaming answer per …
     answer_write_min_chars: int = 64  # … and only once this much new text arrived, or
@@ -160,6 +173,7 @@ class LoadedConversation:
     active: list[str]  # the context's active node ids
     parent_id: str | None = None  # where the turn's messages attach (ADR 0062)
     question: str | None = None  # a regeneration's: the stored question, asked again
+    summaries: tuple[StoredSummary, ...] = ()  # its summaries (compaction, ADR 0065)
 
 
 @dataclass(frozen=True)
@@ -230,25 +244,34 @@ class TurnPreparer:
             evidence, refusal = scenario.evidence(found.evidence, found.refusal, self._evidence)
             found = replace(found, evidence=evidence, refusal=refusal)
         unsanitised = mode is EgressMode.OFF  # "off" (where the tenant allows it) sends originals
+        inputs = PromptInputs(
+            question=ChatMessage(role="user", content=message)
+            if unsanitised
+            else question.as_message("user"),
+            jurisdictions=found.jurisdictions,
+            active=self._evidence.descriptions(loaded.active),
+            evidence=found.evidence.hits,
+            refusal=found.refusal,
+            as_at=found.as_at.label(),
+            as_at_named=found.as_at.origin != "today",
+            computed=found.computed,
+            changed=[(c["nodeId"], c["description"]) for c in found.changed],
+            what_if=scenario.section() if scenario is not None else None,
+        )
+        compacted = self.compact_history(inputs, history, loaded.summaries)
         prompt = build_messages(
-            PromptInputs(
-                question=ChatMessage(role="user", content=message)
-                if unsanitised
-                else question.as_message("user"),
-                jurisdictions=found.jurisdictions,
-                active=self._evidence.descriptions(loaded.active),
-                evidence=found.evidence.hits,
-                refusal=found.refusal,
-                history=[_history_message(m, unsanitised) for m in history],
-                as_at=found.as_at.label(),
-                as_at_named=found.as_at.origin != "today",
-                computed=found.computed,
-                changed=[(c["nodeId"], c["description"]) for c in found.changed],
-                what_if=scenario.section() if scenario is not None else None,
+            replace(
+                inputs,
+                history=[_history_message(m, unsanitised) for m in compacted.window],
+                earlier=compacted.prompt_lines(),
+                earlier_count=compacted.summarised,
+                earlier_sanitised=not unsanitised,
             ),
             self._aspects,
         )
-        answer_id = await self.store_question(request, loaded, message, question)
+        answer_id = await self.store_question(
+            request, loaded, message, question, summary=compacted.record
+        )
         return PreparedTurn(
             request=request,
             conversation_id=loaded.conversation_id,
@@ -266,6 +289,21 @@ class TurnPreparer:
             active=tuple(loaded.active),
             scenario=scenario.data() if scenario is not None else None,
         )
+
+    def compact_history(
+        self,
+        inputs: PromptInputs,
+        history: list[StoredMessage],
+        summaries: Sequence[StoredSummary],
+    ) -> Compacted:
+        """Step 7's history (ADR 0065): within the conversation's token budget, what the prompt
+        without history leaves; the older messages of the branch summarised. No budget: the
+        last ``history_messages``, as ever."""
+        budget, window = self._limits.conversation_token_budget, self._limits.history_messages
+        if budget <= 0:
+            return Compacted(window=history[-window:] if window else [])
+        base = sum(estimate_tokens(m.content) for m in build_messages(inputs, self._aspects))
+        return compact(history, budget - base, window, summaries)
 
     def checked_message(self, text: str) -> str:
         """Step 1: the message, stripped; :class:`errors.InvalidInput` if empty or too long."""
@@ -307,10 +345,12 @@ class TurnPreparer:
             created = await self._store.create_conversation(tenant, user)
             return LoadedConversation(created.id, [], [])
         regenerating = request.regenerate_of is not None  # the question is on the branch too
+        limits = self._limits  # with a token budget, the whole path (compaction, ADR 0065)
         state = await self._store.load_turn(
             tenant,
             request.conversation_id,
-            self._limits.history_messages + (1 if regenerating else 0),
+            (limits.compaction_path_messages if limits.conversation_token_budget > 0 else 0)
+            or limits.history_messages + (1 if regenerating else 0),
             user_id=user,
             branch_at=branch_at,
         )
@@ -333,6 +373,7 @@ class TurnPreparer:
             list(state.context.active_node_ids),
             parent_id=state.parent_id,
             question=question,
+            summaries=state.summaries,
         )
 
     async def sanitise(
@@ -429,6 +470,8 @@ class TurnPreparer:
         loaded: LoadedConversation,
         message: str,
         question: SanitisedText,
+        *,
+        summary: NewSummary | None = None,
     ) -> str:
         """Step 8: the question and an empty ``streaming`` answer, both or neither, after the
         message the turn's branch ends at (a regeneration stores the answer alone, after its
@@ -448,6 +491,7 @@ class TurnPreparer:
             user_id=request.user_id,
             max_active_nodes=self._limits.max_active_nodes,
             parent_id=loaded.parent_id,
+            summary=summary,
         )
         return saved[-1].id
 

@@ -153,6 +153,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "008_usage.sql",
         "009_scenarios.sql",
         "010_branches.sql",
+        "011_summaries.sql",
     ]
 
 

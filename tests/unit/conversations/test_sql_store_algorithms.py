@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from conversations.models import ConversationContext, NewMessage, UsageEntry
+from conversations.models import ConversationContext, NewMessage, NewSummary, UsageEntry
 from conversations.sql_store import SqlConversationStore
 from conversations.sqlite import SQLITE
 from conversations.unit_of_work import Result, StatementUnitOfWork
@@ -107,6 +107,15 @@ async def exercise_everything(db):
     )
     await db.conversation_view("acme", conversation.id, 10, user_id="alice")
     await db.switch_branch("acme", conversation.id, "m", user_id="alice")
+    # compaction (ADR 0065): a turn that stores its summary, the owner's list and rollback
+    summary = NewSummary(first_message_id="m", last_message_id="m", message_count=1, summary="s")
+    question = NewMessage(role="user", content="q", content_sanitised="q")
+    await db.save_turn(
+        "acme", conversation.id, [question], ConversationContext(), user_id="alice",
+        summary=summary,
+    )  # fmt: skip
+    await db.summaries("acme", conversation.id, user_id="alice")
+    await db.roll_back_summary("acme", conversation.id, "s", user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
@@ -181,6 +190,19 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
             "select_message_link": [link_row()],
             "select_message_links": [link_row()],
             "last_seq": [{"seq": 4}],
+            "select_summaries": [
+                {
+                    "id": "s",
+                    "conversation_id": "c",
+                    "first_message_id": "m",
+                    "last_message_id": "m",
+                    "message_count": 1,
+                    "summary": "s",
+                    "cited_node_ids": "[]",
+                    "created_at": "2025-01-01T00:00:00.000000+00:00",
+                    "rolled_back_at": None,
+                }
+            ],
             "count_placeholders": [{"n": 0}],
             "select_owned_conversation_ids": [{"id": "c"}],
             "lock_owned_conversation": [{"id": "c"}],
@@ -231,7 +253,7 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
-    assert len(erasing) == 11  # with a user's scenarios and one scenario (issue 28)
+    assert len(erasing) == 12  # with scenarios (issue 28) and summaries (ADR 0065)
     for name in erasing:
         assert db.erasure[name] == {True}, name
 

@@ -1,0 +1,169 @@
+"""Compaction over real HTTP (issue 27, ADR 0065), on SQLite and on PostgreSQL as
+``regintel_app`` with row-level security: a conversation of 60 turns (written straight into
+the store), then a real turn whose prompt, as the provider received it, stays within the token
+budget and still names turn 1's question and the provision it cited, though turn 1's concepts
+left the active concepts long ago; the summary is stored with its range, only the owner lists
+or rolls it back, and a rolled-back range comes back word for word while it fits."""
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from conversations.factory import build_conversation_store
+from conversations.models import ConversationContext, NewMessage
+from egress.wire import Done, LlmRequest, StreamChunk, Text, Usage
+from engine.compaction import estimate_tokens
+from engine.lexicon import ConceptLexicon
+from engine.prompt import EARLIER_HEADER
+from tests.support.server import running_server, sse_events
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+KEYS = {"k-acme-alice": "acme:alice", "k-acme-bob": "acme:bob"}
+ALICE = {"Authorization": "Bearer k-acme-alice"}
+BOB = {"Authorization": "Bearer k-acme-bob"}
+BUDGET = 2500
+TURN_ONE = "What is the standard rate of VAT in Ireland for restaurant meals?"
+TURN_ONE_NODE = "IE:RATE:VAT_STANDARD"
+
+
+@dataclass
+class PromptRecorder:
+    """Keeps every request's messages (what the provider received) and answers briefly."""
+
+    name: str = "extractive"
+    prompts: list[list[str]] = field(default_factory=list)
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        self.prompts.append([str(m.content) for m in request.messages])
+        yield Text("A short answer.")
+        yield Done(Usage(input_tokens=1, output_tokens=1))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class Stack:
+    url: str
+    model: PromptRecorder
+    settings: Settings
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
+    store: dict[str, Any] = {}
+    if request.param == "postgres":
+        cluster = request.getfixturevalue("postgres_cluster")
+        dsn = cluster.create_database(f"compaction_{uuid.uuid4().hex[:12]}")
+        store = {"conversation_store": "postgres", "postgres_dsn": dsn}
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        log_json=False,
+        api_keys=KEYS,
+        conversation_token_budget=BUDGET,
+        **store,
+    )
+    model = PromptRecorder()
+    app = create_app(settings, lexicon=ConceptLexicon(), providers={"extractive": model})
+    with running_server(app) as url:
+        yield Stack(url, model, settings)
+
+
+def said(role: str, text: str, nodes: list[str]) -> NewMessage:
+    return NewMessage(role=role, content=text, content_sanitised=text, referenced_nodes=nodes)
+
+
+async def a_long_conversation(settings: Settings, turns: int) -> str:
+    """``turns`` turns written straight into the store: turn 1 about VAT, citing
+    ``TURN_ONE_NODE``; each later one about another provision, which joins the active concepts
+    (40 at most: turn 1's leaves them)."""
+    store = build_conversation_store(
+        settings.conversation_store,
+        sqlite_path=settings.resolved_sqlite_path,
+        postgres_dsn=settings.postgres_dsn.get_secret_value(),
+        postgres_pool_max=2,
+    )
+    await store.init()
+    try:
+        cid = (await store.create_conversation("acme", "alice")).id
+        for t in range(1, turns + 1):
+            node = TURN_ONE_NODE if t == 1 else f"IE:FILLER:P{t}"
+            question = TURN_ONE if t == 1 else f"Turn {t}: what does provision P{t} require?"
+            answer = f"Provision {t} requires a filing [{node}]. " + "It has details. " * 30
+            await store.save_turn(
+                "acme",
+                cid,
+                [said("user", question, []), said("assistant", answer, [node])],
+                ConversationContext(active_node_ids=[node]),
+                user_id="alice",
+            )
+        context = await store.load_context("acme", cid, user_id="alice")
+        assert TURN_ONE_NODE not in context.active_node_ids  # long gone from the context
+        return cid
+    finally:
+        await store.aclose()
+
+
+async def ask(client: httpx.AsyncClient, cid: str, message: str) -> None:
+    body = {"message": message, "conversationId": cid}
+    async with client.stream("POST", "/api/chat", json=body, headers=ALICE) as response:
+        assert response.status_code == 200, await response.aread()
+        events = [e async for e in sse_events(response) if e.event]
+    assert events[-1].event == "done" and events[-1].payload["status"] == "complete", events
+
+
+def prompt_tokens(messages: list[str]) -> int:
+    return sum(estimate_tokens(text) for text in messages)
+
+
+async def test_a_long_conversation_stays_within_the_budget_and_keeps_turn_one(
+    stack: Stack,
+) -> None:
+    cid = await a_long_conversation(stack.settings, 60)
+    async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+        await ask(client, cid, "And what about the reduced rate?")
+        sent = stack.model.prompts[-1]
+        assert prompt_tokens(sent) <= BUDGET
+        system, history = sent[0], sent[1:-1]
+        assert EARLIER_HEADER in system
+        assert TURN_ONE in system and TURN_ONE_NODE in system  # turn 1, summarised turns' ids
+        assert "Turn 30: what does provision P30 require?" in system  # a summarised question
+        assert history and "Turn 60" in history[-2]  # the newest turns word for word
+        assert all(TURN_ONE not in text for text in history)
+
+        listed = await client.get(f"/api/conversations/{cid}/summaries", headers=ALICE)
+        assert listed.status_code == 200
+        [summary] = listed.json()
+        assert summary["messageCount"] >= 60 and TURN_ONE_NODE in summary["citedNodeIds"]
+        assert summary["rolledBackAt"] is None
+
+        # nobody else sees it or rolls it back
+        rollback = f"/api/conversations/{cid}/summaries/{summary['id']}/rollback"
+        assert (await client.post(rollback, headers=BOB)).status_code == 404
+        assert (
+            await client.get(f"/api/conversations/{cid}/summaries", headers=BOB)
+        ).status_code == 404
+        missing = f"/api/conversations/{cid}/summaries/no-such-summary/rollback"
+        assert (await client.post(missing, headers=ALICE)).status_code == 404
+
+        # the owner rolls it back: the next prompt summarises nothing of that range, still
+        # within the budget (the range's messages came back as far as they fit), turn 1 kept
+        rolled = await client.post(rollback, headers=ALICE)
+        assert rolled.status_code == 200 and rolled.json()["rolledBackAt"] is not None
+        await ask(client, cid, "And the zero rate?")
+        sent = stack.model.prompts[-1]
+        assert prompt_tokens(sent) <= BUDGET
+        assert TURN_ONE in sent[0] and "Turn 30: what does" not in sent[0]
+        listed = (await client.get(f"/api/conversations/{cid}/summaries", headers=ALICE)).json()
+        # only what left the window since is summarised: the turn just asked, after the range
+        assert len(listed) == 2 and listed[0]["id"] == summary["id"]
+        assert listed[1]["messageCount"] == 2 and TURN_ONE_NODE not in listed[1]["citedNodeIds"]
+        assert listed[1]["firstMessageId"] != summary["firstMessageId"]

@@ -1,0 +1,146 @@
+"""Compaction summaries in the conversation store (issue 27, ADR 0065), on SQLite and on
+PostgreSQL as the app role under row-level security: a turn stores the summary its prompt used
+with the range it replaced, once per range; the owner lists and rolls it back; nobody else sees
+it; erasure takes it."""
+
+import sqlite3
+
+import psycopg
+import pytest
+
+from conversations.models import ConversationContext, NewMessage, NewSummary
+from errors import NotFound
+
+pytestmark = [pytest.mark.integration, pytest.mark.anyio]
+
+
+@pytest.fixture
+async def store(conversation_backend):
+    store = conversation_backend.open()
+    await store.init()
+    yield store
+    await store.aclose()
+
+
+async def count_rows(conversation_backend, request, tmp_path):
+    """Every row of the summaries table, seen by a superuser (no RLS) or the SQLite file."""
+    if conversation_backend.name == "sqlite":
+        with sqlite3.connect(tmp_path / "c.db") as conn:
+            return conn.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+    dsn = request.getfixturevalue("postgres_dsn")
+    async with await psycopg.AsyncConnection.connect(dsn) as conn:
+        cur = await conn.execute("SELECT COUNT(*) FROM regintel.summaries")
+        row = await cur.fetchone()
+        assert row is not None
+        return row[0]
+
+
+def said(role, text, nodes=()):
+    return NewMessage(role=role, content=text, content_sanitised=text, referenced_nodes=list(nodes))
+
+
+async def a_turn(store, cid, text, summary=None, user="alice"):
+    return await store.save_turn(
+        "acme",
+        cid,
+        [said("user", text), said("assistant", f"answer to {text}", ["IE:RATE:VAT_STANDARD"])],
+        ConversationContext(),
+        user_id=user,
+        summary=summary,
+    )
+
+
+def summary_of(first, last, count):
+    return NewSummary(
+        first_message_id=first.id,
+        last_message_id=last.id,
+        message_count=count,
+        summary='- [Q] "one"\n- [A] "answer to one"',
+        cited_node_ids=["IE:RATE:VAT_STANDARD"],
+    )
+
+
+async def test_a_turn_stores_its_summary_once_and_the_owner_rolls_it_back(
+    store, conversation_backend, request, tmp_path
+):
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    await a_turn(store, cid, "three", summary_of(q1, a1, 2))  # the same range: stored already
+    state = await store.load_turn("acme", cid, 100, user_id="alice")
+    assert len(state.summaries) == 1
+    stored = state.summaries[0]
+    assert (stored.first_message_id, stored.last_message_id, stored.message_count) == (
+        q1.id,
+        a1.id,
+        2,
+    )
+    assert stored.cited_node_ids == ["IE:RATE:VAT_STANDARD"] and stored.rolled_back_at is None
+    assert await store.summaries("acme", cid, user_id="alice") == [stored]
+
+    rolled_back = await store.roll_back_summary("acme", cid, stored.id, user_id="alice")
+    assert rolled_back.rolled_back_at is not None
+    again = await store.roll_back_summary("acme", cid, stored.id, user_id="alice")
+    assert again.rolled_back_at == rolled_back.rolled_back_at  # twice: no change
+    state = await store.load_turn("acme", cid, 100, user_id="alice")
+    assert [s.rolled_back_at for s in state.summaries] == [rolled_back.rolled_back_at]
+    assert await count_rows(conversation_backend, request, tmp_path) == 1
+
+
+async def test_nobody_but_the_owner_sees_or_rolls_back_a_summary(store):
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    sid = (await store.summaries("acme", cid, user_id="alice"))[0].id
+    await store.set_visibility("acme", cid, "tenant", user_id="alice")
+    # a reader of the shared conversation: none on its turn read, 404 on the routes' calls
+    assert (await store.load_turn("acme", cid, 10, user_id="bob")).summaries == ()
+    for tenant, user in [("acme", "bob"), ("globex", "alice")]:
+        with pytest.raises(NotFound):
+            await store.summaries(tenant, cid, user_id=user)
+        with pytest.raises(NotFound):
+            await store.roll_back_summary(tenant, cid, sid, user_id=user)
+    with pytest.raises(NotFound):
+        await store.roll_back_summary("acme", cid, "no-such-summary", user_id="alice")
+    assert (await store.summaries("acme", cid, user_id="alice"))[0].rolled_back_at is None
+
+
+async def test_erasure_takes_the_summaries(store, conversation_backend, request, tmp_path):
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    assert await count_rows(conversation_backend, request, tmp_path) == 1
+    await store.erase_conversation("acme", cid, user_id="alice", requested_by="alice")
+    assert await count_rows(conversation_backend, request, tmp_path) == 0
+
+
+async def test_row_level_security_covers_the_summaries(postgres_dsn):
+    """On PostgreSQL, without the store's own filters: another user or tenant cannot read or
+    roll back a summary, nor write one in the owner's name."""
+    from conversations.postgres import APP_ROLE, PostgresConversationStore
+    from tests.support.postgres import as_app_role
+
+    store = PostgresConversationStore(postgres_dsn, app_role=APP_ROLE)
+    await store.init()
+    try:
+        cid = (await store.create_conversation("acme", "alice")).id
+        q1, a1 = await a_turn(store, cid, "one")
+        await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    finally:
+        await store.aclose()
+    read = "SELECT id FROM regintel.summaries WHERE conversation_id = %s"
+    roll = (
+        "UPDATE regintel.summaries SET rolled_back_at = now() WHERE conversation_id = %s"
+        " RETURNING id"
+    )
+    for tenant, user in [("acme", "bob"), ("globex", "alice")]:
+        assert await as_app_role(postgres_dsn, tenant, read, (cid,), user_id=user) == []
+        assert await as_app_role(postgres_dsn, tenant, roll, (cid,), user_id=user) == []
+    forged = (
+        "INSERT INTO regintel.summaries (tenant_id, id, conversation_id, user_id,"
+        " first_message_id, last_message_id, message_count, summary, created_at)"
+        " VALUES ('acme', 'f', %s, 'alice', 'a', 'b', 1, 'x', now()) RETURNING id"
+    )
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        await as_app_role(postgres_dsn, "acme", forged, (cid,), user_id="bob")
+    assert len(await as_app_role(postgres_dsn, "acme", read, (cid,), user_id="alice")) == 1
