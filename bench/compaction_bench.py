@@ -34,7 +34,7 @@ from api.settings import Settings
 from conversations.models import ConversationContext, NewMessage
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Usage
-from engine.compaction import estimate_tokens
+from engine.compaction import compact, estimate_tokens
 from engine.lexicon import ConceptLexicon
 from tests.support.server import running_server
 
@@ -96,6 +96,31 @@ async def one_run(url: str, model: Recorder, cid: str, repeat: int) -> tuple[lis
     return model.calls[0][1], statistics.median(waits)  # the first turn's prompt
 
 
+async def store_part(turns: int, repeat: int) -> tuple[float, float, float]:
+    """Medians (ms) of what compaction adds to prepare, in process (less noisy than HTTP):
+    ``load_turn`` of the last 8 messages (off), of the whole path (on), and ``compact``."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "c.db"
+        cid = await write_conversation(path, turns)
+        store = SqliteConversationStore(path)
+        await store.init()
+        try:
+            off, on, work = [], [], []
+            for _ in range(repeat):
+                began = time.perf_counter()
+                await store.load_turn("acme", cid, 8, user_id="alice")
+                off.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                state = await store.load_turn("acme", cid, 2000, user_id="alice")
+                on.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                compact(state.history, 5000, 8, state.summaries)
+                work.append((time.perf_counter() - began) * 1000)
+        finally:
+            await store.aclose()
+    return statistics.median(off), statistics.median(on), statistics.median(work)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, nargs="*", default=[10, 50, 200])
@@ -103,6 +128,12 @@ def main() -> None:
     args = parser.parse_args()
     budget_on = Settings.model_fields["conversation_token_budget"].default
     print(f"budget {budget_on} tokens; median of {args.repeat} turns; ms are upper bounds")
+    print("| turns | load_turn(8) ms | load_turn(path) ms | compact() ms |")
+    print("|---|---|---|---|")
+    for turns in args.turns:
+        off, on, work = asyncio.run(store_part(turns, 20))
+        print(f"| {turns} | {off:.2f} | {on:.2f} | {work:.2f} |")
+    print()
     print("| turns | compaction | prompt tokens | messages | turn 1 kept | request→model ms |")
     print("|---|---|---|---|---|---|")
     for turns in args.turns:
