@@ -69,7 +69,7 @@ async def one_conversation(base: str, turns: int, first: list[float], done: list
                         seen_text = True
                     elif event.event == "done":
                         done.append(time.perf_counter() - start)
-                        conversation_id = event.data["conversationId"]
+                        conversation_id = event.payload["conversationId"]
 
 
 async def http_turns(base: str, concurrency: int, per: int) -> tuple[list[float], list[float]]:

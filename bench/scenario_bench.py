@@ -200,7 +200,7 @@ async def _turn(client: Any, message: str, conversation: str | None) -> tuple[fl
             if event.event == "text" and first is None:
                 first = time.perf_counter() - began
             elif event.event == "done":
-                done = event.data
+                done = event.payload
     return first or 0.0, time.perf_counter() - began, done
 
 
