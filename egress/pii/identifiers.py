@@ -156,6 +156,9 @@ class PhoneRecogniser:
         rf"\s?(?:(?:{_CURRENCY})(?![A-Za-z])"
         r"|(?i:euros?|pounds?|dollars?|francs?|million|billion|thousand)\b)"
     )
+    # A decimal amount: one point and one or two digits after it ("11200.00", "60000.5"); no
+    # one writes a phone number so (its digits are grouped by spaces, hyphens or several dots).
+    _DECIMAL = re.compile(r"\d+\.\d{1,2}")
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
@@ -196,6 +199,8 @@ class PhoneRecogniser:
             digits = re.sub(r"\D", "", value.split("x")[0].split("ext")[0])
             if not 7 <= len(digits) <= 15 or self._DATE_LIKE.match(value):
                 continue
+            if self._DECIMAL.fullmatch(value):
+                continue  # "Income tax: 11200.00": an amount, not a number to dial
             if " " not in value and "-" not in value and "." not in value and "(" not in value:
                 if not value.startswith("+"):
                     continue  # a bare digit run is more often an amount or a reference

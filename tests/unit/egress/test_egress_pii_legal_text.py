@@ -69,6 +69,23 @@ def test_year_then_percentage_in_parentheses_is_not_a_phone_number(
 
 
 @pytest.mark.unit
+def test_decimal_amounts_are_not_phone_numbers(
+    ingress: PiiDetector, egress_detector: PiiDetector
+) -> None:
+    """A scenario's figures reach the prompt as plain decimals ("11200.00" was redacted as a
+    phone number and the answer lost its amount); a phone number written with one dot is not."""
+    texts = [
+        "Income tax: 11200.00 on an income of 60000.00 (difference 4000.00).",
+        "USC 1234567.5 in all.",
+    ]
+    for text in texts:
+        assert _both(ingress, egress_detector, text) == []
+    assert [f.entity_type for f in egress_detector.detect("call 087.123.4567 today")] == [
+        "PHONE_NUMBER"
+    ]
+
+
+@pytest.mark.unit
 def test_percentages_and_dates_are_not_street_addresses(
     ingress: PiiDetector, egress_detector: PiiDetector
 ) -> None:
