@@ -515,6 +515,7 @@ class SqlConversationStore(ABC):
             params["context_node_ids"] = dialect.encode_list(merged.active_node_ids)
             if await work.execute(statements.finish_message, params) != 1:
                 return False  # rolled back: the conversation's touch is not kept either
+            await self._merge_below(work, conversation, message_id, context, max_active_nodes)
             await work.commit()
         return True
 
@@ -529,7 +530,8 @@ class SqlConversationStore(ABC):
         max_active_nodes: int = 40,
     ) -> None:
         """Put ``context``'s node ids in front of the branch context at ``message_id`` (a late
-        capture's concepts join the branch of the answer that captured them, ADR 0062)."""
+        capture's concepts join the branch of the answer that captured them, ADR 0062), and the
+        answers saved below it since (:meth:`_merge_below`)."""
         statements = self.dialect.statements
         key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
         stamp = self.dialect.timestamp(datetime.now(UTC))
@@ -542,6 +544,7 @@ class SqlConversationStore(ABC):
             ):
                 raise NotFound(f"message {message_id} not found")
             await self._merge_context(work, conversation, message_id, context, max_active_nodes)
+            await self._merge_below(work, conversation, message_id, context, max_active_nodes)
             await work.commit()
 
     # -- a tenant's admin: users and usage (ADR 0041) ----------------------------------------
@@ -958,6 +961,19 @@ class SqlConversationStore(ABC):
             statements.update_context, {**key, "active_node_ids": active, "now": stamp}
         )
 
+    async def _merge_below(
+        self,
+        work: UnitOfWork,
+        conversation: Conversation,
+        message_id: str,
+        context: ConversationContext,
+        max_active_nodes: int,
+    ) -> None:
+        """A turn's nodes into the answers saved below its answer since it started (a turn
+        that continued the branch while this one streamed took its context before them)."""
+        for later in _answers_below(await self._links(work, conversation), message_id):
+            await self._merge_context(work, conversation, later, context, max_active_nodes)
+
     def _message(self, row: Row) -> StoredMessage:
         nodes = self.dialect.decode_list(row["referenced_nodes"])
         message = StoredMessage.model_validate({**row, "referenced_nodes": nodes})
@@ -966,6 +982,19 @@ class SqlConversationStore(ABC):
             if datetime.now(UTC) - written > timedelta(seconds=self.stream_lease):
                 message.status = "interrupted"  # nobody writes it any more: its process died
         return message
+
+
+def _answers_below(links: list[MessageLink], message_id: str) -> list[str]:
+    """The answers below ``message_id`` in the conversation's tree, parents first."""
+    children: dict[str | None, list[MessageLink]] = {}
+    for link in links:
+        children.setdefault(link.parent_id, []).append(link)
+    below, frontier = [], [message_id]
+    while frontier:
+        step = [child for parent in frontier for child in children.get(parent, [])]
+        below += [link.id for link in step if link.role == "assistant"]
+        frontier = [link.id for link in step]
+    return below
 
 
 def _totals(row: Row) -> dict[str, int]:

@@ -186,7 +186,9 @@ def test_an_ai_act_answer_streams_with_chips_that_focus_the_graph_and_continues(
     expect(page.locator(".message")).to_have_count(0)
     conversations.first.click()
     expect(page.locator(".message")).to_have_count(4)
-    expect(page.locator(".message.user").nth(1)).to_have_text("YouAnd what penalties apply?")
+    expect(page.locator(".message.user").nth(1).locator(".body")).to_have_text(
+        "And what penalties apply?"
+    )
     mine = page.evaluate("() => window.regintel.chat.conversationId")
     listed = httpx.get(served.base + "/api/conversations", headers=ALICE).json()
     assert mine in [c["id"] for c in listed]
