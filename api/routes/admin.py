@@ -291,8 +291,8 @@ class TenantUsageOut(BaseModel):
     tenantId: str
     since: datetime | None = Field(description="The window's start (null: all time)")
     users: list[UserUsageOut] = Field(
-        description="Users with any activity in the window, in id order. Token counts are not "
-        "stored, so they are not reported."
+        description="Users with any activity in the window, in id order. Tokens and cost per "
+        "user: `GET /api/admin/usage/tokens`."
     )
 
 
@@ -301,7 +301,7 @@ class TenantUsageOut(BaseModel):
     summary="Usage per user of the caller's tenant (tenant admins)",
     description="Per user with activity since `since` (ISO 8601 with a zone; all time when "
     "absent): conversations started, questions, answers, and model calls (blocked ones "
-    "among them). Only what the store records: token counts are not stored. Never another "
+    "among them). Tokens and cost: `GET /api/admin/usage/tokens` (ADR 0050). Never another "
     "tenant's users.",
 )
 async def tenant_usage(
