@@ -77,11 +77,13 @@ def _snapshot(facts: dict[str, Any], label: str = "example") -> Snapshot:
 def figure(result: SnapshotResult, key: str) -> Decimal | None:
     """The figure an example's ``key`` names: ``<tax>[:person]`` a total; ``income_tax_gross``
     the charge lines; ``income_tax_band`` the standard-rate band used; ``income_tax_credits``
-    the credit lines; ``line:<key>`` / ``base:<key>`` one line's amount / base. ``None`` when
-    the result has none."""
+    the credit lines; ``line:<key>[:person]`` / ``base:<key>[:person]`` one line's amount /
+    base (``you`` unless a person is named). ``None`` when the result has none."""
     name, _, person = key.partition(":")
     if name in ("line", "base"):
-        found = [ln for ln in result.lines if ln.key == person and ln.person == "you"]
+        line_key, _, whose = person.partition(":")
+        whose = whose or "you"
+        found = [ln for ln in result.lines if ln.key == line_key and ln.person == whose]
         if not found:
             return None
         return found[0].amount if name == "line" else found[0].base
