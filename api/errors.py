@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from errors import Overloaded, RateLimited, RegintelError
+from errors import Overloaded, QuotaExceeded, RateLimited, RegintelError
 
 log = structlog.get_logger(__name__)
 
@@ -85,7 +85,13 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         "`rate_limited`: the tenant's or the user's request budget is spent, or (chat) too "
         "many bodies are being sent from one address; `Retry-After` says how many seconds to "
         "wait. `too_many_connections`: more than REGINTEL_MAX_CONNECTIONS_PER_CLIENT open "
-        "connections from one address (the connection is closed)."
+        "connections from one address (the connection is closed). `quota_exceeded` (a chat "
+        "turn, an edit, a regeneration): the tenant's monthly token or cost quota "
+        "(REGINTEL_USAGE_MONTHLY_QUOTAS) is used up; nothing was sent to the model, but the "
+        "question was stored, with the status `quota_exceeded` and no answer, in the "
+        "conversation the error's `conversationId` names (the one given, on its active branch, "
+        "or a new one; an edit's new branch; a regeneration stores nothing); `resetsAt` (ISO, "
+        "UTC) is when the quota resets, `Retry-After` the seconds until then."
     ),
     431: _described("`header_too_large`: the request head is over REGINTEL_MAX_HEAD_BYTES."),
     503: _described(
@@ -132,9 +138,10 @@ def install_error_handlers(app: FastAPI) -> None:
             if isinstance(exc, RateLimited | Overloaded)
             else None
         )
-        return JSONResponse(
-            error_body(exc.code, exc.public_message), status_code=exc.status_code, headers=headers
-        )
+        body: dict[str, Any] = error_body(exc.code, exc.public_message)
+        if isinstance(exc, QuotaExceeded):  # when it resets, where the refused question is
+            body["error"].update(resetsAt=exc.resets_at, conversationId=exc.conversation_id)
+        return JSONResponse(body, status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:

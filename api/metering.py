@@ -24,6 +24,7 @@ from opentelemetry.trace import (
     set_span_in_context,
 )
 
+from conversations.models import MessageStatus
 from engine.events import ConceptsEvent, DoneEvent, ErrorEvent, TextEvent, TurnEvent, WarningEvent
 from engine.metrics import EngineCounters
 from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
@@ -93,6 +94,9 @@ class MeteredTurns:
             turn.end()
             raise
         return replace(prepared, trace=trace)
+
+    async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
+        return await self._engine.store_refused(request, status)
 
     async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
         started, first = time.monotonic(), True

@@ -12,7 +12,10 @@ logged and the turn goes on: usage is accounting, never a reason to lose an answ
 Hard monthly quotas (``REGINTEL_USAGE_MONTHLY_QUOTAS``, by tenant, ``*`` for the others) are
 checked in :meth:`UsageTurns.prepare`, before the turn's engine prepares anything: a tenant whose
 tokens or cost this UTC month reached its quota gets :class:`errors.QuotaExceeded` (429
-``quota_exceeded``, ``Retry-After`` until the next month), and nothing reaches the model. The
+``quota_exceeded``, ``Retry-After`` until the next month; the body's ``resetsAt`` and
+``conversationId``), and nothing reaches the model. The question is still stored, alone, with
+the status ``quota_exceeded`` (by the engine's ``store_refused``: in the conversation named, on
+its active branch, or in a new one) so the conversation shows it. The
 totals are the store's, so every API worker sees the same ones. A store that cannot say lets
 the turn through by default (``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=open``: logged as
 ``quota_unchecked`` and counted; the turn itself needs the store and will say so), or refuses
@@ -31,7 +34,7 @@ from typing import Literal
 
 import structlog
 
-from conversations.models import UsageEntry
+from conversations.models import MessageStatus, UsageEntry
 from conversations.port import UsageLedger
 from engine.events import DoneEvent, TurnEvent, TurnWarning, WarningEvent
 from engine.metrics import EngineCounters
@@ -100,13 +103,20 @@ class UsageTurns:
 
     async def prepare(self, request: TurnRequest) -> PreparedTurn:
         """The quota first (nothing is prepared, stored or sent past it), then the turn."""
-        warning = await self._check_quota(request.tenant_id)
+        try:
+            warning = await self._check_quota(request.tenant_id)
+        except QuotaExceeded as refused:  # the question is kept, with its status; no answer
+            refused.conversation_id = await self._engine.store_refused(request, "quota_exceeded")
+            raise
         prepared = await self._engine.prepare(request)
         if warning is not None:
             if len(self._warnings) >= _MAX_PENDING_WARNINGS:  # turns prepared, never streamed
                 self._warnings.clear()
             self._warnings[prepared.answer_id] = warning
         return prepared
+
+    async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
+        return await self._engine.store_refused(request, status)
 
     async def _check_quota(self, tenant_id: str) -> str | None:
         """Raise past a hard quota; past a soft one only, the warning's message."""
@@ -140,10 +150,12 @@ class UsageTurns:
                 self._metrics.quota_refusals.inc()
             reset = _next_month(month)
             wait = int((datetime(reset.year, reset.month, 1, tzinfo=UTC) - now).total_seconds())
+            resets_at = f"{reset.isoformat()}T00:00:00Z"
             raise QuotaExceeded(
                 f"the tenant's monthly {' and '.join(over)} quota is used up; it resets "
-                f"at {reset.isoformat()}T00:00:00Z",
+                f"at {resets_at}",
                 retry_after=max(wait, 1),
+                resets_at=resets_at,
             )
         return None
 

@@ -37,11 +37,14 @@ __all__ = [
 ]
 
 MessageRole = Literal["user", "assistant"]
-MessageStatus = Literal["streaming", "complete", "partial", "error", "interrupted"]
+MessageStatus = Literal[
+    "streaming", "complete", "partial", "error", "interrupted", "quota_exceeded"
+]
 """``streaming``: the answer is being written as it arrives. Then, once: ``complete``,
 ``partial`` (the client left), ``error`` (the provider or egress failed). ``interrupted`` is
 how a read reports a ``streaming`` answer nobody has written for a lease: its process died
-(ADR 0018)."""
+(ADR 0018). ``quota_exceeded``: a question refused for the tenant's hard quota before the
+model was called; stored without an answer, never part of a later turn's prompt (ADR 0050)."""
 
 
 Visibility = Literal["private", "tenant"]

@@ -201,6 +201,19 @@ class QuotaExceeded(RateLimited):
 
     code = "quota_exceeded"
 
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: int = 1,
+        resets_at: str = "",
+        conversation_id: str | None = None,
+    ) -> None:
+        super().__init__(message, retry_after=retry_after)
+        self.resets_at = resets_at  # ISO timestamp (UTC) of the quota's reset
+        # the conversation the refused question was stored in (ADR 0050, addendum)
+        self.conversation_id = conversation_id
+
 
 class Overloaded(RegintelError):
     """The worker has as many turns in flight as it may, and none ended within the queue time.

@@ -38,7 +38,9 @@ _REFUSALS = """Refused before the stream starts, as ordinary JSON errors: 404 `n
 conversation or message the caller cannot see (another user's, another tenant's, unknown, or a
 message of another conversation); 403 `conversation_read_only` for a conversation shared with
 the caller; 422 `invalid_input` when the message is not of the right kind (an edit of an
-answer, a regeneration of a question)."""
+answer, a regeneration of a question); 429 `quota_exceeded` past the tenant's hard quota
+(nothing sent to the model; an edit's question is still stored on its new branch with the status
+`quota_exceeded` and no answer, a regeneration stores nothing)."""
 
 _RESPONSES: dict[int | str, dict[str, object]] = {
     200: {"description": SSE_DESCRIPTION, "content": {"text/event-stream": {}}},

@@ -76,7 +76,9 @@ class MessageOut(BaseModel):
         description="An assistant answer: `streaming` (being written as it arrives), then "
         "`complete`, `partial` (the client left), `error` (the provider or egress failed) or "
         "`interrupted` (the server stopped mid-answer: the text is what was saved until then). "
-        "A user message is `complete`."
+        "A user message is `complete`, or `quota_exceeded`: refused for the tenant's hard "
+        "quota before the model was called, stored with no answer and left out of later "
+        "prompts."
     )
     referencedNodes: list[str]
     createdAt: str

@@ -44,6 +44,7 @@ from typing import Any, Protocol, TypeVar
 import structlog
 from opentelemetry.trace import NoOpTracer, Tracer
 
+from conversations.models import MessageStatus
 from conversations.port import TurnStore
 from egress.wire import Done, Error, Text, Tool
 from engine.events import (
@@ -92,6 +93,11 @@ class TurnEngine(Protocol):
         ...
 
     async def prepare(self, request: TurnRequest) -> PreparedTurn: ...
+
+    async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
+        """Store the question of a turn refused before :meth:`prepare` (the quota, ADR 0050)
+        with ``status`` and no answer; its conversation's id. Nothing is sent."""
+        ...
 
     def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]: ...
 
@@ -182,6 +188,12 @@ class ChatEngine:
         """
         self._lifetime.check()
         return await self._preparer.prepare(request)
+
+    async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
+        """The question of a turn refused before :meth:`prepare` (a tenant past its hard
+        quota), stored alone with ``status`` (:meth:`TurnPreparer.store_refused`)."""
+        self._lifetime.check()
+        return await self._preparer.store_refused(request, status)
 
     async def stream(self, turn: PreparedTurn) -> AsyncGenerator[TurnEvent, None]:
         """Stream the answer of a prepared turn; saved exactly once by its :class:`TurnRecord`.

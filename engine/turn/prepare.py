@@ -51,6 +51,7 @@ from opentelemetry.trace import Tracer
 
 from conversations.models import (
     ConversationContext,
+    MessageStatus,
     NewMessage,
     NewSummary,
     StoredMessage,
@@ -89,6 +90,9 @@ __all__ = [
     "TurnRequest",
     "conversation_jurisdictions",
 ]
+
+
+_NOT_HISTORY: frozenset[str] = frozenset({"streaming", "quota_exceeded"})
 
 
 class EgressGateway(Protocol):
@@ -290,6 +294,38 @@ class TurnPreparer:
             scenario=scenario.data() if scenario is not None else None,
         )
 
+    async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
+        """A turn refused before it was prepared (a tenant past its hard quota, ADR 0050): the
+        question alone, with ``status`` and no answer, where :meth:`prepare` would have stored
+        it (its conversation, created if none was named; the active branch, or an edit's new
+        one), after steps 1–4 only: nothing is searched and no prompt is built, so nothing can
+        be sent. The conversation's id. A regeneration stores nothing (its question is
+        stored already). Bad input and unknown conversations raise as in :meth:`prepare`."""
+        if request.regenerate_of is not None:
+            if not request.conversation_id:
+                raise InvalidInput("an edit or a regeneration names its conversation")
+            return request.conversation_id
+        message = self.checked_message(request.message)
+        route = self._router.route("main_chat", request.tenant_id)
+        ctx, _ = await self.bind_egress(request, route)
+        loaded = await self.load_conversation(request)
+        ctx = replace(ctx, conversation_id=loaded.conversation_id)
+        question = await self._egress.sanitise_message(ctx, message)
+        await self._store.save_turn(
+            request.tenant_id,
+            loaded.conversation_id,
+            [
+                NewMessage(
+                    role="user", content=message, content_sanitised=question.text, status=status
+                )
+            ],
+            ConversationContext(),
+            user_id=request.user_id,
+            max_active_nodes=self._limits.max_active_nodes,
+            parent_id=loaded.parent_id,
+        )
+        return loaded.conversation_id
+
     def compact_history(
         self,
         inputs: PromptInputs,
@@ -356,7 +392,9 @@ class TurnPreparer:
         )
         if state.conversation.user_id != user:
             raise ConversationReadOnly("only its owner may post into a shared conversation")
-        history = [m for m in state.history if m.status != "streaming"]  # not history yet
+        # an answer still streaming is not history yet; a question refused for the quota
+        # (ADR 0050) was never answered and never is: neither joins the prompt
+        history = [m for m in state.history if m.status not in _NOT_HISTORY]
         question = None
         if state.branched is not None:
             if state.branched.role != ("assistant" if regenerating else "user"):

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +149,88 @@ async def test_turns_are_priced_and_shown_to_the_user_and_their_admin(base: str)
         labels = 'direction="input",model="extractive-v1",provider="extractive"'
         assert f"regintel_llm_tokens_total{{{labels}}} 3000.0" in metrics
         assert "regintel_llm_cost_micros_total" in metrics and "acme" not in metrics
+
+
+async def turn(client: httpx.AsyncClient, headers: dict[str, str], message: str) -> str:
+    """One turn that must succeed; its conversation's id."""
+    async with client.stream(
+        "POST", "/api/chat", json={"message": message}, headers=headers
+    ) as response:
+        assert response.status_code == 200
+        events = [e async for e in sse_events(response)]
+    assert events[-1].event == "done", events[-1]
+    return str(events[-1].payload["conversationId"])
+
+
+def refusal(response: httpx.Response) -> dict[str, Any]:
+    """A 429 ``quota_exceeded``'s error, checked: the reset time in the body and the header."""
+    assert response.status_code == 429, response.text
+    error: dict[str, Any] = response.json()["error"]
+    assert error["code"] == "quota_exceeded"
+    today = datetime.now(UTC).date()
+    reset = date(today.year + today.month // 12, today.month % 12 + 1, 1)
+    assert error["resetsAt"] == f"{reset.isoformat()}T00:00:00Z"
+    assert error["resetsAt"] in error["message"]
+    assert 0 < int(response.headers["Retry-After"]) <= 31 * 24 * 3600
+    return error
+
+
+async def test_a_refused_question_is_stored_with_its_status_and_no_answer(
+    quoted: Quoted,
+) -> None:
+    async with httpx.AsyncClient(base_url=quoted.url, timeout=60) as client:
+        first = await turn(client, ALICE, "What is the VAT rate in Ireland?")  # 1,200 tokens
+        await turn(client, BOB, "What is PRSI?")  # 2,400: past acme's hard quota
+        calls = quoted.model.calls
+
+        # in the conversation given, on its active branch, after its last answer
+        given = refusal(
+            await client.post(
+                "/api/chat", json={"message": "And USC?", "conversationId": first}, headers=ALICE
+            )
+        )
+        assert given["conversationId"] == first
+        view = (await client.get(f"/api/conversations/{first}", headers=ALICE)).json()
+        assert [(m["role"], m["status"]) for m in view["messages"]] == [
+            ("user", "complete"), ("assistant", "complete"), ("user", "quota_exceeded")
+        ]  # fmt: skip
+        asked = view["messages"][-1]
+        assert asked["content"] == "And USC?" and view["activeLeafId"] == asked["id"]
+
+        # no conversation given: a new one, holding the question alone
+        new = refusal(
+            await client.post("/api/chat", json={"message": "What is LPT?"}, headers=ALICE)
+        )
+        assert new["conversationId"] not in (None, first)
+        view = await client.get(f"/api/conversations/{new['conversationId']}", headers=ALICE)
+        assert [(m["role"], m["content"], m["status"]) for m in view.json()["messages"]] == [
+            ("user", "What is LPT?", "quota_exceeded")
+        ]
+        listed = (await client.get("/api/conversations", headers=ALICE)).json()
+        assert new["conversationId"] in [c["id"] for c in listed]
+
+        # an edit: the edited question on its new branch, the original kept
+        original = (await client.get(f"/api/conversations/{first}", headers=ALICE)).json()[
+            "messages"
+        ][0]["id"]
+        edited = refusal(
+            await client.post(
+                f"/api/conversations/{first}/messages/{original}/edit",
+                json={"message": "What is the VAT rate in France?"},
+                headers=ALICE,
+            )
+        )
+        assert edited["conversationId"] == first
+        view = (await client.get(f"/api/conversations/{first}", headers=ALICE)).json()
+        assert [(m["content"], m["status"]) for m in view["messages"]] == [
+            ("What is the VAT rate in France?", "quota_exceeded")
+        ]
+        assert [p["messageIds"][0] for p in view["branchPoints"]] == [original]
+
+        assert quoted.model.calls == calls  # nothing of it reached the model
+        assert (await client.get("/api/usage", headers=ALICE)).json()["month"]["totals"][
+            "turns"
+        ] == 1  # the refused turns used nothing
 
 
 async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_called(

@@ -154,6 +154,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "009_scenarios.sql",
         "010_branches.sql",
         "011_summaries.sql",
+        "012_quota_exceeded_status.sql",
     ]
 
 
