@@ -196,7 +196,7 @@ class RateLimited(RegintelError):
 
 
 class QuotaExceeded(RateLimited):
-    """The tenant's monthly token or cost quota is used up (ADR 0049): refused before the model
+    """The tenant's monthly token or cost quota is used up (ADR 0050): refused before the model
     is called; ``Retry-After`` is the time until the quota resets (the next UTC month)."""
 
     code = "quota_exceeded"
