@@ -65,10 +65,12 @@ def _differences(
         amounts = [item.amount if item is not None else None for item in found]
         first = amounts[0] if amounts[0] is not None else Decimal(0)
         last = amounts[-1] if amounts[-1] is not None else Decimal(0)
-        description = next(
-            (i.description if isinstance(i, Line) else f"Total {i.tax}" for i in found if i),
-            "",
-        )
+        # each scenario's own description where they differ ("€6,000.00 at the higher rate of
+        # 40% → €16,000.00 at …"): the first alone would label every column with its amounts
+        descriptions = [
+            i.description if isinstance(i, Line) else f"Total {i.tax}" for i in found if i
+        ]
+        description = " → ".join(dict.fromkeys(descriptions))
         nodes = sorted({n for item in found if item is not None for n in item.node_ids})
         out.append(
             Difference(

@@ -140,6 +140,11 @@ async def test_compare_gives_each_line_and_total_difference_with_its_nodes() -> 
     higher = next(d for d in snap.lines if d.key == "higher_rate")
     assert higher.difference == Decimal("4000.00")
     assert "IE:RATE:IT_HIGHER:2025" in higher.node_ids
+    # each column's own base: the label is not the first scenario's alone
+    assert higher.description.startswith("€6,000.00 at the higher rate")
+    assert " → €16,000.00 at the higher rate" in higher.description
+    standard = next(d for d in snap.lines if d.key == "standard_rate")
+    assert "→" not in standard.description  # the same in both: said once
 
 
 async def test_irish_cgt_nets_the_years_gains_takes_the_exemption_and_says_what_it_leaves_out():
