@@ -970,7 +970,10 @@ class SqlConversationStore(ABC):
         max_active_nodes: int,
     ) -> None:
         """A turn's nodes into the answers saved below its answer since it started (a turn
-        that continued the branch while this one streamed took its context before them)."""
+        that continued the branch while this one streamed took its context before them).
+        The usual case, the answer is still the active leaf, has nothing below it: no read."""
+        if conversation.active_leaf_id == message_id:
+            return
         for later in _answers_below(await self._links(work, conversation), message_id):
             await self._merge_context(work, conversation, later, context, max_active_nodes)
 
