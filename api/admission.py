@@ -31,11 +31,13 @@ slot, and so cannot keep any tenant's turns out.
 The limit itself adapts (ADR 0055): with an :class:`infra.adaptive_limit.AdaptiveLimit`, the
 gate's :attr:`TurnAdmission.limit` is that limiter's, between a floor and the static limit
 (``REGINTEL_MAX_TURNS_IN_FLIGHT``, now the ceiling). :meth:`TurnAdmission.adapt` runs after
-every loop-lag sample and, once an interval, gives the limiter the lag and the chunk delay:
-:class:`ChatAdmission` times every SSE chunk a turn writes (from the call to ``send`` until
-the loop, having written it, comes back to run a callback queued then — how long this
-stream's next chunk would wait). A refusal's ``Retry-After`` is drawn between
-``retry_after`` and ``retry_after_max`` so refused clients do not return together.
+every loop-lag sample and, once an interval, gives the limiter the lag, the chunk delay and the
+start delay: :class:`ChatAdmission` times every SSE chunk a turn writes (from the call to
+``send`` until the loop, having written it, comes back to run a callback queued then — how
+long this stream's next chunk would wait), and how long each admitted turn takes to send its
+response's start (preparing it; a turn still preparing counts with its age so far). A
+refusal's ``Retry-After`` is drawn between ``retry_after`` and ``retry_after_max`` so refused
+clients do not return together.
 :func:`turn_admission` builds the gate from the settings; :func:`admission_metrics` renders
 what ``/metrics`` shows of it.
 """
@@ -126,10 +128,18 @@ class Admitted:
     def __init__(self, admission: TurnAdmission) -> None:
         self._admission = admission
         self._released = False
+        admission._starting[self] = time.perf_counter()
+
+    def started(self) -> None:
+        """The turn's response has started (it is prepared): its start delay is measured."""
+        since = self._admission._starting.pop(self, None)
+        if since is not None:
+            self._admission.start_delays.add(time.perf_counter() - since)
 
     def release(self) -> None:
         if not self._released:
             self._released = True
+            self._admission._starting.pop(self, None)  # ended unstarted: nothing to measure
             self._admission._release()
 
 
@@ -159,6 +169,8 @@ class TurnAdmission:
         self.retry_after = retry_after
         self.retry_after_max = max(retry_after, retry_after_max or retry_after)
         self.chunk_delays = DelayWindow()
+        self.start_delays = DelayWindow()  # admitted -> response started (Admitted.started)
+        self._starting: dict[Admitted, float] = {}  # admitted, not started: since (in order)
         self.lag, self.max_lag, self.lag_floor = lag, max_lag, lag_floor  # max_lag 0: not used
         self.refused = 0  # turns refused since start (a counter for metrics)
         self._in_flight = 0
@@ -177,15 +189,30 @@ class TurnAdmission:
         """A chunk handed to ``send`` at ``since`` (``time.perf_counter``) is behind us."""
         self.chunk_delays.add(time.perf_counter() - since)
 
+    @property
+    def preparing(self) -> int:
+        """Admitted turns whose response has not started yet."""
+        return len(self._starting)
+
+    def oldest_start(self) -> float:
+        """Seconds the longest-preparing admitted turn has waited for its response to start
+        (0 when none is preparing)."""
+        for since in self._starting.values():  # admission order: the first is the oldest
+            return time.perf_counter() - since
+        return 0.0
+
     def adapt(self) -> None:
-        """Give the limiter the lag and the chunk delay, once an interval (after each loop-lag
-        sample); a limit that grew hands its new slots to the turns queued."""
+        """Give the limiter the lag, the chunk delay and the start delay (the p90 of the turns
+        that started in the interval, or the oldest still preparing if longer), once an
+        interval (after each loop-lag sample); a limit that grew hands its new slots to the
+        turns queued."""
         limiter = self.limiter
         if limiter is None or not limiter.due():
             return
         lag = self.lag.current if self.lag is not None else 0.0
         delay = self.chunk_delays.drain(0.9)
-        if limiter.update(lag=lag, delay=delay, in_flight=self._in_flight):
+        start = max(self.start_delays.drain(0.9), self.oldest_start())
+        if limiter.update(lag=lag, delay=delay, start=start, in_flight=self._in_flight):
             self._grant()
 
     @property
@@ -406,7 +433,7 @@ class ChatAdmission:
             await _refusal(exc)(scope, receive, send)
             return
         try:
-            await self.app(scope, _replay(body, receive), _timed(send, gate))
+            await self.app(scope, _replay(body, receive), _timed(send, gate, admitted))
         finally:
             admitted.release()
 
@@ -466,12 +493,15 @@ def _refusal(exc: RegintelError | CodedHTTPException) -> JSONResponse:
     )
 
 
-def _timed(send: Send, gate: TurnAdmission) -> Send:
-    """``send`` that times each streamed chunk into ``gate``: from the call until the loop,
-    once the chunk is written, runs a callback queued then (:meth:`TurnAdmission.adapt`)."""
+def _timed(send: Send, gate: TurnAdmission, admitted: Admitted) -> Send:
+    """``send`` that times the turn's start (its response's start, once prepared) and each
+    streamed chunk into ``gate``: from the call until the loop, once the chunk is written,
+    runs a callback queued then (:meth:`TurnAdmission.adapt`)."""
     loop = asyncio.get_running_loop()
 
     async def timed(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            admitted.started()
         start = time.perf_counter()
         await send(message)
         if message["type"] == "http.response.body" and message.get("more_body", False):
@@ -491,6 +521,7 @@ def turn_admission(settings: Settings, lag: LoopLag | None = None) -> TurnAdmiss
             initial=settings.admission_initial_turns_in_flight,
             target_lag=settings.admission_target_loop_lag_ms / 1000,
             target_delay=settings.admission_target_chunk_delay_ms / 1000,
+            target_start=settings.admission_target_start_delay_ms / 1000,
         )
         limiter = AdaptiveLimit(config, time.monotonic)
     spread = settings.overloaded_retry_after_max_seconds
@@ -546,6 +577,23 @@ class _AdmissionCollector(Collector):
         for q, seconds in last.items():
             delay.add_metric([f"{q:g}"], seconds)
         yield delay
+        start = GaugeMetricFamily(
+            "regintel_turn_start_delay_seconds",
+            "Admitted turn to its response's start (preparing it), over the last 100 ms "
+            "interval with starts (without a limiter: the last turns timed)",
+            labels=["quantile"],
+        )
+        starts = gate.start_delays.last
+        if gate.limiter is None:
+            starts = {q: gate.start_delays.percentile(q) for q in DelayWindow.QUANTILES}
+        for q, seconds in starts.items():
+            start.add_metric([f"{q:g}"], seconds)
+        yield start
+        yield GaugeMetricFamily(
+            "regintel_turns_preparing",
+            "Admitted turns whose response has not started yet",
+            value=gate.preparing,
+        )
         if gate.limiter is not None:
             changes = CounterMetricFamily(
                 "regintel_admission_limit_changes", "Limit changes by direction", labels=["way"]

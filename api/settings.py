@@ -292,6 +292,13 @@ class Settings(BaseSettings):
         description="The adaptive limit shrinks while the p90 chunk delay of the last 100 ms "
         "is over this (ADR 0055).",
     )
+    admission_target_start_delay_ms: float = Field(
+        default=50.0,
+        gt=0,
+        description="The adaptive limit shrinks while admitted turns take longer than this to "
+        "start their response (p90 of the last 100 ms, or the oldest still preparing): their "
+        "first token waits that long (ADR 0055, addendum).",
+    )
     admission_queue_seconds: float = Field(
         default=0.025,
         ge=0,

@@ -1,5 +1,5 @@
 """An adaptive concurrency limit: additive increase while the worker keeps time, multiplicative
-decrease when it does not (ADR 0055).
+decrease when it does not (ADR 0055, addendum: the start delay).
 
 How many streams one worker can carry depends on the machine, the answers' length and what
 else runs on its cores; a static limit is either too low (the worker idles while clients are
@@ -10,9 +10,14 @@ Envoy's adaptive concurrency filter):
 - **loop lag**: how late the event loop wakes from its timers (every stream's next chunk waits
   about that long);
 - **chunk delay**: how long a chunk just written waits before the loop can attend to the next
-  one (a percentile over the last interval).
+  one (a percentile over the last interval);
+- **start delay**: how long an admitted turn takes to start its response (preparing it: the
+  conversation store, retrieval, the egress scan; the p90 of the last interval, or the age of
+  the oldest turn still preparing if that is longer). Preparation waits on threads (the SQLite
+  writer, the PII detector) as well as on the loop, so it can queue for seconds while the loop
+  itself keeps time: every admitted turn's first token then waits that long.
 
-Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at both. Over target (either,
+Every ``interval`` seconds :meth:`AdaptiveLimit.update` looks at all three. Over target (any,
 ``patience`` intervals in a row: a single late timer — a collection, another process taking the
 core for a moment — is not a trend) and with at least ``cut_above`` of the limit in flight
 (with fewer, the limit is not what lets the load in: cutting it to the few turns in flight
@@ -47,8 +52,10 @@ class LimitConfig:
     interval: float = 0.1  # seconds between decisions
     target_lag: float = 0.015  # seconds
     target_delay: float = 0.015  # seconds, the chunk-delay percentile
+    target_start: float = 0.05  # seconds, the start-delay percentile (admitted -> response)
     increase: float = 2.0  # turns added per stable interval
     backoff: float = 0.9  # x in-flight on congestion
+    deepest: float = 0.5  # the deepest cut, when the start delay is far over target
     cooldown: float = 1.0  # seconds between two decreases
     stable: int = 2  # intervals on target before an increase
     patience: int = 2  # intervals over target before a cut (one late timer is not a trend)
@@ -83,21 +90,25 @@ class AdaptiveLimit:
         """An interval has passed since the last decision: :meth:`update` would decide."""
         return self._clock() >= self._next - _EPSILON
 
-    def update(self, *, lag: float, delay: float, in_flight: int) -> bool:
+    def update(self, *, lag: float, delay: float, in_flight: int, start: float = 0.0) -> bool:
         """Decide, if an interval has passed since the last decision; True when the limit
-        changed. ``lag`` and ``delay`` in seconds; ``in_flight`` the turns now admitted."""
+        changed. ``lag``, ``delay`` and ``start`` in seconds; ``in_flight`` the turns now
+        admitted."""
         now, c = self._clock(), self.config
         if now < self._next - _EPSILON:
             return False
         self._next = now + c.interval
         before = self.limit
-        if lag > c.target_lag or delay > c.target_delay:
+        if lag > c.target_lag or delay > c.target_delay or start > c.target_start:
             self._good = 0
             self._bad += 1
             mine = in_flight >= c.cut_above * self._limit  # the limit lets this load in
             if mine and self._bad >= c.patience and now - self._last_cut >= c.cooldown:
                 self._last_cut = now
-                self._limit = max(c.floor, min(self._limit, in_flight) * c.backoff)
+                factor = c.backoff
+                if start > c.target_start:
+                    factor = min(factor, max(c.deepest, c.target_start / start))
+                self._limit = max(c.floor, min(self._limit, in_flight) * factor)
                 self.decreases += self.limit < before
         else:
             self._bad = 0

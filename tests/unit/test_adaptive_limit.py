@@ -191,3 +191,69 @@ async def test_metrics_show_limit_in_flight_refusals_lag_and_chunk_delay() -> No
     assert "regintel_admission_refused_total 0.0" in text
     assert "regintel_event_loop_lag_seconds 0.004" in text
     assert 'regintel_chunk_delay_seconds{quantile="0.99"} 0.002' in text
+
+
+def test_a_slow_start_cuts_the_limit_in_proportion_down_to_half() -> None:
+    limit, clock = limiter(initial=80, target_start=0.05)
+    run(limit, clock, 0.3, in_flight=60, **ON_TIME, start=0.052)  # a little late: x 0.9
+    assert limit.limit == 54
+    limit, clock = limiter(initial=80, target_start=0.05)
+    run(limit, clock, 0.3, in_flight=60, **ON_TIME, start=0.0625)  # 0.05/0.0625 = 0.8
+    assert limit.limit == 48
+    limit, clock = limiter(initial=80, target_start=0.05)
+    run(limit, clock, 0.3, in_flight=60, **ON_TIME, start=3.0)  # seconds late: at most halved
+    assert limit.limit == 30
+
+
+def test_a_start_on_target_lets_the_limit_grow() -> None:
+    limit, clock = limiter(target_start=0.05)
+    run(limit, clock, 1.0, in_flight=1000, **ON_TIME, start=0.04)
+    assert limit.limit == 30
+    run(limit, clock, 1.0, in_flight=1000, **ON_TIME, start=0.2)
+    assert limit.limit < 30
+
+
+async def test_the_gate_measures_how_long_admitted_turns_take_to_start() -> None:
+    clock = Clock()
+    adaptive = AdaptiveLimit(LimitConfig(ceiling=10, floor=1, initial=4, stable=1), clock)
+    gate = TurnAdmission(10, 0.0, lag=FixedLag(0.0), limiter=adaptive)
+    first, second = await gate.admit(), await gate.admit()
+    assert gate.preparing == 2 and gate.oldest_start() >= 0.0
+    await asyncio.sleep(0.03)
+    first.started()
+    first.started()  # once only
+    assert len(gate.start_delays) == 1 and gate.start_delays.percentile(0.5) >= 0.03
+    assert gate.preparing == 1 and gate.oldest_start() >= 0.03  # the second still preparing
+    second.release()  # ended before it started (the client left): not measured
+    assert gate.preparing == 0 and gate.oldest_start() == 0.0 and len(gate.start_delays) == 1
+    first.release()
+
+
+async def test_a_turn_preparing_too_long_cuts_the_limit_before_it_starts() -> None:
+    clock = Clock()
+    adaptive = AdaptiveLimit(LimitConfig(ceiling=10, floor=1, initial=4, target_start=0.01), clock)
+    gate = TurnAdmission(10, 0.0, lag=FixedLag(0.0), limiter=adaptive)
+    held = [await gate.admit() for _ in range(4)]
+    await asyncio.sleep(0.03)  # none has started: the oldest's age is the signal
+    for _ in range(2):
+        clock.now += 0.1
+        gate.adapt()
+    assert gate.limit == 2  # 0.01 / 0.03+ -> the deepest cut, half the 4 in flight
+    for admitted in held:
+        admitted.release()
+
+
+async def test_metrics_show_the_start_delay_and_the_turns_preparing() -> None:
+    clock = Clock()
+    gate = TurnAdmission(
+        8, 0.0, lag=FixedLag(0.0), limiter=AdaptiveLimit(LimitConfig(ceiling=8), clock)
+    )
+    started, preparing = await gate.admit(), await gate.admit()
+    started.started()
+    clock.now += 0.1
+    gate.adapt()
+    text = admission_metrics(gate).decode()
+    assert 'regintel_turn_start_delay_seconds{quantile="0.9"}' in text
+    assert "regintel_turns_preparing 1.0" in text
+    started.release()
+    preparing.release()

@@ -176,6 +176,9 @@ class _Gate:
     def release(self) -> None:
         return None
 
+    def started(self) -> None:
+        return None
+
     def chunk_written(self, start: float) -> None:
         return None
 
