@@ -42,6 +42,8 @@ __all__ = [
     "compute",
     "concerns_timeline",
     "deadline",
+    "due_after",
+    "due_in_tax_year",
     "effective_window",
     "lock_in_end",
     "lookback_window",
@@ -311,6 +313,18 @@ def compute(rule: TimelineRule, at: date) -> ComputedDates:
     start, end = effective_window(at, rule.value, rule.unit)
     text = f"{measure} from {at.isoformat()}: until {end.isoformat()}"
     return ComputedDates(rule.id, text, start, end)
+
+
+def due_after(rule: TimelineRule, anchor: date) -> date:
+    """When ``rule`` falls due counted from ``anchor`` (a disposal's date: CGT due 15 December
+    after it, a UK property gain's 60 days)."""
+    return _due(rule, anchor)
+
+
+def due_in_tax_year(rule: TimelineRule, year: int) -> date:
+    """When ``rule`` falls due for tax year ``year`` (a return due 31 October after the year's
+    end, preliminary tax 31 October into it)."""
+    return _tax_year_due(rule, year)
 
 
 def _due(rule: TimelineRule, anchor: date, period_end: bool = False) -> date:

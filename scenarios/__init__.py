@@ -6,9 +6,12 @@ snapshot's Irish income tax, USC and PRSI, or UK income tax and National Insuran
 rates, bands and credits the graph holds (:mod:`scenarios.parameters`, :mod:`scenarios.ireland`,
 :mod:`scenarios.uk`), each line citing its node ids and the
 period they are in force; :func:`compare` sets scenarios side by side. A parameter the graph
-lacks is a :class:`Gap` in the result, never a number of the engine's own (ADR 0053).
+lacks is a :class:`Gap` in the result, never a number of the engine's own (ADR 0053). With a
+:class:`RuleSet` read by :func:`load_rules`, each snapshot also says which reliefs, credits,
+benefits and obligations apply by the graph's conditions and which deadlines bind (ADR 0071).
 """
 
+from scenarios.eligibility import Eligibility, RuleSet, RulesReader, load_rules
 from scenarios.evaluate import compare, evaluate, evaluate_snapshot
 from scenarios.models import Disposal, Facts, Scenario, ScenarioInput, Snapshot
 from scenarios.parameters import Gap, ParameterReader
@@ -17,10 +20,13 @@ from scenarios.result import Comparison, Line, SnapshotResult, Total
 __all__ = [
     "Comparison",
     "Disposal",
+    "Eligibility",
     "Facts",
     "Gap",
     "Line",
     "ParameterReader",
+    "RuleSet",
+    "RulesReader",
     "Scenario",
     "ScenarioInput",
     "Snapshot",
@@ -29,4 +35,5 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_snapshot",
+    "load_rules",
 ]

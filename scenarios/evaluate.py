@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from scenarios.eligibility import Eligibility, RuleSet, assess
 from scenarios.ireland import evaluate_ireland
 from scenarios.ledger import Ledger
 from scenarios.models import ScenarioInput, Snapshot
@@ -12,6 +13,7 @@ from scenarios.parameters import IRELAND, UNITED_KINGDOM, ParameterReader, load_
 from scenarios.result import (
     Comparison,
     Difference,
+    EligibilityDifference,
     Line,
     SnapshotComparison,
     SnapshotResult,
@@ -22,8 +24,11 @@ from scenarios.uk import evaluate_uk
 __all__ = ["compare", "evaluate", "evaluate_snapshot"]
 
 
-async def evaluate_snapshot(reader: ParameterReader, snapshot: Snapshot) -> SnapshotResult:
-    """One snapshot, from the parameters of its tax year (one read of the graph)."""
+async def evaluate_snapshot(
+    reader: ParameterReader, snapshot: Snapshot, rules: RuleSet | None = None
+) -> SnapshotResult:
+    """One snapshot, from the parameters of its tax year (one read of the graph); with
+    ``rules``, also which reliefs and obligations apply and which deadlines bind."""
     facts = snapshot.facts
     year = facts.tax_year
     ireland = facts.jurisdiction == "IE"
@@ -45,12 +50,52 @@ async def evaluate_snapshot(reader: ParameterReader, snapshot: Snapshot) -> Snap
         totals=ledger.totals,
         gaps=ledger.gaps,
         parameters=list(used),
+        eligibility=assess(rules, facts, snapshot.as_at) if rules is not None else None,
     )
 
 
-async def evaluate(reader: ParameterReader, scenario: ScenarioInput) -> list[SnapshotResult]:
+async def evaluate(
+    reader: ParameterReader, scenario: ScenarioInput, rules: RuleSet | None = None
+) -> list[SnapshotResult]:
     """Every snapshot of ``scenario``, in its order."""
-    return [await evaluate_snapshot(reader, snapshot) for snapshot in scenario.snapshots]
+    return [await evaluate_snapshot(reader, snapshot, rules) for snapshot in scenario.snapshots]
+
+
+def _eligibility_differences(
+    row: Sequence[list[Eligibility] | None],
+) -> list[EligibilityDifference]:
+    keyed: list[dict[tuple[str, str | None], Eligibility]] = [
+        {(e.node_id, e.about): e for e in (items or [])} for items in row
+    ]
+    keys: list[tuple[str, str | None]] = []
+    for entries in keyed:
+        keys += [k for k in entries if k not in keys]
+    out = []
+    for key in keys:
+        found = [entries.get(key) for entries in keyed]
+        statuses = [e.status if e is not None else None for e in found]
+        deadline_ids = list(dict.fromkeys(d.node_id for e in found if e for d in e.deadlines))
+        deadlines = {
+            t: [
+                next((d.end for d in e.deadlines if d.node_id == t), None) if e else None
+                for e in found
+            ]
+            for t in deadline_ids
+        }
+        changed = len(set(statuses)) > 1 or any(len(set(v)) > 1 for v in deadlines.values())
+        first = next(e for e in found if e is not None)
+        out.append(
+            EligibilityDifference(
+                node_id=key[0],
+                name=first.name,
+                about=key[1],
+                statuses=statuses,
+                deadlines=deadlines,
+                changed=changed,
+                node_ids=sorted({n for e in found if e for n in e.node_ids}),
+            )
+        )
+    return out
 
 
 def _differences(
@@ -107,6 +152,7 @@ def compare(labels: Sequence[str], results: Sequence[Sequence[SnapshotResult]]) 
                 lines=_differences(line_maps),
                 totals=_differences(total_maps),
                 gaps=[r.gaps for r in row],
+                eligibility=_eligibility_differences([r.eligibility for r in row]),
             )
         )
     return Comparison(scenarios=list(labels), snapshots=snapshots)

@@ -42,6 +42,12 @@ class Disposal(BaseModel):
     disposed_on: date
     cost: Amount
     proceeds: Amount
+    # Facts the graph's relief conditions test (ADR 0071); absent: "cannot tell".
+    main_residence: bool | None = None
+    residential_property: bool | None = None
+    shareholding_percent: Decimal | None = Field(default=None, ge=0, le=100, decimal_places=2)
+    working_director: bool | None = None
+    to_child: bool | None = None
 
     @model_validator(mode="after")
     def _disposed_after_acquired(self) -> Disposal:
@@ -79,6 +85,9 @@ class Facts(BaseModel):
     spouse_other_income: Amount = Decimal(0)
     pension_contributions: Amount = Decimal(0)
     rent_paid: Amount = Decimal(0)
+    # Facts the graph's credit conditions test (ADR 0071); absent: "cannot tell".
+    proprietary_director: bool | None = None
+    tenancy_registered: bool | None = None
     disposals: list[Disposal] = Field(default_factory=list, max_length=50)
 
     @property

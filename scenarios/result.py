@@ -7,12 +7,14 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scenarios.eligibility import Eligibility
 from scenarios.parameters import Gap, Param
 
 __all__ = [
     "CENT",
     "Comparison",
     "Difference",
+    "EligibilityDifference",
     "Line",
     "SnapshotComparison",
     "SnapshotResult",
@@ -72,6 +74,9 @@ class SnapshotResult(BaseModel):
     totals: list[Total] = Field(default_factory=list)
     gaps: list[Gap] = Field(default_factory=list)
     parameters: list[Param] = Field(default_factory=list)
+    # Which reliefs, credits, benefits and obligations the graph's conditions make relevant, with
+    # their deadlines (ADR 0071); None: not assessed (no rules were read).
+    eligibility: list[Eligibility] | None = None
 
     def total(self, tax: str, person: str = "you") -> Decimal | None:
         for total in self.totals:
@@ -92,6 +97,22 @@ class Difference(BaseModel):
     node_ids: list[str]
 
 
+class EligibilityDifference(BaseModel):
+    """One item across the scenarios compared: its status and due dates in each (``None``:
+    not relevant there), and whether anything changed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    node_id: str
+    name: str
+    about: str | None = None
+    statuses: list[str | None]
+    # each deadline's end date per scenario, by timeline node id
+    deadlines: dict[str, list[date | None]] = Field(default_factory=dict)
+    changed: bool
+    node_ids: list[str]
+
+
 class SnapshotComparison(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -99,6 +120,8 @@ class SnapshotComparison(BaseModel):
     lines: list[Difference]
     totals: list[Difference]
     gaps: list[list[Gap]]  # each scenario's gaps for this snapshot
+    # eligibility gained or lost and deadlines moved (ADR 0071); empty when not assessed
+    eligibility: list[EligibilityDifference] = Field(default_factory=list)
 
 
 class Comparison(BaseModel):

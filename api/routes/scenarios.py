@@ -20,7 +20,15 @@ from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from conversations.models import StoredScenario
 from conversations.port import ScenarioStore
-from scenarios import Comparison, ParameterReader, ScenarioInput, Snapshot, SnapshotResult
+from scenarios import (
+    Comparison,
+    ParameterReader,
+    RuleSet,
+    ScenarioInput,
+    Snapshot,
+    SnapshotResult,
+    load_rules,
+)
 from scenarios import compare as compare_results
 from scenarios import evaluate as evaluate_scenario
 
@@ -97,9 +105,11 @@ def _store(container: ContainerDep) -> ScenarioStore:
     return container.conversations.scenario_store()
 
 
-async def _evaluation(reader: ParameterReader, scenario: ScenarioOut) -> EvaluationOut:
+async def _evaluation(
+    reader: ParameterReader, scenario: ScenarioOut, rules: RuleSet
+) -> EvaluationOut:
     body = ScenarioInput(label=scenario.label, snapshots=scenario.snapshots)
-    results = await evaluate_scenario(reader, body)
+    results = await evaluate_scenario(reader, body, rules)
     return EvaluationOut(scenarioId=scenario.id, label=scenario.label, snapshots=results)
 
 
@@ -196,7 +206,8 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
         _out(await store.get_scenario(principal.tenant_id, i, user_id=principal.user_id))
         for i in body.scenarioIds
     ]
-    evaluations = [await _evaluation(container.graph, s) for s in scenarios]
+    rules = await load_rules(container.graph)
+    evaluations = [await _evaluation(container.graph, s, rules) for s in scenarios]
     comparison = compare_results([e.label for e in evaluations], [e.snapshots for e in evaluations])
     return ComparisonOut(comparison=comparison, evaluations=evaluations)
 
@@ -210,11 +221,16 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
     "5 April Y+1). Rates, bands and credits come from the graph's parameter nodes for the "
     "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Irish capital "
     "gains tax: gains less losses of the year, the annual exemption, the rate (reliefs not "
-    "built, so always `complete: false`); UK capital gains tax is a gap.",
+    "built, so always `complete: false`); UK capital gains tax is a gap. Each snapshot's "
+    "`eligibility` lists the reliefs, credits, benefits and obligations the graph's "
+    "`applies_when` makes relevant to its facts: `applies`, `does_not_apply` or `cannot_tell` "
+    "(with the `missing` facts), the `REQUIRES` conditions that decided it and the deadlines, "
+    "lock-ins and clawbacks of its timelines (due dates from the timeline engine), each with "
+    "its node id.",
     response_model=EvaluationOut,
 )
 async def evaluate(scenario_id: str, container: ContainerDep, principal: _Caller) -> EvaluationOut:
     stored = await _store(container).get_scenario(
         principal.tenant_id, scenario_id, user_id=principal.user_id
     )
-    return await _evaluation(container.graph, _out(stored))
+    return await _evaluation(container.graph, _out(stored), await load_rules(container.graph))

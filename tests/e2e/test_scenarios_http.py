@@ -94,6 +94,17 @@ def test_two_scenarios_evaluated_and_compared_with_every_line_cited(
             first = date.fromisoformat(stored[node_id]["valid_from"])
             last = date.fromisoformat(stored[node_id]["valid_to"])
             assert date(2025, 1, 1) <= first <= last <= date(2025, 12, 31), node_id
+        # eligibility from the graph's conditions (ADR 0071): the employee credit turns on a fact
+        # not given, and every node that decided it exists in the graph
+        eligibility = {e["node_id"]: e for e in snapshot["eligibility"]}
+        credit = eligibility["IE:RELIEF:EMPLOYEE_TAX_CREDIT"]
+        assert (credit["status"], credit["missing"]) == ("cannot_tell", ["proprietary_director"])
+        rules = client.get(
+            "/api/graph/snapshot",
+            params={"labels": ["Relief", "Condition"], "limit": "5000"},
+            headers=ALICE,
+        )
+        assert set(credit["node_ids"]) <= {n["id"] for n in rules.json()["nodes"]}
 
         compared = client.post(
             "/api/scenarios/compare", json={"scenarioIds": [low_id, high_id]}, headers=ALICE

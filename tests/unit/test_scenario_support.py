@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from engine.seeding import read_seed_files
-from graph.models import GraphNode
+from graph.models import GraphEdge, GraphNode, GraphSnapshot
 from scenarios.parameters import ANNUAL, SERIES, UK_ANNUAL, UNITED_KINGDOM, load_parameters
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "bench" / "data" / "scenario_examples.jsonl"
@@ -23,6 +23,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "bench" / "data" / "scenario_ex
 @functools.cache
 def _seed_nodes() -> dict[str, dict[str, Any]]:
     return {n["id"]: n for n in read_seed_files()["nodes"]}
+
+
+@functools.cache
+def _seed_edges() -> tuple[GraphEdge, ...]:
+    return tuple(GraphEdge(**e) for e in read_seed_files()["edges"])
 
 
 class SeedReader:
@@ -44,6 +49,15 @@ class SeedReader:
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         self.calls += 1
         return [self.nodes[i] for i in ids if i in self.nodes]
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        """The nodes of ``labels`` and the seed edges among them, as the graph store gives."""
+        nodes = [n for n in self.nodes.values() if labels is None or n.label in labels][:limit]
+        ids = {n.id for n in nodes}
+        edges = [e for e in _seed_edges() if e.source in ids and e.target in ids]
+        return GraphSnapshot(nodes=nodes, edges=edges)
 
 
 def load_examples(split: str) -> list[dict[str, Any]]:
