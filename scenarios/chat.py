@@ -13,17 +13,19 @@ system message like any text the user typed (:mod:`engine.prompt`, provenance).
 
 from __future__ import annotations
 
+import calendar
 import json
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scenarios.evaluate import compare, evaluate_snapshot
-from scenarios.models import Facts, Snapshot
+from scenarios.models import Disposal, Facts, Snapshot
 from scenarios.parameters import IRELAND, UNITED_KINGDOM, ParameterReader
 from scenarios.result import Comparison, Difference
-from scenarios.stated import StatedFacts
+from scenarios.stated import StatedDisposal, StatedFacts
 
 __all__ = [
     "CHAT_SCENARIO_PREFIX",
@@ -85,6 +87,16 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
     if status is None:
         status = "single"
         assumed.append("single (no civil status stated)")
+    disposals = []
+    for stated_disposal in stated.disposals or ():
+        disposal, said = _disposal(stated_disposal)
+        if disposal is None:
+            missing += said
+        else:
+            disposals.append(disposal)
+            assumed += said
+    if missing:
+        return None, assumed, missing
     try:
         facts = Facts(
             tax_year=stated.tax_year,
@@ -95,10 +107,55 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
             self_employed_income=stated.self_employed_income or Decimal(0),
             spouse_paye_income=stated.spouse_paye_income or Decimal(0),
             spouse_self_employed_income=stated.spouse_self_employed_income or Decimal(0),
+            pension_contributions=stated.pension_contributions or Decimal(0),
+            rent_paid=stated.rent_paid or Decimal(0),
+            disposals=disposals,
         )
     except ValidationError as exc:
         return None, assumed, [f"facts the engine accepts ({exc.errors()[0]['msg']})"]
     return facts, assumed, []
+
+
+def _day(stated: str, last: bool) -> date:
+    """A stated date ("2019", "2019-06", "2019-06-12") as a day: the first or last it can be."""
+    parts = [int(p) for p in stated.split("-")]
+    if len(parts) == 3:
+        return date(parts[0], parts[1], parts[2])
+    if len(parts) == 2:
+        day = calendar.monthrange(parts[0], parts[1])[1] if last else 1
+        return date(parts[0], parts[1], day)
+    return date(parts[0], 12, 31) if last else date(parts[0], 1, 1)
+
+
+def _disposal(stated: StatedDisposal) -> tuple[Disposal | None, list[str]]:
+    """The engine's disposal, and what was assumed (or, without a date, what is missing). A
+    date stated as a month or a year is taken so the asset is held no longer than it may have
+    been: bought on the last day it can have been, sold on the first."""
+    missing = [
+        f"the date {stated.asset} {verb} (at least its year)"
+        for verb, when in (("was bought", stated.acquired), ("was sold", stated.disposed))
+        if when is None
+    ]
+    if stated.acquired is None or stated.disposed is None:
+        return None, missing
+    acquired, disposed = _day(stated.acquired, last=True), _day(stated.disposed, last=False)
+    assumed = [
+        f"{stated.asset} {verb} on {day.isoformat()} (only {when} stated)"
+        for verb, when, day in (("bought", stated.acquired, acquired),
+                                ("sold", stated.disposed, disposed))
+        if len(when) < 10
+    ]  # fmt: skip
+    try:
+        disposal = Disposal(
+            asset=stated.asset,
+            acquired_on=min(acquired, disposed),
+            disposed_on=disposed,
+            cost=stated.cost,
+            proceeds=stated.proceeds,
+        )
+    except ValidationError as exc:
+        return None, [f"a disposal the engine accepts ({exc.errors()[0]['msg']})"]
+    return disposal, assumed
 
 
 def snapshot_of(facts: Facts, label: str) -> Snapshot:

@@ -11,13 +11,24 @@ A small rule-based parser, not a model: it reads what people type about their ow
   wages, employed → employment (PAYE) income; self-employed, sole trader, freelance(r),
   contractor, profits, trading, Class S → self-employed income; an amount with neither is
   ``income`` of no stated kind; in a clause about a wife, husband, spouse or partner, the
-  spouse's income. An amount whose clause names a pension, rent or a gain is not
-  income and is left out (not parsed: the parser never guesses what such a figure is).
+  spouse's income. An amount beside a pension, rent, a sale or a gain is no income (pension
+  contributions, rent and disposals are read as below; anything else is left out: the parser
+  never guesses what such a figure is).
 - **civil status**: single, married, civil partner(ship), widowed, separated, divorced.
 - **the tax year**: ``2025``, ``tax year 2024``, ``2025-26`` / ``2025/26`` (the UK's 2025).
 - **the jurisdiction**: words (Ireland, Irish, Revenue → IE; UK, England, Wales, Britain,
   HMRC → UK; Northern Ireland, Belfast → NI), else the currency (``€`` → IE, ``£`` → UK).
 - **age**: "aged 35", "I'm 67", "35 years old".
+- **pension contributions** and **rent paid**: an amount in a clause about a pension or rent
+  ("I put €6,000 into my pension", "I pay €1,100 a month in rent"); an amount "a month",
+  "per month", "monthly" (or "a week") is made a year's (× 12, × 52), for incomes too.
+- **a disposal**: a clause that sold something for an amount (the proceeds) and one that bought
+  it for an amount (the cost), with each one's date as stated: "on 12 March 2025" (a day),
+  "in June 2019" (a month), "in 2010" (a year); the asset is the words after sold/bought.
+  Without both amounts there is no disposal (the parser never guesses a cost). When the only
+  years stated are the disposal's, its year is the tax year.
+- **"from X to Y"**: a range of two amounts ("my salary goes from £48k to £52k") states X and
+  asks the what-if Y, of the same kind.
 
 :func:`parse_what_if` splits a message at its what-if ("what if", "suppose", "if instead",
 "what would ... if") into the facts stated before it and the change asked after it.
@@ -34,6 +45,7 @@ from typing import Literal
 
 __all__ = [
     "IncomeKind",
+    "StatedDisposal",
     "StatedFacts",
     "WhatIfQuestion",
     "maybe_scenario",
@@ -64,7 +76,9 @@ _AMOUNT = re.compile(
     re.I,
 )
 _CLAUSE = re.compile(
-    r"[;!?\n]|\.(?=\s|$)|,\s+(?=(?:and|but|my|I|I'm|we|our|plus)\b)|\band\s+my\b", re.I
+    r"[;!?\n]|\.(?=\s|$)|,\s+(?=(?:and|but|my|I|I'm|we|our|plus)\b)|\band\s+my\b"
+    r"|\band\s+(?=I\b|I'm\b|we\b)",
+    re.I,
 )
 _PAYE = re.compile(
     r"\b(?:paye|salar(?:y|ied|ies)|employee|wages?|employed|employment|employer|job|gross pay)\b",
@@ -104,11 +118,60 @@ _UK = re.compile(
     r"\bUK\b|\bUnited\s+Kingdom\b|\bengland\b|\bwales\b|\bbritain\b|\bhmrc\b|\blondon\b"
     r"|\bmanchester\b"
 )
+_PENSION = re.compile(r"\bpensions?\b|\bprsa\b|\bavcs?\b|\bsuperannuation\b", re.I)
+_RENT = re.compile(r"\brent(?:s|ing)?\b(?!al)", re.I)
+_RENT_INCOME = re.compile(r"\brent(?:al)?\s+income\b|\btenants?\b|\blandlord\b|\blet\b", re.I)
+_MONTHLY = re.compile(
+    r"^\S*\s*(?:a|per|each|every|/)\s*month\b|^\S*\s*monthly\b|^\S*\s*pcm\b", re.I
+)
+_WEEKLY = re.compile(r"^\S*\s*(?:a|per|each|every|/)\s*week\b|^\S*\s*weekly\b", re.I)
+_SOLD = re.compile(r"\b(?:sold|sell(?:s|ing)?|dispos(?:ed|e|ing)\s+of)\b", re.I)
+_BOUGHT = re.compile(r"\b(?:bought|buy(?:s|ing)?|purchased?|acquired?)\b", re.I)
+# "I sold a flat for £250,000 that I bought in 2012 for £180,000": the buying part of a clause.
+_BOUGHT_PART = re.compile(
+    r"\b(?:that|which|and|having)\s+(?:I|we)\s+(?:had\s+)?(?:bought|purchased|acquired)\b", re.I
+)
+_ASSET = re.compile(
+    r"\b(?:sold|sell(?:s|ing)?|disposed\s+of|bought|buy(?:s|ing)?|purchased?|acquired?)\s+"
+    r"(?:(?:all|some|half|part)\s+(?:of\s+)?)?(?:(?:my|our|the|a|an|these|those|this|that)\s+)?"
+    r"(?P<asset>(?!for\b|in\b|on\b|at\b|them\b|it\b)[a-z][a-z-]*(?:\s+(?!for\b|in\b|on\b|at\b"
+    r"|that\b|which\b)[a-z][a-z-]*)?)",
+    re.I,
+)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")  # fmt: skip
+_DATE = re.compile(
+    r"\b(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+)?(?P<month>" + "|".join(_MONTH_NAMES) + r")"
+    r"\s+(?P<year>(?:19|20)\d{2})\b|\b(?P<bare>(?:19|20)\d{2})\b(?!\s?[-/–]\s?\d{2}\b)",
+    re.I,
+)
+_RANGE_AMOUNT = (
+    r"(?:[€£]|\b(?:eur|gbp)\b)?\s?\d[\d,. ]*(?:\s?k\b)?(?:\s?(?:euros?|pounds?|gbp|eur)\b)?"
+)
+_RANGE = re.compile(rf"\bfrom\s+(?P<low>{_RANGE_AMOUNT})\s+to\s+(?P<high>{_RANGE_AMOUNT})", re.I)
 _AGE = re.compile(
     r"\baged?\s+(\d{1,3})\b|\b(\d{1,3})\s*(?:years?|yrs?)\s*old\b|\bI(?:'m|\s+am)\s+(\d{2})\b"
     r"(?!\s*(?:[,.]\d|k\b|%|euro|pound))",
     re.I,
 )
+
+
+@dataclass(frozen=True)
+class StatedDisposal:
+    """A disposal as stated: its dates as precise as the words ("2019", "2019-06",
+    "2025-03-12"), never more."""
+
+    asset: str
+    cost: Decimal
+    proceeds: Decimal
+    acquired: str | None = None
+    disposed: str | None = None
+
+    def data(self) -> dict[str, str]:
+        out = {"asset": self.asset, "cost": str(self.cost), "proceeds": str(self.proceeds)}
+        out.update({k: v for k, v in (("acquired", self.acquired), ("disposed", self.disposed))
+                    if v is not None})  # fmt: skip
+        return out
 
 
 @dataclass(frozen=True)
@@ -125,6 +188,9 @@ class StatedFacts:
     jurisdiction: str | None = None
     age: int | None = None
     currency: str | None = None  # "EUR" or "GBP", from the amounts' signs or words
+    pension_contributions: Decimal | None = None  # a year's
+    rent_paid: Decimal | None = None  # a year's
+    disposals: tuple[StatedDisposal, ...] | None = None
 
     def empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in fields(self))
@@ -149,11 +215,17 @@ class StatedFacts:
         return merged
 
     def data(self) -> dict[str, object]:
-        return {
-            f.name: (str(v) if isinstance(v, Decimal) else v)
-            for f in fields(self)
-            if (v := getattr(self, f.name)) is not None
-        }
+        out: dict[str, object] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None:
+                continue
+            if isinstance(value, Decimal):
+                value = str(value)
+            elif f.name == "disposals":
+                value = [d.data() for d in value]
+            out[f.name] = value
+        return out
 
 
 @dataclass(frozen=True)
@@ -169,8 +241,31 @@ def maybe_scenario(text: str) -> bool:
     return _MAYBE.search(text) is not None
 
 
+_INCOME_FIELDS = ("paye_income", "self_employed_income", "income", "spouse_paye_income",
+                  "spouse_self_employed_income", "pension_contributions", "rent_paid")  # fmt: skip
+
+
 def parse_what_if(text: str) -> WhatIfQuestion:
-    """The facts ``text`` states before its what-if, and the change the what-if asks."""
+    """The facts ``text`` states before its what-if, and the change the what-if asks; a range
+    ("from £48k to £52k") states its first amount and asks its second."""
+    if ranged := _RANGE.search(text):
+        # the range's own sentence decides what it is about; the rest states the other facts
+        start = max(text.rfind(c, 0, ranged.start()) for c in ".;!?\n") + 1
+        ends = [i for c in ".;!?\n" if (i := text.find(c, ranged.end())) >= 0]
+        end = min(ends, default=len(text))
+        sentence = text[start:end]
+        at, until = ranged.start() - start, ranged.end() - start
+        low = parse_facts(sentence[:at] + ranged["low"] + sentence[until:])
+        high = parse_facts(sentence[:at] + ranged["high"] + sentence[until:])
+        changed = {
+            name: getattr(high, name)
+            for name in _INCOME_FIELDS
+            if getattr(high, name) != getattr(low, name)
+        }
+        if changed:
+            rest = parse_facts(text[:start] + sentence[:at] + ranged["low"] + text[ranged.end() :])
+            stated = replace(rest, **{name: getattr(low, name) for name in changed})
+            return WhatIfQuestion(stated, StatedFacts(**changed))
     found = _WHAT_IF.search(text)
     if found is None:
         return WhatIfQuestion(parse_facts(text), None)
@@ -189,13 +284,31 @@ def parse_facts(text: str) -> StatedFacts:
     spouse: dict[str, Decimal] = {}
     unspecified: Decimal | None = None
     currency: str | None = None
-    for clause in _clauses(text):
-        for amount, sign, near in _amounts(clause):
+    pension: Decimal | None = None
+    rent: Decimal | None = None
+    clauses = _clauses(text)
+    disposal, disposal_parts = _disposal(clauses)
+    if disposal is not None:
+        currency = currency or _amounts(disposal_parts[0])[0][1]
+    for clause in clauses:
+        for part in disposal_parts:
+            clause = clause.replace(part, " ")  # the disposal's cost and proceeds: no income
+        amounts = _amounts(clause)
+        for index, (amount, sign, near) in enumerate(amounts):
             currency = currency or sign
+            # the words between the previous amount and the next: "£200 a month into a pension"
+            segment = _segment(clause, index)
+            if _PENSION.search(segment) and not _EARNS.search(near) and pension is None:
+                pension = amount  # "I put €6,000 into my pension", "£400 a month into a PRSA"
+                continue
+            if _RENT.search(segment) and not _RENT_INCOME.search(clause) and rent is None:
+                if not _EARNS.search(near) and not _SOLD.search(clause):
+                    rent = amount  # "I pay €1,100 a month in rent"
+                    continue
             if (_NOT_INCOME.search(near) and not _EARNS.search(near)) or _CHANGE.search(near):
                 continue  # "£5,000 pension contribution", "a credit of €1,875", "a £2,500 rise"
             earned = _EARNS.search(near) or _PAYE.search(clause) or _SELF.search(clause)
-            if _NOT_INCOME.search(clause) and not earned:
+            if _NOT_INCOME.search(segment) and not earned:
                 continue
             if _SPOUSE.search(clause):  # the spouse's or partner's own income
                 kind = "self_employed" if _SELF.search(clause) else "paye"
@@ -206,6 +319,12 @@ def parse_facts(text: str) -> StatedFacts:
                 paye = amount if paye is None else paye
             elif unspecified is None:
                 unspecified = amount
+    rest = text
+    for part in disposal_parts:
+        rest = rest.replace(part, " ")
+    year = _tax_year(rest)
+    if year is None and disposal is not None and disposal.disposed:
+        year = int(disposal.disposed[:4])  # the only years stated are the disposal's
     return StatedFacts(
         paye_income=paye,
         self_employed_income=self_employed,
@@ -213,11 +332,85 @@ def parse_facts(text: str) -> StatedFacts:
         spouse_paye_income=spouse.get("paye"),
         spouse_self_employed_income=spouse.get("self_employed"),
         status=_status(text),
-        tax_year=_tax_year(text),
+        tax_year=year,
         jurisdiction=_jurisdiction(text, currency),
         age=_age(text),
         currency=currency,
+        pension_contributions=pension,
+        rent_paid=rent,
+        disposals=(disposal,) if disposal is not None else None,
     )
+
+
+def _segment(clause: str, index: int) -> str:
+    """The text around the ``index``-th amount of ``clause``: from the end of the amount
+    before it to the start of the amount after it."""
+    spans = [m.span() for m in _AMOUNT.finditer(clause) if _is_amount(m)]
+    start = spans[index - 1][1] if index > 0 else 0
+    end = spans[index + 1][0] if index + 1 < len(spans) else len(clause)
+    return clause[start:end]
+
+
+def _is_amount(match: re.Match[str]) -> bool:
+    return bool(match.group("pre") or match.group("post") or match.group("k"))
+
+
+def _disposal(clauses: list[str]) -> tuple[StatedDisposal | None, list[str]]:
+    """One disposal from the clause that sold (proceeds) and the one that bought (cost), and
+    the text they span (its years are the disposal's, not a tax year stated)."""
+    sold: tuple[Decimal, str | None, str] | None = None
+    bought: tuple[Decimal, str | None, str] | None = None
+    asset: str | None = None
+    parts: list[str] = []
+    for clause in clauses:
+        pieces = [clause]
+        if (split := _BOUGHT_PART.search(clause)) and _SOLD.search(clause[: split.start()]):
+            pieces = [clause[: split.start()], clause[split.start() :]]
+        for piece in pieces:
+            verb = _SOLD.search(piece) or _BOUGHT.search(piece)
+            if verb is None:
+                continue
+            before, piece = (
+                piece,
+                piece[verb.start() :],
+            )  # "I earn €50,000 and sold …": from the verb
+            amounts = _amounts(piece)
+            if not amounts:
+                continue
+            kind = "sold" if _SOLD.match(piece) else "bought"
+            found = _ASSET.search(piece)
+            if found and asset is None:
+                asset = found["asset"].lower()
+            # "sold shares in May 2025", else "In May 2025 I sold …"
+            when = _stated_date(piece) or _stated_date(before[: len(before) - len(piece)], True)
+            entry = (amounts[0][0], when, piece)
+            if kind == "sold" and sold is None:
+                sold = entry
+            elif kind == "bought" and bought is None:
+                bought = entry
+            parts.append(piece)
+    if sold is None or bought is None:
+        return None, []
+    disposal = StatedDisposal(
+        asset=asset or "asset", cost=bought[0], proceeds=sold[0], acquired=bought[1],
+        disposed=sold[1],
+    )  # fmt: skip
+    return disposal, list(dict.fromkeys(parts))
+
+
+def _stated_date(text: str, last: bool = False) -> str | None:
+    """The (first, or ``last``) date ``text`` states, as precisely as it states it:
+    "2025-03-12", "2019-06", "2010"."""
+    dates = list(_DATE.finditer(text))
+    if not dates:
+        return None
+    found = dates[-1] if last else dates[0]
+    if found["bare"]:
+        return found["bare"]
+    month = _MONTH_NAMES.index(found["month"].lower()) + 1
+    if found["day"]:
+        return f"{found['year']}-{month:02d}-{int(found['day']):02d}"
+    return f"{found['year']}-{month:02d}"
 
 
 def _clauses(text: str) -> list[str]:
@@ -232,7 +425,7 @@ def _amounts(clause: str) -> list[tuple[Decimal, str | None, str]]:
     out: list[tuple[Decimal, str | None, str]] = []
     for match in _AMOUNT.finditer(clause):
         pre, post, k = match.group("pre"), match.group("post"), match.group("k")
-        if not (pre or post or k):
+        if not _is_amount(match):
             continue  # a bare number: a year, an age, a count — never an amount
         digits = match.group("num").replace(",", "").replace(" ", "")
         try:
@@ -241,6 +434,11 @@ def _amounts(clause: str) -> list[tuple[Decimal, str | None, str]]:
             continue
         if k:
             value *= 1000
+        following = clause[match.end() : match.end() + 16]
+        if _MONTHLY.search(following):
+            value *= 12  # "€1,100 a month": a year's
+        elif _WEEKLY.search(following):
+            value *= 52
         sign = (pre or post or "").lower()
         currency = (
             "EUR"

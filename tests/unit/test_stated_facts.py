@@ -15,6 +15,7 @@ from scenarios.stated import StatedFacts, maybe_scenario, parse_facts, parse_wha
 pytestmark = [pytest.mark.unit]
 
 HELD_OUT = Path(__file__).parent / "data" / "stated_facts_heldout.jsonl"
+HELD_OUT_2 = Path(__file__).parent / "data" / "stated_facts_heldout2.jsonl"
 
 
 def _got(text: str) -> dict[str, Any]:
@@ -43,7 +44,8 @@ def _got(text: str) -> dict[str, Any]:
          "profits of €18,000 (2024)",
          {"paye_income": "62500.00", "spouse_self_employed_income": "18000.00",
           "status": "married", "tax_year": 2024, "jurisdiction": "IE"}),
-        ("I pay €3,000 rent and earn €40k", {"income": "40000.00", "jurisdiction": "IE"}),
+        ("I pay €3,000 rent and earn €40k",
+         {"income": "40000.00", "rent_paid": "3000.00", "jurisdiction": "IE"}),
         ("I sold shares for €20,000 in 2024", {"tax_year": 2024, "jurisdiction": "IE"}),
         ("What is the standard rate of VAT in Ireland?", {"jurisdiction": "IE"}),
     ],
@@ -62,6 +64,54 @@ def test_held_out_phrasings_from_public_pages() -> None:
     passed = [case["text"] for case in cases if _got(case["text"]) == case["expect"]]
     assert len(cases) == 14
     assert len(passed) >= 12, set(c["text"] for c in cases) - set(passed)
+
+
+def _with_change(text: str) -> dict[str, Any]:
+    question = parse_what_if(text)
+    got = {k: v for k, v in question.stated.data().items() if k not in ("currency", "age")}
+    if question.change is not None:
+        change = question.change.data()
+        got["change"] = {k: v for k, v in change.items() if k not in ("currency", "jurisdiction")}
+    return got
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I earn €3,000 a month as an employee, 2025",
+         {"paye_income": "36000.00", "tax_year": 2025, "jurisdiction": "IE"}),
+        ("I pay €250 a week in rent and earn £40k", {"income": "40000.00", "rent_paid": "13000.00",
+                                                    "jurisdiction": "IE"}),
+        ("I put €5,000 into a PRSA; my salary is €80,000",
+         {"paye_income": "80000.00", "pension_contributions": "5000.00", "jurisdiction": "IE"}),
+        ("I sold my apartment on 3 December 2025 for €400,000, which I bought in March 2015 for "
+         "€250,000",
+         {"disposals": [{"asset": "apartment", "cost": "250000.00", "proceeds": "400000.00",
+                         "acquired": "2015-03", "disposed": "2025-12-03"}],
+          "tax_year": 2025, "jurisdiction": "IE"}),
+        ("I sold shares for €20,000 in 2024", {"tax_year": 2024, "jurisdiction": "IE"}),
+        ("What if my profits go from €30k to €45k in 2025?",
+         {"self_employed_income": "30000.00", "tax_year": 2025, "jurisdiction": "IE",
+          "change": {"self_employed_income": "45000.00"}}),
+        ("I earn £50,000 in 2025-26; what if I put £4,000 into my pension?",
+         {"income": "50000.00", "tax_year": 2025, "jurisdiction": "UK",
+          "change": {"pension_contributions": "4000.00"}}),
+    ],
+)  # fmt: skip
+def test_dev_disposals_pensions_rent_and_ranges(text: str, expected: dict[str, Any]) -> None:
+    assert _with_change(text) == expected
+
+
+def test_held_out_2_disposals_pensions_rent_and_ranges() -> None:
+    """Ten sentences frozen (commit ee5c618) before the parser read disposals, pensions, rent,
+    monthly amounts or ranges: one from a public page, nine written by the helper (each record
+    says which). First run 5 of 10; 10 of 10 after two generic changes made after seeing the
+    misses (an amount's kind from the words between it and its neighbours, not its whole
+    clause; the disposal's own clauses give no income and no tax year) — no longer unseen."""
+    cases = [json.loads(line) for line in HELD_OUT_2.read_text(encoding="utf-8").splitlines()]
+    passed = [case["text"] for case in cases if _with_change(case["text"]) == case["expect"]]
+    assert len(cases) == 10
+    assert len(passed) == 10, set(c["text"] for c in cases) - set(passed)
 
 
 def test_a_bare_number_is_never_an_amount_and_a_k_suffix_is() -> None:

@@ -59,6 +59,35 @@ async def test_assumptions_are_said() -> None:
     assert any("PAYE" in a for a in result.assumed) and any("single" in a for a in result.assumed)
 
 
+async def test_a_stated_disposal_and_a_range_reach_the_engine() -> None:
+    """ "from X to Y" asks Y; a disposal's month-only date is taken conservatively and said."""
+    question = parse_what_if(
+        "I'm single on €50,000 PAYE in 2025 and sold shares in May 2025 for €10,000 that I bought "
+        "in 2020 for €4,000. What if my salary went from €50,000 to €52,000?"
+    )
+    assert question.change is not None
+    result = await what_if(SeedReader(), question.stated, question.change)
+    assert result.comparison is not None, result.missing
+    assert "shares sold on 2025-05-01 (only 2025-05 stated)" in result.assumed
+    assert "shares bought on 2020-12-31 (only 2020 stated)" in result.assumed
+    (snapshot,) = result.comparison.snapshots
+    totals = {(d.tax, d.person): d for d in snapshot.totals}
+    # €6,000 gain less the €1,270 exemption at 33%, the same in both columns
+    assert totals[("cgt", "you")].amounts == [Decimal("1560.90"), Decimal("1560.90")]
+    assert totals[("income_tax", "you")].difference == Decimal("800.00")  # €2,000 at 40%
+
+
+async def test_a_disposal_without_its_dates_asks_for_them() -> None:
+    question = parse_what_if(
+        "I earn €50,000 PAYE in 2025. I sold shares for €10,000; I bought them for €4,000. "
+        "What if I earned €60,000?"
+    )
+    assert question.change is not None
+    result = await what_if(SeedReader(), question.stated, question.change)
+    assert result.comparison is None
+    assert "the date shares was bought (at least its year)" in result.missing
+
+
 async def test_the_section_is_quoted_data_and_makes_the_system_prompt_unsanitised() -> None:
     section = await _section()
     meta, rows, _ = read_section(section) or ({}, [], [])
