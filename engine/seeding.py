@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from corpus import shipped_acts
-from engine.concepts import CapturedConcept
+from engine.concepts import CapturedConcept, concept_id
 from engine.legal_ingest import IngestProgress, IngestReport, ingest_acts
 from engine.material_changes import screen_node_writes
 from engine.rate_history import DEFAULT_TABLES, find_conflicts, history_writes, load_history
@@ -74,12 +74,15 @@ class SeedReport:
     history: Counter[str] = field(default_factory=Counter)
     # Material changes of stored values (ADR 0035): ``applied`` / ``needs_review`` events.
     changes: Counter[str] = field(default_factory=Counter)
+    # BROADER / RELATED edges between seeded concepts (``broader`` / ``related`` in the seed).
+    concept_links: Counter[str] = field(default_factory=Counter)
 
     def summary(self) -> dict[str, object]:
         return {
             "nodes": dict(self.nodes),
             "edges": dict(self.edges),
             "concepts": dict(self.concepts),
+            "concept_links": dict(self.concept_links),
             "legal": self.legal.summary(),
             "history": dict(self.history),
             "changes": dict(self.changes),
@@ -185,7 +188,38 @@ async def seed_graph(
             )
         )
         report.concepts[outcome.value] += 1
+    for result in await writer.upsert_edges(_concept_links(data["concepts"])):
+        report.concept_links[result.outcome.value] += 1
     return report
+
+
+#: A seeded concept's SKOS links to other seeded concepts: ``broader`` (it is a part or a kind
+#: of the target: a rate, band, allowance, credit, class, charge, form or payment of it) and
+#: ``related``. A narrower concept is never an alt label of its parent (ADR 0060 addendum).
+_CONCEPT_LINKS = (("broader", "BROADER"), ("related", "RELATED"))
+
+
+def _concept_links(raw_concepts: Sequence[dict[str, Any]]) -> list[EdgeWrite]:
+    seeded = {concept_id(c["domain"], c["jurisdiction"], c["kind"]) for c in raw_concepts}
+    edges = []
+    for raw in raw_concepts:
+        source = concept_id(raw["domain"], raw["jurisdiction"], raw["kind"])
+        for field_name, edge_type in _CONCEPT_LINKS:
+            for target in raw.get(field_name) or []:
+                if target not in seeded or target == source:
+                    raise SeedFileError(
+                        f"concept {source}: {field_name} {target!r} is no other seeded concept"
+                    )
+                edges.append(
+                    EdgeWrite(
+                        type=edge_type,
+                        source_id=source,
+                        source_label="Concept",
+                        target_id=target,
+                        target_label="Concept",
+                    )
+                )
+    return edges
 
 
 async def _write_screened(

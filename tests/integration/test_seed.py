@@ -22,6 +22,7 @@ async def test_seeding_twice_changes_nothing(seeded_data_dir):
         await container.aclose()
     assert set(report.nodes) == {"unchanged"} and set(report.edges) == {"unchanged"}
     assert set(report.concepts) == {"unchanged"}
+    assert set(report.concept_links) == {"unchanged"}
     assert after == before
     stamps = {
         n.id: (n.properties["created_at"], n.properties["updated_at"]) for n in snapshot.nodes
@@ -55,3 +56,11 @@ async def test_the_seed_graph_is_big_enough_and_sourced(seeded_data_dir):
     }
     assert expected <= {c.id for c in concepts}
     assert {c.properties["status"] for c in concepts} == {"confirmed"}
+    # A narrower concept is its own node under its parent, never one of its labels.
+    links = {(e.source, e.type, e.target) for e in rules.edges}
+    assert ("TAX:UK:PERSONAL_ALLOWANCE", "BROADER", "TAX:UK:INCOME_TAX") in links
+    assert (
+        "TAX:UK:HIGH_INCOME_CHILD_BENEFIT_CHARGE",
+        "RELATED",
+        "WELFARE:UK:CHILD_BENEFIT",
+    ) in links

@@ -220,7 +220,10 @@ def test_concepts_are_complete_and_aligned(
         "hidden_labels",  # SKOS hiddenLabel: former names, other languages (ADR 0049)
         "close_match",  # SKOS closeMatch: EuroVoc concepts naming the same thing (ADR 0060)
         "aligns_with",
+        "broader",  # SKOS broader / related: other seeded concepts (ADR 0060 addendum)
+        "related",
     }
+    seeded = {f"{c.get('domain')}:{c.get('jurisdiction')}:{c.get('kind')}" for c in concepts}
     keys: Counter[tuple[str, ...]] = Counter()
     problems: list[str] = []
     for concept in concepts:
@@ -238,7 +241,14 @@ def test_concepts_are_complete_and_aligned(
                 problems.append(f"{where}: {field} is not upper snake case")
         if concept.get("jurisdiction") not in labels_by_id:
             problems.append(f"{where}: jurisdiction is not a seed node")
-        for field in ("alt_labels", "hidden_labels", "source_urls", "aligns_with"):
+        for field in (
+            "alt_labels",
+            "hidden_labels",
+            "source_urls",
+            "aligns_with",
+            "broader",
+            "related",
+        ):
             value = concept.get(field, [])
             if not _type_ok("string[]", value):
                 problems.append(f"{where}: {field} must be a list of strings")
@@ -251,6 +261,10 @@ def test_concepts_are_complete_and_aligned(
                 problems.append(f"{where}: aligns_with {target!r} is not a seed node id")
             elif not schema.relationships["ALIGNS_WITH"].allows("Concept", labels_by_id[target]):
                 problems.append(f"{where}: cannot align with a {labels_by_id[target]}")
+        for link in ("broader", "related"):
+            for target in concept.get(link) or []:
+                if target not in seeded or target == ":".join((key[0], key[1], key[2])):
+                    problems.append(f"{where}: {link} {target!r} is no other seeded concept")
         keys[key] += 1
     duplicates = [key for key, n in keys.items() if n > 1]
     assert not duplicates, f"duplicate concept keys: {duplicates}"
