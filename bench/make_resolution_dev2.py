@@ -625,7 +625,7 @@ CASES: list[C] = [
         "Old Age Contributory Pension",
         [],
         IE,
-        "PENSIONS:IE:STATE_PENSION",
+        "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY",
     ),
     (
         "former_name",
@@ -635,7 +635,7 @@ CASES: list[C] = [
         "Old Age Non-Contributory Pension",
         [],
         IE,
-        "PENSIONS:IE:STATE_PENSION",
+        "PENSIONS:IE:STATE_PENSION_NON_CONTRIBUTORY",
     ),
     (
         "former_name",
@@ -665,7 +665,7 @@ CASES: list[C] = [
         "State Pension (Contributory)",
         [],
         IE,
-        "PENSIONS:IE:STATE_PENSION",
+        "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY",
     ),
     (
         "former_name",
@@ -698,7 +698,16 @@ CASES: list[C] = [
         UK,
         "SOCIAL_INSURANCE:UK:NATIONAL_INSURANCE",
     ),
-    ("former_name", "WELFARE", "HICBC", "UK", "HICBC", [], UK, "WELFARE:UK:CHILD_BENEFIT"),
+    (
+        "former_name",
+        "WELFARE",
+        "HICBC",
+        "UK",
+        "HICBC",
+        [],
+        UK,
+        "TAX:UK:HIGH_INCOME_CHILD_BENEFIT_CHARGE",
+    ),
     (
         "former_name",
         "PENSIONS",

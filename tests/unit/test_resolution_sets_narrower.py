@@ -1,0 +1,80 @@
+"""No resolution set labels a capture of a narrower concept as its parent (ADR 0060 addendum).
+
+A seeded concept with ``broader`` (or ``related``) links is a concept of its own: a capture
+whose preferred label has an exact form (the resolver's own :func:`engine.matching.label_forms`)
+equal to one of its labels names it, so a case's gold must not be the concept it hangs under.
+Checked over every ``bench/data/resolution_*.jsonl`` set, so relabelling is one rule, not a
+case-by-case choice.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.concepts import concept_id
+from engine.matching import label_forms
+from engine.seeding import read_seed_files
+
+pytestmark = pytest.mark.unit
+
+SETS = sorted((Path(__file__).resolve().parents[2] / "bench" / "data").glob("resolution_*.jsonl"))
+
+
+def _narrower_forms() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Label form -> the linked concepts with it; concept -> every concept above it."""
+    concepts = read_seed_files()["concepts"]
+    links = {
+        concept_id(c["domain"], c["jurisdiction"], c["kind"]): [
+            *(c.get("broader") or []),
+            *(c.get("related") or []),
+        ]
+        for c in concepts
+    }
+    above: dict[str, set[str]] = {}
+    for start in links:
+        seen: set[str] = set()
+        todo = list(links[start])
+        while todo:
+            if (node := todo.pop()) not in seen:
+                seen.add(node)
+                todo.extend(links.get(node, ()))
+        above[start] = seen
+    forms: dict[str, set[str]] = {}
+    for c in concepts:
+        cid = concept_id(c["domain"], c["jurisdiction"], c["kind"])
+        if not links[cid]:
+            continue
+        for label in [
+            c["pref_label"],
+            *(c.get("alt_labels") or []),
+            *(c.get("hidden_labels") or []),
+        ]:
+            for form in label_forms(label):
+                forms.setdefault(form.form, set()).add(cid)
+    return forms, above
+
+
+def test_the_sets_exist() -> None:
+    assert len(SETS) >= 4
+
+
+def test_no_set_labels_a_narrower_capture_as_its_parent() -> None:
+    forms, above = _narrower_forms()
+    wrong = []
+    for path in SETS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            named = {
+                cid
+                for form in label_forms(case["concept"]["prefLabel"])
+                for cid in forms.get(form.form, ())
+            }
+            wrong += [
+                f"{case['id']}: {case['gold']} is above {cid}"
+                for cid in named
+                if case["gold"] in above[cid]
+            ]
+    assert not wrong, wrong
