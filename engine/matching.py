@@ -14,7 +14,9 @@ compatibility forms, case, diacritics, punctuation, hyphens and compounds, posse
 plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's
 labels (preferred, alternative and hidden labels, and its kind); an acronym joins only as a
 label the graph records ("LPT" captured, "LPT" a label of the concept). Nothing else merges:
-initials ("CAT group threshold" is not CGT, though the graph records "CGT"), a kind or label
+initials ("CAT group threshold" is not CGT, though the graph records "CGT"), an acronym that
+takes letters from inside words or leaves out an instrument word ("IHT" and inheritance tax,
+"MiCA" and Markets in Crypto-Assets Regulation: :func:`_abbreviates`), a kind or label
 that extends another by words (parent and child: "USC exemption" and "USC"), one or two typos,
 shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR)
 only make **suggestions** (:class:`Suggestion`): the capture creates its provisional concept
@@ -107,6 +109,13 @@ _SYNONYM_SCORE: Final = 0.7
 _SYNONYM_MIN_WORDS: Final = 2  # "motor tax" may meet "tax on motor vehicles"; "tax" may not
 # EuroVoc labels too generic to bridge synonyms through ("tax": every tax would be a synonym).
 _GENERIC_FORMS: Final = frozenset({"tax", "impot", "taxation", "benefit", "allowance", "pension"})
+_ABBREVIATION_SCORE: Final = 0.6
+_ABBREVIATION_MIN: Final = 3  # letters: "CT" / "IT" would abbreviate half the graph
+# A name's last word an acronym often leaves out ("MiCA" for "Markets in Crypto-Assets
+# Regulation", "GDPR" keeps it): tried with and without.
+_INSTRUMENT_WORDS: Final = frozenset(
+    {"act", "regulation", "directive", "decision", "scheme", "programme", "regime"}
+)
 
 #: How a capture was resolved, as its ``concepts`` event says (``skipped``: nothing written).
 MatchedBy = Literal["key", "alias", "acronym", "kind_variant", "fuzzy", "created", "skipped"]
@@ -125,6 +134,9 @@ class FoundBy(IntEnum):
     EDIT_DISTANCE = 6
     TOKEN_OVERLAP = 7
     SYNONYM = 8  # another label of a EuroVoc concept one of the capture's labels names
+    # the one is an acronym of the other's words that is not just their initials: letters from
+    # inside a word ("IHT", inheritance tax) or a trailing instrument word left out ("MiCA")
+    ABBREVIATION = 9
 
 
 MERGING: Final = frozenset({FoundBy.KEY, FoundBy.LABEL})
@@ -345,6 +357,48 @@ def _acronyms(form: LabelForm) -> tuple[str | None, str | None]:
     return acronym, initials
 
 
+def _abbreviates(acronym: str, words: Sequence[str]) -> bool:
+    """Whether ``acronym`` (one word, letters only) abbreviates ``words`` beyond plain initials:
+    read left to right, every content word gives the next letter with its first letter and
+    may give more from inside it, in order ("iht": *i*n*h*eritance *t*ax); a stop word gives
+    its first letter or nothing ("mica": *m*arket *i*n *c*rypto *a*sset); a last instrument
+    word ("regulation", "act") may give nothing. Never a merge (:attr:`FoundBy.ABBREVIATION`):
+    "IHT" may as well be "inheritance tax" as "income and health tax"."""
+    if not (_ABBREVIATION_MIN <= len(acronym) <= _ACRONYM_MAX + 2) or not acronym.isalpha():
+        return False
+    spans = [list(words)]
+    if len(words) > 2 and words[-1] in _INSTRUMENT_WORDS:
+        spans.append(list(words[:-1]))
+    for span in spans:
+        content = [w for w in span if w not in _STOPWORDS]
+        if len(content) >= 2 and all(w.isalpha() for w in content):
+            if _spells(acronym, tuple(span)):
+                return True
+    return False
+
+
+@lru_cache(maxsize=65536)
+def _spells(acronym: str, words: tuple[str, ...]) -> bool:
+    """:func:`_abbreviates`' reading: ``acronym`` consumed by ``words`` in order."""
+    if not words:
+        return not acronym
+    word, rest = words[0], words[1:]
+    if word in _STOPWORDS and _spells(acronym, rest):
+        return True
+    if not acronym or acronym[0] != word[0]:
+        return False
+    # the word's first letter, then as many more of the acronym's as occur inside it in order
+    used = 1
+    if _spells(acronym[used:], rest):
+        return True
+    for letter in word[1:]:
+        if used < len(acronym) and letter == acronym[used]:
+            used += 1
+            if _spells(acronym[used:], rest):
+                return True
+    return False
+
+
 def _digits(words: Iterable[str]) -> list[str]:
     return [w for w in words if any(ch.isdigit() for ch in w)]
 
@@ -538,6 +592,11 @@ def _near(
                 distance = DamerauLevenshtein.distance(a.form, b.form, score_cutoff=allowed)
                 if distance <= allowed:
                     keep(FoundBy.EDIT_DISTANCE, 1 - distance / longest)
+            for short, long_ in ((a, b), (b, a)):
+                if a.named and b.named and a.named != b.named:
+                    break  # "Irish General Data Protection Regulation" and "UK GDPR"
+                if len(short.words) == 1 and _abbreviates(short.words[0], long_.words):
+                    keep(FoundBy.ABBREVIATION, _ABBREVIATION_SCORE)
             x = {w for w in a.words if w not in _STOPWORDS}
             y = {w for w in b.words if w not in _STOPWORDS}
             if x and y and (overlap := len(x & y) / len(x | y)) >= _OVERLAP_MIN:

@@ -107,7 +107,8 @@ class ReviewCandidateOut(BaseModel):
     reason: str = Field(
         description="How resolution found it: `edit_distance` (a typo or a letter), "
         "`parent_child` (one name extends the other by words), `token_overlap`, `initials` / "
-        "`acronym` (an abbreviation of the other), `other_jurisdiction` (the same name with "
+        "`acronym` (an abbreviation of the other), `abbreviation` (an acronym with letters from "
+        "inside words, e.g. IHT for inheritance tax), `other_jurisdiction` (the same name with "
         "jurisdiction words naming another jurisdiction, e.g. a national law after an EU one), "
         "`label` (an exact label held by several concepts), `synonym` (another label of a "
         "EuroVoc concept the capture's label names, ADR 0060)"

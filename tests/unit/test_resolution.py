@@ -149,6 +149,9 @@ def test_initials_are_only_suggested_an_acronym_joins_as_a_label():
     # "LPT" is not a label of local property tax: suggested, not joined
     assert resolve("TAX", "LPT", "IE", "LPT") is None
     assert near("TAX", "LPT", "IE", "LPT") == {"TAX:IE:LOCAL_PROPERTY_TAX": "initials"}
+    # an acronym that takes letters from inside a word is suggested too, never joined
+    assert resolve("TAX", "IHT", "IE", "IHT") is None
+    assert near("TAX", "IHT", "IE", "IHT") == {"TAX:IE:CAT": "abbreviation"}
     # "rent a room relief" and "retirement relief" share initials; "carbon tax" is not "CT".
     assert resolve("TAX", "RENT_A_ROOM_RELIEF", "IE", "rent a room relief") is None
     assert resolve("TAX", "CARBON_TAX", "IE", "carbon tax") is None

@@ -117,3 +117,21 @@ async def test_a_capture_is_never_its_own_candidate():
         capture("MOTOR_TAX", "motor tax"), ["UK", "IE"]
     )
     assert all(s.id != "TAX:IE:MOTOR_TAX" for s in match.suggestions) or match.node is not None
+
+
+def test_an_acronym_that_is_not_just_initials_is_a_candidate_either_way():
+    inheritance = held("TAX:UK:INHERITANCE_TAX", "Inheritance Tax")
+    assert found("IHT", "IHT", among=[inheritance]) == {
+        ("TAX:UK:INHERITANCE_TAX", FoundBy.ABBREVIATION)
+    }
+    mica = held("EU_LAW:EU:MARKETS_IN_CRYPTO_ASSETS", "Markets in Crypto-Assets Regulation")
+    assert found("MICA", "MiCA", among=[mica]) == {
+        ("EU_LAW:EU:MARKETS_IN_CRYPTO_ASSETS", FoundBy.ABBREVIATION)
+    }
+    short = held("TAX:UK:IHT", "IHT")
+    assert found("INHERITANCE_TAX", "Inheritance Tax", among=[short]) == {
+        ("TAX:UK:IHT", FoundBy.ABBREVIATION)
+    }
+    # every content word gives a letter, in order: "IHT" is not income tax, "TAX" not taxation
+    assert found("IHT", "IHT", among=[held("TAX:UK:INCOME_TAX", "Income tax")]) == set()
+    assert found("TAX", "TAX", among=[held("TAX:UK:TAXATION", "taxation")]) == set()
