@@ -78,13 +78,20 @@ def figure(result: SnapshotResult, key: str) -> Decimal | None:
     """The figure an example's ``key`` names: ``<tax>[:person]`` a total; ``income_tax_gross``
     the charge lines; ``income_tax_band`` the standard-rate band used; ``income_tax_credits``
     the credit lines; ``line:<key>[:person]`` / ``base:<key>[:person]`` one line's amount /
-    base (``you`` unless a person is named). ``None`` when the result has none."""
+    base (``you`` unless a person is named), ``<key>`` as ``<tax>.<key>`` where two taxes have
+    lines of that key (an unqualified key that names lines of two taxes is no figure).
+    ``None`` when the result has none."""
     name, _, person = key.partition(":")
     if name in ("line", "base"):
         line_key, _, whose = person.partition(":")
         whose = whose or "you"
-        found = [ln for ln in result.lines if ln.key == line_key and ln.person == whose]
-        if not found:
+        tax, _, line_key = line_key.rpartition(".")
+        found = [
+            ln
+            for ln in result.lines
+            if ln.key == line_key and ln.person == whose and (not tax or ln.tax == tax)
+        ]
+        if not found or len({ln.tax for ln in found}) > 1:
             return None
         return found[0].amount if name == "line" else found[0].base
     person = person or "you"

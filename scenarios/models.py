@@ -103,8 +103,14 @@ class Facts(BaseModel):
             raise ValueError(f"a spouse's facts were given but the status is {self.status!r}")
         if self.assessment is not None and not self.couple:
             raise ValueError("an assessment basis applies only to a married couple or partners")
+        # the tax year's last day: 31 December in Ireland, 5 April of the next year in the UK
+        last = (
+            date(self.tax_year, 12, 31)
+            if self.jurisdiction == "IE"
+            else date(self.tax_year + 1, 4, 5)
+        )
         for disposal in self.disposals:
-            if disposal.disposed_on.year > self.tax_year:
+            if disposal.disposed_on > last:
                 raise ValueError(
                     f"disposal of {disposal.asset!r} on {disposal.disposed_on} is after the "
                     f"{self.tax_year} tax year"

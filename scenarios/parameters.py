@@ -27,6 +27,7 @@ __all__ = [
     "IRELAND",
     "SERIES",
     "UK_ANNUAL",
+    "UK_SERIES",
     "UNITED_KINGDOM",
     "Catalogue",
     "Gap",
@@ -91,6 +92,15 @@ UK_ANNUAL: tuple[str, ...] = (
     "UK:THRESHOLD:NI_UPPER_PROFITS_LIMIT",
     "UK:RATE:NI_CLASS_4_MAIN",
     "UK:RATE:NI_CLASS_4_ADDITIONAL",
+    "UK:THRESHOLD:CGT_ANNUAL_EXEMPT",
+)
+# The UK's CGT rates: a disposal pays the rate in force on its day (2024-25's changed on
+# 30 October 2024), so their periods may start on any day.
+UK_SERIES: tuple[str, ...] = (
+    "UK:RATE:CGT_LOWER",
+    "UK:RATE:CGT_HIGHER",
+    "UK:RATE:CGT_RESIDENTIAL_LOWER",
+    "UK:RATE:CGT_RESIDENTIAL_HIGHER",
 )
 MAX_PERIODS = 4
 
@@ -102,6 +112,8 @@ class Catalogue:
     annual: tuple[str, ...]
     series: tuple[str, ...]
     starts: tuple[int, int]  # (month, day): Ireland 1 January, the UK 6 April
+    # series applied by a transaction's day, never apportioned by month: any start day
+    by_day: tuple[str, ...] = ()
 
     def window(self, tax_year: int) -> tuple[date, date]:
         """The first and last day of ``tax_year`` (the UK's 2025: 6 April 2025 to 5 April 2026)."""
@@ -111,7 +123,7 @@ class Catalogue:
 
 
 IRELAND = Catalogue(ANNUAL, SERIES, (1, 1))
-UNITED_KINGDOM = Catalogue(UK_ANNUAL, (), (4, 6))
+UNITED_KINGDOM = Catalogue(UK_ANNUAL, UK_SERIES, (4, 6), by_day=UK_SERIES)
 
 
 class Gap(BaseModel):
@@ -235,25 +247,28 @@ async def load_parameters(
             found.append(parsed)
         if base in params.problems or not found:
             continue
-        if problem := _tiling_problem(found, first, last):
+        if problem := _tiling_problem(found, first, last, base not in catalogue.by_day):
             params.problems[base] = problem
         else:
             params.series[base] = found
     return params
 
 
-def _tiling_problem(periods: list[Param], first: date, last: date) -> str | None:
-    """Why ``periods`` do not cover ``first..last`` in whole months without overlap, if so."""
+def _tiling_problem(
+    periods: list[Param], first: date, last: date, whole_months: bool = True
+) -> str | None:
+    """Why ``periods`` do not cover ``first..last`` without gap or overlap (in whole months
+    where ``whole_months``), if so."""
     expected = first
     for period in periods:
         late = period.valid_from > expected
         if late or (period.valid_from < expected and period is not periods[0]):
             return f"{period.node_id} starts {period.valid_from}, expected {expected}"
-        if period.valid_from.day != 1 and period.valid_from != first:
+        if whole_months and period.valid_from.day != 1 and period.valid_from != first:
             return f"{period.node_id} does not start on the first day of a month"
         if period.valid_to >= last:
             return None
         expected = date.fromordinal(period.valid_to.toordinal() + 1)
-        if expected.day != 1:
+        if whole_months and expected.day != 1:
             return f"{periods[0].node_id}: the periods do not end at a month's end"
     return f"the periods of {periods[0].node_id} end before {last}"

@@ -6,7 +6,14 @@ above its threshold), in the basic, higher and additional bands; employee Class 
 Insurance on PAYE earnings and Class 4 on self-employed profits, both with annual thresholds
 (payroll works per pay period, so a year of uneven pay can differ by pennies). Not built, each
 a gap: Scottish rates, savings and dividend rates and allowances, Marriage Allowance, pension
-relief, National Insurance at State Pension age, capital gains tax.
+relief, National Insurance at State Pension age.
+
+Capital gains tax: the year's gains less its losses, less the annual exempt amount, added on top
+of taxable income (income less the Personal Allowance): the part inside the basic rate band
+left pays the lower rate, the rest the higher rate — the rates in force on the disposal's day
+(2024-25's changed on 30 October 2024) for residential property or other assets. Disposals of
+one tax year at different rates, carried interest, reliefs (Private Residence Relief, Business
+Asset Disposal Relief) and losses of earlier years are not built: each a gap.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from scenarios.ledger import ZERO, Ledger
-from scenarios.models import Facts
+from scenarios.models import Disposal, Facts
+from scenarios.parameters import Param
 from scenarios.result import Line
 
 __all__ = ["evaluate_uk"]
@@ -35,11 +43,14 @@ def evaluate_uk(ledger: Ledger, facts: Facts) -> None:
     if facts.pension_contributions > 0:
         ledger.gap("income_tax", who, "pension relief is not built: not deducted",
                    "pension_contributions")  # fmt: skip
+    taxable: Decimal | None = None
     if facts.scottish_taxpayer:
         ledger.gap("income_tax", who, "Scottish income tax rates are out of scope",
                    "scottish_taxpayer")  # fmt: skip
     else:
-        _income_tax(ledger, facts)
+        taxable = _income_tax(ledger, facts)
+    if facts.disposals:
+        _cgt(ledger, facts, taxable)
     if facts.age is not None and facts.age >= STATE_PENSION_AGE:
         ledger.gap("ni", who, "National Insurance at State Pension age is not built", "age")
         return
@@ -50,11 +61,10 @@ def evaluate_uk(ledger: Ledger, facts: Facts) -> None:
         lines += _class_4(ledger, facts.self_employed_income)
     if lines:
         ledger.total("ni", who, lines)
-    if facts.disposals:
-        ledger.gap("cgt", who, "capital gains tax on disposals is not built yet", "disposals")
 
 
-def _income_tax(ledger: Ledger, facts: Facts) -> None:
+def _income_tax(ledger: Ledger, facts: Facts) -> Decimal | None:
+    """The income tax lines; returns the taxable income (None when it cannot be computed)."""
     tax, who = "income_tax", "you"
     if facts.other_income > 0:
         ledger.gap(tax, who, "savings and dividend rates and allowances are not built: other "
@@ -64,7 +74,7 @@ def _income_tax(ledger: Ledger, facts: Facts) -> None:
                         "UK:THRESHOLD:ADDITIONAL_RATE_THRESHOLD", "UK:RATE:IT_BASIC",
                         "UK:RATE:IT_HIGHER", "UK:RATE:IT_ADDITIONAL")  # fmt: skip
     if found is None:
-        return
+        return None
     allowance, taper_from, taper, band, additional_from, basic, higher, additional = found
     income = facts.paye_income + facts.self_employed_income + facts.other_income
     reduction = max(income - taper_from.value, ZERO) * taper.fraction
@@ -88,6 +98,7 @@ def _income_tax(ledger: Ledger, facts: Facts) -> None:
                     at_additional),
     ]  # fmt: skip
     ledger.total(tax, who, lines)
+    return taxable
 
 
 def _bands(
@@ -118,3 +129,83 @@ def _class_4(ledger: Ledger, profits: Decimal) -> list[Line]:
     bases = ("UK:THRESHOLD:NI_LOWER_PROFITS_LIMIT", "UK:THRESHOLD:NI_UPPER_PROFITS_LIMIT",
              "UK:RATE:NI_CLASS_4_MAIN", "UK:RATE:NI_CLASS_4_ADDITIONAL")  # fmt: skip
     return _bands(ledger, "class_4", "Class 4", profits, bases)
+
+
+# --- capital gains tax ----------------------------------------------------------------------
+
+
+def _rates_on(ledger: Ledger, disposal: Disposal) -> tuple[Param, Param] | None:
+    """The lower and higher rates in force on the disposal's day for its kind of asset, or
+    ``None`` after a gap (a parameter missing, or residential or not unknown where it decides)."""
+    tax, who = "cgt", "you"
+    found: dict[str, Param] = {}
+    for kind in ("", "RESIDENTIAL_"):
+        for band in ("LOWER", "HIGHER"):
+            base = f"UK:RATE:CGT_{kind}{band}"
+            periods = ledger.need_series(tax, who, base)
+            if periods is None:
+                return None
+            on_day = [p for p in periods if p.valid_from <= disposal.disposed_on <= p.valid_to]
+            if not on_day:
+                ledger.gap(tax, who, f"no rate {base} in force on {disposal.disposed_on}", base)
+                return None
+            found[f"{kind}{band}"] = on_day[0]
+    other = (found["LOWER"], found["HIGHER"])
+    residential = (found["RESIDENTIAL_LOWER"], found["RESIDENTIAL_HIGHER"])
+    if disposal.residential_property is None:
+        if [p.value for p in other] != [p.value for p in residential]:
+            ledger.gap(tax, who, f"whether {disposal.asset!r} is residential property decides "
+                       f"its rate on {disposal.disposed_on}", "residential_property")  # fmt: skip
+            return None
+        return other
+    return residential if disposal.residential_property else other
+
+
+def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
+    tax, who = "cgt", "you"
+    ledger.gap(tax, who, "CGT reliefs (Private Residence Relief, Business Asset Disposal "
+               "Relief), costs beyond the price paid, carried interest and losses of earlier "
+               "years are not built: the tax may be lower", "disposals")  # fmt: skip
+    first, last = ledger.params.first, ledger.params.last
+    in_year = [d for d in facts.disposals if first <= d.disposed_on <= last]
+    year = f"{ledger.params.tax_year}-{(ledger.params.tax_year + 1) % 100:02d}"
+    for disposal in facts.disposals:
+        if disposal not in in_year:
+            ledger.gap(tax, who, f"the disposal of {disposal.asset!r} on {disposal.disposed_on} "
+                       f"is not in the {year} tax year: not counted", "disposals")  # fmt: skip
+    if not in_year:
+        return
+    if taxable_income is None:
+        ledger.gap(tax, who, "the rate band left depends on taxable income, which could not be "
+                   "computed", "income_tax")  # fmt: skip
+        return
+    found = ledger.need(tax, who, "UK:THRESHOLD:CGT_ANNUAL_EXEMPT", "UK:THRESHOLD:BASIC_RATE_BAND")
+    rates = [_rates_on(ledger, d) for d in in_year]
+    if found is None or any(r is None for r in rates):
+        return
+    exemption, band = found
+    pairs = {(r[0].value, r[1].value) for r in rates if r is not None}
+    if len(pairs) > 1:
+        ledger.gap(tax, who, "disposals of one tax year at different rates (before and after "
+                   "30 October 2024, or residential and other) are not built",
+                   "disposals")  # fmt: skip
+        return
+    lower, higher = next(r for r in rates if r is not None)
+    net = sum((d.proceeds - d.cost for d in in_year), ZERO)  # a loss offsets the year's gains
+    exempt = min(max(net, ZERO), exemption.value)
+    taxable = max(net - exemption.value, ZERO)
+    band_left = max(band.value - taxable_income, ZERO)
+    at_lower = min(taxable, band_left)
+    at_higher = taxable - at_lower
+    assets = ", ".join(d.asset for d in in_year)
+    lines = [
+        ledger.line(tax, who, "exempt", f"Net gains {_gbp(net)} ({assets}): {_gbp(exempt)} "
+                    "exempt", ZERO, [exemption], exempt),
+        ledger.line(tax, who, "lower_rate", f"{_gbp(at_lower)} at {lower.value.normalize():f}% "
+                    f"(basic rate band left: {_gbp(band_left)})", at_lower * lower.fraction,
+                    [lower, band, exemption], at_lower),
+        ledger.line(tax, who, "higher_rate", f"{_gbp(at_higher)} at "
+                    f"{higher.value.normalize():f}%", at_higher * higher.fraction,
+                    [higher, band, exemption], at_higher),
+    ]  # fmt: skip
+    ledger.total(tax, who, lines)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from scenarios import Facts, ScenarioInput, Snapshot, compare, evaluate, evaluate_snapshot
+from scenarios import Disposal, Facts, ScenarioInput, Snapshot, compare, evaluate, evaluate_snapshot
 from tests.unit.test_scenario_support import SeedReader
 
 pytestmark = [pytest.mark.unit, pytest.mark.anyio]
@@ -167,3 +167,43 @@ async def test_irish_cgt_nets_the_years_gains_takes_the_exemption_and_says_what_
     (total,) = [t for t in result.totals if t.tax == "cgt"]
     assert not total.complete  # reliefs and costs are not built: said, not hidden
     assert any("'land'" in g.reason and "not counted" in g.reason for g in result.gaps)
+
+
+def _uk_sale(disposed_on: str, **extra: Any) -> Snapshot:
+    sale = {"asset": "shares", "acquired_on": "2019-05-01", "disposed_on": disposed_on,
+            "cost": "10000", "proceeds": "22600", **extra}  # fmt: skip
+    return Snapshot(
+        label="sale",
+        as_at=date(2025, 4, 5),
+        facts=Facts(
+            tax_year=2024, jurisdiction="UK", age=40, paye_income="32570", disposals=[sale]
+        ),
+    )
+
+
+async def test_uk_cgt_takes_the_rate_in_force_on_the_disposals_day() -> None:
+    before = await evaluate_snapshot(
+        SeedReader(), _uk_sale("2024-10-29", residential_property=False)
+    )
+    after = await evaluate_snapshot(SeedReader(), _uk_sale("2024-10-30"))
+    assert before.total("cgt") == Decimal("960.00")  # £9,600 at 10%
+    assert after.total("cgt") == Decimal("1728.00")  # at 18%
+    cited = {n for line in after.lines if line.tax == "cgt" for n in line.node_ids}
+    assert "UK:RATE:CGT_LOWER:2024:P2" in cited and "UK:THRESHOLD:CGT_ANNUAL_EXEMPT:2024" in cited
+    # the rate is the graph's: change the node and the tax follows
+    changed = SeedReader({"UK:RATE:CGT_LOWER:2024:P2": {"value": 20}})
+    other = _uk_sale("2024-10-30", residential_property=False)
+    assert (await evaluate_snapshot(changed, other)).total("cgt") == Decimal("1920.00")
+
+
+async def test_uk_cgt_asks_whether_residential_where_it_decides_the_rate() -> None:
+    result = await evaluate_snapshot(SeedReader(), _uk_sale("2024-08-15"))
+    assert result.total("cgt") is None
+    assert any(g.missing == "residential_property" for g in result.gaps)
+    two = _uk_sale("2024-08-15", residential_property=False)
+    later = {"asset": "fund", "acquired_on": "2020-01-01", "disposed_on": "2024-12-01",
+             "cost": "1", "proceeds": "2"}  # fmt: skip
+    disposals = [*two.facts.disposals, Disposal(**later)]
+    mixed = Snapshot(label="x", as_at=two.as_at,
+                     facts=two.facts.model_copy(update={"disposals": disposals}))  # fmt: skip
+    assert (await evaluate_snapshot(SeedReader(), mixed)).total("cgt") is None

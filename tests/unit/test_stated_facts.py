@@ -103,7 +103,7 @@ def test_dev_disposals_pensions_rent_and_ranges(text: str, expected: dict[str, A
 
 
 def test_held_out_2_disposals_pensions_rent_and_ranges() -> None:
-    """Ten sentences frozen (commit ee5c618) before the parser read disposals, pensions, rent,
+    """Ten sentences frozen (commit 72e0a76) before the parser read disposals, pensions, rent,
     monthly amounts or ranges: one from a public page, nine written by the helper (each record
     says which). First run 5 of 10; 10 of 10 after two generic changes made after seeing the
     misses (an amount's kind from the words between it and its neighbours, not its whole
