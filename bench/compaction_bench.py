@@ -6,9 +6,12 @@ only, as before) and on (the default budget), in one run.
 
 Reported per row: the prompt's estimated tokens (characters / 4, as the budget counts them),
 its messages, whether turn 1's question and cited provision are in it (all of the first real
-turn's prompt), and the median time from
-the request to the model's call (everything a turn does before the first token can come: the
-prepare of ``engine/turn/prepare.py`` plus HTTP and auth) over ``--repeat`` turns.
+turn's prompt), and the time from the request to the model's call (everything a turn does
+before the first token can come: the prepare of ``engine/turn/prepare.py`` plus HTTP and auth):
+the first turn's (with compaction it reads the whole branch, no summary being stored yet) and
+the median of the ``--repeat`` - 1 after it (they continue the summary it stored, ADR 0065
+addendum). In process, the store read and ``compact()`` of the whole branch against those of
+what follows the stored summary.
 
     PYTHONPATH=$PWD .venv/bin/python bench/compaction_bench.py
 
@@ -34,7 +37,7 @@ from api.settings import Settings
 from conversations.models import ConversationContext, NewMessage
 from conversations.sqlite import SqliteConversationStore
 from egress.wire import Done, LlmRequest, StreamChunk, Text, Usage
-from engine.compaction import compact, estimate_tokens
+from engine.compaction import compact, estimate_tokens, reusable_summary
 from engine.lexicon import ConceptLexicon
 from tests.support.server import running_server
 
@@ -82,7 +85,11 @@ async def write_conversation(path: Path, turns: int) -> str:
         await store.aclose()
 
 
-async def one_run(url: str, model: Recorder, cid: str, repeat: int) -> tuple[list[str], float]:
+async def one_run(
+    url: str, model: Recorder, cid: str, repeat: int
+) -> tuple[list[str], float, float]:
+    """The first turn's prompt, its wait (request to the model's call, ms) and the median wait
+    of the turns after it (with compaction: they continue the summary the first one stored)."""
     waits = []
     async with httpx.AsyncClient(base_url=url, timeout=60) as client:
         for n in range(repeat):
@@ -93,20 +100,24 @@ async def one_run(url: str, model: Recorder, cid: str, repeat: int) -> tuple[lis
                 assert r.status_code == 200
                 await r.aread()
             waits.append((model.calls[-1][0] - began) * 1000)
-    return model.calls[0][1], statistics.median(waits)  # the first turn's prompt
+    return model.calls[0][1], waits[0], statistics.median(waits[1:] or waits)
 
 
-async def store_part(turns: int, repeat: int) -> tuple[float, float, float]:
+async def store_part(turns: int, repeat: int) -> tuple[float, float, float, float, float]:
     """Medians (ms) of what compaction adds to prepare, in process (less noisy than HTTP):
-    ``load_turn`` of the last 8 messages (off), of the whole path (on), and ``compact``."""
+    ``load_turn`` of the last 8 messages (off), of the whole path and its ``compact`` (on,
+    no summary stored: every turn before ADR 0065's addendum), and of what follows the
+    stored summary and its ``compact`` (on, continuing the summary)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "c.db"
         cid = await write_conversation(path, turns)
         store = SqliteConversationStore(path)
         await store.init()
         try:
-            off, on, work = [], [], []
-            for _ in range(repeat):
+            whole = await store.load_turn("acme", cid, 2000, user_id="alice")
+            record = compact(whole.history, 5000, 8, keep_tokens=6000).record
+            off, on, work, since, since_work = [], [], [], [], []
+            for n in range(repeat):
                 began = time.perf_counter()
                 await store.load_turn("acme", cid, 8, user_id="alice")
                 off.append((time.perf_counter() - began) * 1000)
@@ -114,11 +125,31 @@ async def store_part(turns: int, repeat: int) -> tuple[float, float, float]:
                 state = await store.load_turn("acme", cid, 2000, user_id="alice")
                 on.append((time.perf_counter() - began) * 1000)
                 began = time.perf_counter()
-                compact(state.history, 5000, 8, state.summaries)
+                compact(state.history, 5000, 8, keep_tokens=6000)
                 work.append((time.perf_counter() - began) * 1000)
+                if n == 0 and record is not None:  # a turn stores the summary its prompt used
+                    await store.save_turn(
+                        "acme",
+                        cid,
+                        [said("user", "And the reduced rate?", [])],
+                        ConversationContext(),
+                        user_id="alice",
+                        summary=record,
+                    )
+                began = time.perf_counter()
+                part = await store.load_turn("acme", cid, 2000, user_id="alice", since_summary=True)
+                base = reusable_summary(part.summaries, part.summarised_through)
+                since.append((time.perf_counter() - began) * 1000)
+                began = time.perf_counter()
+                compact(
+                    part.history, 5000, 8, part.summaries, base=base, first=part.first,
+                    keep_tokens=6000,
+                )  # fmt: skip
+                since_work.append((time.perf_counter() - began) * 1000)
         finally:
             await store.aclose()
-    return statistics.median(off), statistics.median(on), statistics.median(work)
+    medians = [statistics.median(x) for x in (off, on, work, since, since_work)]
+    return medians[0], medians[1], medians[2], medians[3], medians[4]
 
 
 def main() -> None:
@@ -128,14 +159,20 @@ def main() -> None:
     args = parser.parse_args()
     budget_on = Settings.model_fields["conversation_token_budget"].default
     print(f"budget {budget_on} tokens; median of {args.repeat} turns; ms are upper bounds")
-    print("| turns | load_turn(8) ms | load_turn(path) ms | compact() ms |")
+    print(
+        "| turns | load_turn(8) ms | whole path: load_turn + compact() ms |"
+        " since summary: load_turn + compact() ms |"
+    )
     print("|---|---|---|---|")
     for turns in args.turns:
-        off, on, work = asyncio.run(store_part(turns, 20))
-        print(f"| {turns} | {off:.2f} | {on:.2f} | {work:.2f} |")
+        off, on, work, since, since_work = asyncio.run(store_part(turns, 20))
+        print(f"| {turns} | {off:.2f} | {on:.2f} + {work:.2f} | {since:.2f} + {since_work:.2f} |")
     print()
-    print("| turns | compaction | prompt tokens | messages | turn 1 kept | request→model ms |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| turns | compaction | prompt tokens | messages | turn 1 kept |"
+        " request→model ms, first turn | later turns (median) |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for turns in args.turns:
         for budget in (0, budget_on):
             with tempfile.TemporaryDirectory() as folder:
@@ -149,14 +186,14 @@ def main() -> None:
                     settings, lexicon=ConceptLexicon(), providers={"extractive": model}
                 )
                 with running_server(app) as url:
-                    prompt, wait = asyncio.run(one_run(url, model, cid, args.repeat))
+                    prompt, first, later = asyncio.run(one_run(url, model, cid, args.repeat))
                 tokens = sum(estimate_tokens(text) for text in prompt)
                 kept = any(TURN_ONE in p for p in prompt) and any(
                     TURN_ONE_NODE in p for p in prompt
                 )
                 print(
                     f"| {turns} | {'on' if budget else 'off'} | {tokens} | {len(prompt)} | "
-                    f"{'yes' if kept else 'no'} | {wait:.1f} |"
+                    f"{'yes' if kept else 'no'} | {first:.1f} | {later:.1f} |"
                 )
 
 

@@ -80,6 +80,10 @@ class ConversationState:
     branched: StoredMessage | None = None  # the message branched at (an edit's, a regeneration's)
     # the conversation's summaries (compaction, ADR 0065), oldest first, rolled back included
     summaries: tuple[StoredSummary, ...] = ()
+    # read ``since_summary``: the last message of the summary ``history`` follows (None: the
+    # history reaches the branch's start, or the limit), and the branch's first message
+    summarised_through: str | None = None
+    first: StoredMessage | None = None
 
 
 class TurnStore(Protocol):
@@ -96,10 +100,15 @@ class TurnStore(Protocol):
         *,
         user_id: str,
         branch_at: str | None = None,
+        since_summary: bool = False,
     ) -> ConversationState:
         """The conversation (as :meth:`get_conversation`), the last ``history_limit`` messages
         of the branch the turn continues and that branch's context, read together (one
         transaction): what a turn needs before the call.
+
+        ``since_summary`` (compaction, ADR 0065 addendum; not with ``branch_at``): the history
+        stops after the nearest message up the branch that ends a summary not rolled back
+        (``summarised_through``), and ``first`` is the branch's first message.
 
         The branch ends at the active leaf; with ``branch_at`` (an edit or a regeneration, ADR
         0062), at that message's parent, where the new branch starts (an unknown message, or

@@ -265,6 +265,7 @@ class SqlConversationStore(ABC):
         *,
         user_id: str,
         branch_at: str | None = None,
+        since_summary: bool = False,
     ) -> ConversationState:
         """The conversation, the last ``history_limit`` messages of the branch the turn
         continues and that branch's context, in one unit of work (ADR 0029, second pass).
@@ -288,7 +289,13 @@ class SqlConversationStore(ABC):
                     raise NotFound(f"message {branch_at} not found")
                 branched = self._message(found)
                 parent_id = branched.parent_id
-            history = await self._branch(work, conversation, parent_id, history_limit)
+            through, first = None, None
+            if since_summary and branch_at is None:
+                history, through, first = await self._branch_since_summary(
+                    work, conversation, parent_id, history_limit
+                )
+            else:
+                history = await self._branch(work, conversation, parent_id, history_limit)
             context = await self._branch_context(work, conversation, parent_id)
             summaries = await self._summaries(work, tenant_id, conversation_id, user_id)
         return ConversationState(
@@ -298,6 +305,8 @@ class SqlConversationStore(ABC):
             parent_id=parent_id,
             branched=branched,
             summaries=tuple(summaries),
+            summarised_through=through,
+            first=first,
         )
 
     async def save_turn(
@@ -920,6 +929,29 @@ class SqlConversationStore(ABC):
         rows = await work.fetch_all(self.dialect.statements.select_branch_messages, params)
         return [self._message(row) for row in reversed(rows)]
 
+    async def _branch_since_summary(
+        self, work: UnitOfWork, conversation: Conversation, leaf: str | None, limit: int
+    ) -> tuple[list[StoredMessage], str | None, StoredMessage | None]:
+        """The branch ending at ``leaf`` after the nearest summary end up it (oldest first, at
+        most ``limit`` deep), that summary's last message id, and the branch's first message
+        (without a summary end: ``None``, the history reaches it)."""
+        if leaf is None or limit < 1:
+            return [], None, None
+        statements = self.dialect.statements
+        params = {**self._branch_key(conversation, leaf), "limit": limit}
+        rows = await work.fetch_all(statements.select_branch_since_summary, params)
+        history = [self._message(_without_part(r)) for r in rows if int(r["part"]) == 1]
+        through = next((str(r["id"]) for r in rows if int(r["part"]) == 2), None)
+        if through is None:
+            return history[::-1], None, None
+        roots = await work.fetch_all(statements.select_branch_roots, params)
+        if len(roots) > 1:  # its first question was edited: the root of this branch
+            roots = await work.fetch_all(
+                statements.select_branch_root, {**params, "message_id": through}
+            )
+        first = self._message(roots[0]) if roots else None
+        return history[::-1], through, first
+
     async def _branch_context(
         self, work: UnitOfWork, conversation: Conversation, leaf: str | None
     ) -> ConversationContext:
@@ -985,6 +1017,10 @@ class SqlConversationStore(ABC):
             if datetime.now(UTC) - written > timedelta(seconds=self.stream_lease):
                 message.status = "interrupted"  # nobody writes it any more: its process died
         return message
+
+
+def _without_part(row: Row) -> dict[str, object]:
+    return {key: value for key, value in row.items() if key != "part"}
 
 
 def _answers_below(links: list[MessageLink], message_id: str) -> list[str]:

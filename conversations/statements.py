@@ -123,6 +123,43 @@ class Statements:
         " JOIN {schema}messages m ON m.id = b.id WHERE m.tenant_id = :tenant_id"
         " AND m.conversation_id = :conversation_id" + _READABLE + " ORDER BY b.depth"
     )
+    # The branch from :message_id up to the nearest end of a summary not rolled back (part 1:
+    # the messages after it; part 2: that summary's last message, where the walk stops): what
+    # a compacted turn reads when it continues a stored summary (ADR 0065 addendum)
+    select_branch_since_summary: str = (
+        "WITH RECURSIVE branch (id, parent_id, depth, part) AS ("
+        " SELECT id, parent_id, 0, 1 FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :message_id"
+        " UNION ALL SELECT m.id, m.parent_id, b.depth + 1, CASE"
+        " WHEN m.id IN (SELECT s.last_message_id FROM {schema}summaries s"
+        " WHERE s.tenant_id = :tenant_id AND s.conversation_id = :conversation_id"
+        " AND s.user_id = :user_id AND s.rolled_back_at IS NULL) THEN 2 ELSE 1 END"
+        " FROM {schema}messages m JOIN branch b ON m.id = b.parent_id"
+        " WHERE b.part = 1 AND b.depth + 1 < :limit)"
+        " SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.content_sanitised,"
+        " m.status, m.referenced_nodes, m.created_at, m.updated_at, b.part FROM branch b"
+        " JOIN {schema}messages m ON m.id = b.id WHERE m.tenant_id = :tenant_id"
+        " AND m.conversation_id = :conversation_id" + _READABLE + " ORDER BY b.depth"
+    )
+    # The conversation's first messages (more than one once its first question was edited)
+    select_branch_roots: str = (
+        "SELECT id, conversation_id, parent_id, role, content, content_sanitised, status,"
+        " referenced_nodes, created_at, updated_at FROM {schema}messages"
+        " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
+        " AND parent_id IS NULL" + _READABLE + " ORDER BY seq"
+    )
+    # The first message of the branch through :message_id (keys only up to it)
+    select_branch_root: str = (
+        "WITH RECURSIVE up (id, parent_id, depth) AS ("
+        " SELECT id, parent_id, 0 FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :message_id"
+        " UNION ALL SELECT m.id, m.parent_id, up.depth + 1 FROM {schema}messages m"
+        " JOIN up ON m.id = up.parent_id WHERE up.depth + 1 < :limit)"
+        " SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.content_sanitised,"
+        " m.status, m.referenced_nodes, m.created_at, m.updated_at FROM up"
+        " JOIN {schema}messages m ON m.id = up.id WHERE m.tenant_id = :tenant_id"
+        " AND m.conversation_id = :conversation_id AND m.parent_id IS NULL" + _READABLE
+    )
     # A branch's context: the snapshot nearest up its path from :message_id (first), else the
     # conversation's contexts row (before its first answer, or written before branches); the
     # step follows the key alone, as above, and the result is filtered on the conversation

@@ -31,6 +31,7 @@ __all__ = [
     "compact",
     "estimate_tokens",
     "first_sentence",
+    "reusable_summary",
     "summary_lines",
 ]
 
@@ -110,6 +111,10 @@ def compact(
     available_tokens: int,
     max_window: int,
     summaries: Sequence[StoredSummary] = (),
+    *,
+    base: StoredSummary | None = None,
+    first: StoredMessage | None = None,
+    keep_tokens: int | None = None,
 ) -> Compacted:
     """The branch ``path`` (oldest first) compacted into ``available_tokens``.
 
@@ -117,8 +122,17 @@ def compact(
     Otherwise the window holds the newest messages that fit in a share of the tokens (at most
     ``max_window``, starting at a question), the first question is pinned, and the older
     messages (after any range rolled back, ``summaries``) are summarised; the summary's oldest
-    lines are left out until it fits what is left, then its newest cited ids."""
-    if len(path) <= max_window and sum(map(_message_tokens, path)) <= available_tokens:
+    lines are left out until it fits what is left, then its newest cited ids.
+
+    With ``base`` (a stored summary, see :func:`reusable_summary`), ``path`` is only what
+    follows the messages ``base`` replaced and ``first`` is the branch's first message: the
+    summary is ``base``'s lines followed by those of the messages after it, as the whole path
+    would give (the messages ``base`` replaced are not read again, and do not come back into
+    the window). The summary to store is kept to ``keep_tokens`` (default: what the prompt
+    holds), so that a later turn with more room gets the same lines as from the whole path."""
+    if base is None and (
+        len(path) <= max_window and sum(map(_message_tokens, path)) <= available_tokens
+    ):
         return Compacted(window=list(path))
     window: list[StoredMessage] = []
     used = 0
@@ -131,41 +145,90 @@ def compact(
     while window and window[0].role != "user":  # the window starts at a question
         used -= _message_tokens(window.pop(0))
     older = list(path[: len(path) - len(window)])
-    pinned = older[0] if older and older[0].role == "user" else None
+    continued = base is not None  # path is what follows base's range
+    if not continued:
+        pinned = older[0] if older and older[0].role == "user" else None
+        start = 1 if pinned is not None else 0
+    else:
+        pinned = first if first is not None and first.role == "user" else None
+        start = 0
     pinned_cost = _message_tokens(pinned) if pinned is not None else 0
     on_path = {m.id: n for n, m in enumerate(older)}
-    start = 1 if pinned is not None else 0
     for summary in summaries:  # a rolled-back range is never summarised again
         if summary.rolled_back_at is not None and summary.last_message_id in on_path:
             start = max(start, on_path[summary.last_message_id] + 1)
+            base = None  # what the base replaced comes before it: left out
     summarised = older[start:]
     lines = summary_lines(summarised)
     cited = list(dict.fromkeys(n for m in summarised for n in m.referenced_nodes))
+    replaced = len(summarised)
+    if base is not None:
+        lines = [*base.summary.splitlines(), *lines]
+        cited = list(dict.fromkeys([*base.cited_node_ids, *cited]))
+        replaced += base.message_count
     room = max(0, available_tokens - used - pinned_cost - 40)  # 40: the section's header
-    while lines and estimate_tokens("\n".join([*lines, _cited_line(cited)])) > room:
-        lines.pop(0)  # the oldest first: the pinned question still says what it began with
-    while cited and estimate_tokens("\n".join([*lines, _cited_line(cited)])) > room:
-        cited.pop()  # the newest first: the concepts of the first turns stay named
     record = None
     if summarised:
+        kept_lines, kept_cited = _fitted(lines, cited, room if keep_tokens is None else keep_tokens)
         record = NewSummary(
-            first_message_id=summarised[0].id,
+            first_message_id=base.first_message_id if base is not None else summarised[0].id,
             last_message_id=summarised[-1].id,
-            message_count=len(summarised),
-            summary="\n".join(lines),
-            cited_node_ids=cited,
+            message_count=replaced,
+            summary="\n".join(kept_lines),
+            cited_node_ids=kept_cited,
         )
         if any(s.last_message_id == record.last_message_id for s in summaries):
             record = None  # stored already (or rolled back: then summarised is after it)
+    lines, cited = _fitted(lines, cited, room)
     return Compacted(
         window=window,
         pinned=pinned,
         lines=lines,
         cited=cited,
-        summarised=len(summarised),
-        dropped=start - (1 if pinned is not None else 0),
+        summarised=replaced,
+        dropped=start - (1 if pinned is not None and not continued else 0),
         record=record,
     )
+
+
+def _fitted(lines: list[str], cited: list[str], room: int) -> tuple[list[str], list[str]]:
+    """The summary's lines and cited ids within ``room`` tokens: its oldest lines left out
+    first (the pinned question still says what the conversation began with), then its newest
+    cited ids (the concepts of the first turns stay named)."""
+    # the characters of "\n".join([*lines, cited line]), kept as lines leave (linear time)
+    cited_chars = len(_cited_line(cited))
+    chars = sum(map(len, lines)) + len(lines) + cited_chars
+    first = 0
+    while first < len(lines) and (chars + 3) // 4 > room:
+        chars -= len(lines[first]) + 1
+        first += 1
+    kept, cited = lines[first:], list(cited)
+    while cited and estimate_tokens("\n".join([*kept, _cited_line(cited)])) > room:
+        cited.pop()
+    return kept, cited
+
+
+def reusable_summary(
+    summaries: Sequence[StoredSummary], last_message_id: str | None, *, margin_seconds: float = 60
+) -> StoredSummary | None:
+    """The stored summary a turn may continue instead of reading its whole branch: the one that
+    ends at ``last_message_id`` (the nearest summary end up the branch, as the store found it),
+    not rolled back, and stored after every rollback of the conversation (with a ``margin`` for
+    the clocks of several workers). A rollback since may concern messages it replaced: then the
+    whole branch is read again, as before a summary existed (:func:`compact` without ``base``)."""
+    found = next(
+        (s for s in summaries if s.last_message_id == last_message_id and s.rolled_back_at is None),
+        None,
+    )
+    if found is None:
+        return None
+    for summary in summaries:
+        rolled_back = summary.rolled_back_at
+        if rolled_back is not None and (found.created_at - rolled_back).total_seconds() < (
+            margin_seconds
+        ):
+            return None
+    return found
 
 
 def _cited_line(cited: Sequence[str]) -> str:

@@ -63,7 +63,7 @@ from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.as_at import AsAt, resolve_as_at
-from engine.compaction import Compacted, compact, estimate_tokens
+from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, uncovered
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
@@ -178,6 +178,9 @@ class LoadedConversation:
     parent_id: str | None = None  # where the turn's messages attach (ADR 0062)
     question: str | None = None  # a regeneration's: the stored question, asked again
     summaries: tuple[StoredSummary, ...] = ()  # its summaries (compaction, ADR 0065)
+    # the stored summary ``history`` follows (ADR 0065 addendum), and the branch's first message
+    base: StoredSummary | None = None
+    first: StoredMessage | None = None
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,7 @@ class TurnPreparer:
             changed=[(c["nodeId"], c["description"]) for c in found.changed],
             what_if=scenario.section() if scenario is not None else None,
         )
-        compacted = self.compact_history(inputs, history, loaded.summaries)
+        compacted = self.compact_history(inputs, history, loaded)
         prompt = build_messages(
             replace(
                 inputs,
@@ -327,19 +330,25 @@ class TurnPreparer:
         return loaded.conversation_id
 
     def compact_history(
-        self,
-        inputs: PromptInputs,
-        history: list[StoredMessage],
-        summaries: Sequence[StoredSummary],
+        self, inputs: PromptInputs, history: list[StoredMessage], loaded: LoadedConversation
     ) -> Compacted:
         """Step 7's history (ADR 0065): within the conversation's token budget, what the prompt
-        without history leaves; the older messages of the branch summarised. No budget: the
-        last ``history_messages``, as ever."""
+        without history leaves; the older messages of the branch summarised (continuing the
+        stored summary ``loaded.base`` when the history follows it). No budget: the last
+        ``history_messages``, as ever."""
         budget, window = self._limits.conversation_token_budget, self._limits.history_messages
         if budget <= 0:
             return Compacted(window=history[-window:] if window else [])
-        base = sum(estimate_tokens(m.content) for m in build_messages(inputs, self._aspects))
-        return compact(history, budget - base, window, summaries)
+        used = sum(estimate_tokens(m.content) for m in build_messages(inputs, self._aspects))
+        return compact(
+            history,
+            budget - used,
+            window,
+            loaded.summaries,
+            base=loaded.base,
+            first=loaded.first,
+            keep_tokens=budget,
+        )
 
     def checked_message(self, text: str) -> str:
         """Step 1: the message, stripped; :class:`errors.InvalidInput` if empty or too long."""
@@ -381,15 +390,30 @@ class TurnPreparer:
             created = await self._store.create_conversation(tenant, user)
             return LoadedConversation(created.id, [], [])
         regenerating = request.regenerate_of is not None  # the question is on the branch too
-        limits = self._limits  # with a token budget, the whole path (compaction, ADR 0065)
+        limits = self._limits  # with a token budget, the whole path (compaction, ADR 0065) …
+        compacting = limits.conversation_token_budget > 0
+        limit = (limits.compaction_path_messages if compacting else 0) or (
+            limits.history_messages + (1 if regenerating else 0)
+        )
+        # … or, continuing the turn's branch, what follows its stored summary (ADR 0065 addendum)
+        since_summary = compacting and branch_at is None
         state = await self._store.load_turn(
             tenant,
             request.conversation_id,
-            (limits.compaction_path_messages if limits.conversation_token_budget > 0 else 0)
-            or limits.history_messages + (1 if regenerating else 0),
+            limit,
             user_id=user,
             branch_at=branch_at,
+            since_summary=since_summary,
         )
+        base = reusable_summary(state.summaries, state.summarised_through)
+        first = state.first
+        if state.summarised_through is not None and (
+            base is None or first is None or first.status in _NOT_HISTORY
+        ):  # a rollback since, or no first question to pin: the whole branch, as before
+            base, first = None, None
+            state = await self._store.load_turn(
+                tenant, request.conversation_id, limit, user_id=user, branch_at=branch_at
+            )
         if state.conversation.user_id != user:
             raise ConversationReadOnly("only its owner may post into a shared conversation")
         # an answer still streaming is not history yet; a question refused for the quota
@@ -412,6 +436,8 @@ class TurnPreparer:
             parent_id=state.parent_id,
             question=question,
             summaries=state.summaries,
+            base=base,
+            first=first,
         )
 
     async def sanitise(

@@ -167,3 +167,32 @@ async def test_a_long_conversation_stays_within_the_budget_and_keeps_turn_one(
         assert len(listed) == 2 and listed[0]["id"] == summary["id"]
         assert listed[1]["messageCount"] == 2 and TURN_ONE_NODE not in listed[1]["citedNodeIds"]
         assert listed[1]["firstMessageId"] != summary["firstMessageId"]
+
+
+async def test_later_turns_continue_the_stored_summary_and_a_rollback_of_it_holds(
+    stack: Stack,
+) -> None:
+    """ADR 0065 addendum: each later turn reads only what follows the latest summary and
+    stores one that continues it (same start, two more messages); its prompt stays within the
+    budget and keeps turn 1 and the summarised turns. Rolling back the newest summary of such
+    a chain takes the whole range out of the next prompt (the branch is read whole again)."""
+    cid = await a_long_conversation(stack.settings, 60)
+    async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+        for n in range(3):
+            await ask(client, cid, f"And the reduced rate, case {n}?")
+            sent = stack.model.prompts[-1]
+            assert prompt_tokens(sent) <= BUDGET
+            assert TURN_ONE in sent[0] and TURN_ONE_NODE in sent[0]
+            assert "Turn 50: what does provision P50 require?" in sent[0]
+        listed = (await client.get(f"/api/conversations/{cid}/summaries", headers=ALICE)).json()
+        assert len(listed) == 3
+        assert len({s["firstMessageId"] for s in listed}) == 1
+        counts = [s["messageCount"] for s in listed]
+        assert counts == [counts[0], counts[0] + 2, counts[0] + 4]
+        newest = listed[-1]["id"]
+        rollback = f"/api/conversations/{cid}/summaries/{newest}/rollback"
+        assert (await client.post(rollback, headers=ALICE)).status_code == 200
+        await ask(client, cid, "And the zero rate?")
+        sent = stack.model.prompts[-1]
+        assert prompt_tokens(sent) <= BUDGET
+        assert TURN_ONE in sent[0] and "Turn 50: what does" not in sent[0]

@@ -144,3 +144,55 @@ async def test_row_level_security_covers_the_summaries(postgres_dsn):
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         await as_app_role(postgres_dsn, "acme", forged, (cid,), user_id="bob")
     assert len(await as_app_role(postgres_dsn, "acme", read, (cid,), user_id="alice")) == 1
+
+
+async def test_a_turn_reads_only_what_follows_its_branchs_summary(store):
+    """ADR 0065 addendum: ``since_summary`` stops the branch read at the nearest summary end
+    not rolled back, and returns the branch's first message; a summary of another branch, or a
+    rolled-back one, does not stop it."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, _ = await a_turn(store, cid, "one")
+    _, a2 = await a_turn(store, cid, "two")
+    q3, a3 = await a_turn(store, cid, "three", summary_of(q1, a2, 4))
+    q4, a4 = await a_turn(store, cid, "four")
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert [m.id for m in state.history] == [q3.id, a3.id, q4.id, a4.id]
+    assert state.summarised_through == a2.id and state.first is not None
+    assert state.first.id == q1.id and state.first.content == "one"
+    # without it, the whole branch, as before
+    whole = await store.load_turn("acme", cid, 100, user_id="alice")
+    assert len(whole.history) == 8 and whole.summarised_through is None and whole.first is None
+    # the nearest summary wins
+    await a_turn(store, cid, "five", summary_of(q1, a3, 6))
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert state.summarised_through == a3.id and state.history[0].id == q4.id
+    # rolled back: the read goes on to the one before it
+    sid = next(s.id for s in state.summaries if s.last_message_id == a3.id)
+    await store.roll_back_summary("acme", cid, sid, user_id="alice")
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert state.summarised_through == a2.id and state.history[0].id == q3.id
+    # another branch (an edit of question 2): its path holds no summary end, read whole
+    await store.save_turn(
+        "acme", cid, [said("user", "two, edited")], ConversationContext(), user_id="alice",
+        parent_id=_answer_of(whole, q1.id),
+    )  # fmt: skip
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert state.summarised_through is None
+    assert [m.content for m in state.history] == ["one", "answer to one", "two, edited"]
+    # the first question edited (a second root): back on the first branch, its own root
+    await store.save_turn(
+        "acme", cid, [said("user", "one, edited")], ConversationContext(), user_id="alice",
+        parent_id=None,
+    )  # fmt: skip
+    await store.switch_branch("acme", cid, a4.id, user_id="alice")
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert state.summarised_through == a2.id and state.first is not None
+    assert state.first.id == q1.id
+    # another user or tenant: nothing
+    for tenant, user in [("acme", "bob"), ("globex", "alice")]:
+        with pytest.raises(NotFound):
+            await store.load_turn(tenant, cid, 100, user_id=user, since_summary=True)
+
+
+def _answer_of(state, question_id):
+    return next(m.id for m in state.history if m.parent_id == question_id)

@@ -115,6 +115,11 @@ async def exercise_everything(db):
         summary=summary,
     )  # fmt: skip
     await db.summaries("acme", conversation.id, user_id="alice")
+    # a compacted turn continuing its summary: the branch read stops there (an active leaf)
+    rows = db.rows["select_conversation"]
+    db.rows["select_conversation"] = [{**row, "active_leaf_id": "m"} for row in rows]
+    await db.load_turn("acme", conversation.id, 5, user_id="alice", since_summary=True)
+    db.rows["select_conversation"] = rows
     await db.roll_back_summary("acme", conversation.id, "s", user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
@@ -187,6 +192,9 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
             "select_scenario": [{**conversation_row(), "label": "what if", "body": "{}"}],
             "select_branch_context": [{"active_node_ids": '["A"]'}],
             "select_branch_messages": [message_row()],
+            "select_branch_since_summary": [{**message_row(), "part": 1}, {"id": "s", "part": 2}],
+            "select_branch_roots": [message_row(), message_row()],
+            "select_branch_root": [message_row()],
             "select_message_link": [link_row()],
             "select_message_links": [link_row()],
             "last_seq": [{"seq": 4}],
