@@ -63,11 +63,22 @@ class Statements:
         " FROM {schema}conversations WHERE tenant_id = :tenant_id AND id = :conversation_id"
         " AND (user_id = :user_id OR visibility = 'tenant')"
     )
-    # the conversations a user may read, most recent first, each titled by its first question
+    # the conversations a user may read, most recent first, each titled by its first question:
+    # once that was edited (several first messages, ADR 0062), the one of the active branch,
+    # found up from the active leaf (only then: the usual conversation has one)
     select_user_conversations: str = (
         "SELECT c.id, c.tenant_id, c.user_id, c.visibility, c.created_at, c.updated_at,"
+        " COALESCE((SELECT CASE WHEN (SELECT COUNT(*) FROM {schema}messages r"
+        " WHERE r.tenant_id = :tenant_id AND r.conversation_id = c.id AND r.parent_id IS NULL)"
+        " > 1 THEN (WITH RECURSIVE up (id, parent_id, depth) AS ("
+        " SELECT a.id, a.parent_id, 0 FROM {schema}messages a WHERE a.tenant_id = :tenant_id"
+        " AND a.conversation_id = c.id AND a.id = c.active_leaf_id"
+        " UNION ALL SELECT p.id, p.parent_id, up.depth + 1 FROM {schema}messages p"
+        " JOIN up ON p.id = up.parent_id WHERE up.depth < 10000)"
+        " SELECT t.content FROM up JOIN {schema}messages t ON t.id = up.id"
+        " WHERE t.tenant_id = :tenant_id AND t.parent_id IS NULL AND t.role = 'user') END),"
         " (SELECT m.content FROM {schema}messages m WHERE m.tenant_id = :tenant_id"
-        " AND m.conversation_id = c.id AND m.role = 'user' ORDER BY m.seq LIMIT 1) AS title"
+        " AND m.conversation_id = c.id AND m.role = 'user' ORDER BY m.seq LIMIT 1)) AS title"
         " FROM {schema}conversations c WHERE c.tenant_id = :tenant_id"
         " AND (c.user_id = :user_id OR c.visibility = 'tenant')"
         " ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit OFFSET :offset"

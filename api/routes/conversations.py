@@ -138,7 +138,10 @@ class BranchIn(BaseModel):
 
 class ConversationListItem(BaseModel):
     id: str
-    title: str = Field(description="The conversation's first question (empty before one).")
+    title: str = Field(
+        description="The first question of the conversation's active branch (after an edit of"
+        " the first question, the edited one; empty before one)."
+    )
     ownerId: str = Field(description="The user who created it.")
     owned: bool = Field(description="Whether the caller is its owner (else: shared with them).")
     visibility: Visibility = Field(description=_VISIBILITY)

@@ -162,6 +162,27 @@ async def test_an_edit_branches_and_each_prompt_holds_only_its_branch(stack: Sta
         assert firsts(switched.json()) == ["Alpha", "Alpha", "Gamma", "Gamma", "Kappa", "Kappa"]
 
 
+async def test_an_edit_of_the_first_question_retitles_the_conversation(stack: Stack) -> None:
+    async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+        cid = await chat(client, "Alpha what is the VAT rate in Ireland?")
+        alpha = (await shown(client, cid))["messages"][0]
+
+        async def titles() -> list[str]:
+            listed = await client.get("/api/conversations", headers=ALICE)
+            assert listed.status_code == 200
+            return [c["title"] for c in listed.json()]
+
+        assert await titles() == ["Alpha what is the VAT rate in Ireland?"]
+        edit = f"/api/conversations/{cid}/messages/{alpha['id']}/edit"
+        await turn(client, edit, {"message": "Delta what is the VAT rate in France?"})
+        assert await titles() == ["Delta what is the VAT rate in France?"]
+        switched = await client.put(
+            f"/api/conversations/{cid}/branch", json={"messageId": alpha["id"]}, headers=ALICE
+        )
+        assert switched.status_code == 200
+        assert await titles() == ["Alpha what is the VAT rate in Ireland?"]
+
+
 async def test_a_regeneration_keeps_both_answers(stack: Stack) -> None:
     async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
         cid = await chat(client, "Alpha what is the VAT rate in Ireland?")

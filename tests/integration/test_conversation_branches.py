@@ -296,3 +296,28 @@ async def test_an_erasure_takes_every_branch(store):
     assert await store.export_conversations("acme", user_id="alice") == []
     with pytest.raises(NotFound):
         await store.conversation_view("acme", cid, 10, user_id="alice")
+
+
+async def test_the_title_is_the_first_question_of_the_active_branch(store):
+    """After an edit of the first question, the conversation list's title is the question the
+    active branch starts with; switching back brings the original title back."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, _ = await turn(store, cid, "Is VAT due on books?")
+    _, a2 = await turn(store, cid, "And on e-books?")
+    assert [c.title for c in await store.list_conversations("acme", "alice", 10)] == [
+        "Is VAT due on books?"
+    ]
+    await turn(store, cid, "Is VAT due on newspapers?", parent_id=None)  # the edit of q1
+    assert [c.title for c in await store.list_conversations("acme", "alice", 10)] == [
+        "Is VAT due on newspapers?"
+    ]
+    await turn(store, cid, "A third try?", parent_id=None)
+    await store.switch_branch("acme", cid, a2.id, user_id="alice")
+    listed = await store.list_conversations("acme", "alice", 10)
+    assert [c.title for c in listed] == ["Is VAT due on books?"]
+    # a reader of the shared conversation sees the owner's active branch's title
+    await store.set_visibility("acme", cid, "tenant", user_id="alice")
+    assert [c.title for c in await store.list_conversations("acme", "bob", 10)] == [
+        "Is VAT due on books?"
+    ]
+    assert q1.parent_id is None
