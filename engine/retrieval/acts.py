@@ -177,6 +177,9 @@ class ActMention:
     instrument_id: str | None
 
 
+_MENTIONS_KEPT = 256  # questions whose mentions an ActCatalogue keeps
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _GENERIC)
 
@@ -207,6 +210,7 @@ class ActCatalogue:
         self._aliases: dict[str, str] = {}
         self._nodes_of: dict[str, set[str]] = {}  # act id -> graph nodes standing for it
         self._titles: dict[str, list[tuple[str, ...]]] = {}  # EU act id -> its titles' words
+        self._mentioned: dict[str, tuple[ActMention, ...]] = {}  # question -> mentions
         for instrument in sorted(set(provision_instruments)):
             match = re.match(r"^EU:(?:REG|DIR|DEC)_(\d{4})_(\d+)$", instrument)
             if match:
@@ -297,7 +301,18 @@ class ActCatalogue:
         return found[0] if len(found) == 1 else None
 
     def mentions(self, question: str) -> list[ActMention]:
-        """Every act the question names, known or not, in order of appearance."""
+        """Every act the question names, known or not, in order of appearance.
+
+        A turn asks this of its question several times (the search, the dates, the coverage
+        check) and the catalogue does not change once built: the last answers are kept."""
+        cached = self._mentioned.get(question)
+        if cached is None:
+            cached = self._mentioned[question] = tuple(self._find_mentions(question))
+            if len(self._mentioned) > _MENTIONS_KEPT:
+                del self._mentioned[next(iter(self._mentioned))]  # the oldest
+        return list(cached)
+
+    def _find_mentions(self, question: str) -> list[ActMention]:
         found: list[ActMention] = []
         taken: list[tuple[int, int]] = []
 

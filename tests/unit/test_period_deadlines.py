@@ -170,6 +170,13 @@ def test_the_graph_says_a_group_however_a_search_would_rank_it():
         "CAT Group B threshold €40,000.", "Scope group b entities"]  # fmt: skip
     assert len(index.texts_saying("group b")) == 3
     assert index.texts_saying("group c", ["IE"]) == []
+    # The rows are kept between calls; a node remembered since is read as it is now.
+    index.remember([GraphNode(id="IE:THRESHOLD:CAT_GROUP_C", label="Threshold",
+                              properties={"name": "CAT Group C threshold"})])  # fmt: skip
+    assert index.texts_saying("group c", ["IE"]) == ["CAT Group C threshold "]
+    index.remember([GraphNode(id="UK:THRESHOLD:X", label="Threshold",
+                              properties={"name": "Group B", "status": "merged"})])  # fmt: skip
+    assert len(index.texts_saying("group b")) == 2  # hidden now (a merged concept's redirect)
 
 
 def test_regression_a_form_lends_the_timelines_of_the_obligation_that_uses_it():
