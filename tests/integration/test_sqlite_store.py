@@ -127,6 +127,7 @@ async def test_a_closed_store_refuses_every_call_and_does_not_reopen(conversatio
         lambda: store.list_conversations("acme", "alice", 10),
         lambda: store.recent_messages("acme", cid, 10, user_id="alice"),
         lambda: store.load_turn("acme", cid, 10, user_id="alice"),
+        lambda: store.load_turn("acme", cid, 10, user_id="alice", since_summary=True),
         lambda: store.save_turn("acme", cid, messages(), context, user_id="alice"),
         lambda: store.checkpoint_answer("acme", cid, "m", "a", "a", user_id="alice"),
         lambda: store.finish_answer("acme", cid, "m", messages()[1], context, user_id="alice"),

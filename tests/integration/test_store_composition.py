@@ -110,6 +110,10 @@ CALLS = {
     "load_context": lambda s: s.load_context("acme", "c", user_id="alice"),
     "recent_messages": lambda s: s.recent_messages("acme", "c", 5, user_id="alice"),
     "load_turn": lambda s: s.load_turn("acme", "c", 5, user_id="alice"),
+    "load_turn_since_summary": lambda s: s.load_turn(
+        "acme", "c", 5, user_id="alice", since_summary=True
+    ),
+    "list_conversations": lambda s: s.list_conversations("acme", "alice", 10),
     "save_turn": lambda s: s.save_turn(
         "acme",
         "c",
