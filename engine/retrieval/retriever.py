@@ -145,6 +145,15 @@ class RetrievalConfig:
     dense_recital_factor: float = 0.6  # recitals in the dense channel, as recital_factor
     dense_recital_flow: float = 0.6  # a linked recital's cosine flowing to its article (0: off)
     query_cache: int = 512  # question vectors kept (a repeated question is not re-encoded)
+    # Two query-side switches, measured on the dev sets and off (ADR 0058, sixth-pass addendum):
+    # the semantic channel ranks with the question's vector moved towards the mean of its
+    # ``dense_feedback_depth`` best rows by this weight (Rocchio; the gate still reads the
+    # question's own vector), and the lexical channels' weight is scaled by min(1, coverage of
+    # their own top units / ``lexical_trust``) (a question in everyday words that the words
+    # cover badly leans on the semantic channel). 0 = off.
+    dense_feedback: float = 0.0
+    dense_feedback_depth: int = 3
+    lexical_trust: float = 0.0
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -399,30 +408,48 @@ class Retriever:
         similarity = 0.0
         vector = self.query_vector(question) if use_dense else None
         if vector is not None and self._dense is not None:
-            cosine = self._rows.filtered(
-                self._dense.scores(vector, len(self._rows.ids)),
-                set(jurisdictions),
-                set(instruments) or named,
-                rules_pass=None if instruments else near_acts,
-                as_at=window,
-            )
+            dense = self._dense
+
+            def cosines(query: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+                filtered = self._rows.filtered(
+                    dense.scores(query, len(self._rows.ids)),
+                    set(jurisdictions),
+                    set(instruments) or named,
+                    rules_pass=None if instruments else near_acts,
+                    as_at=window,
+                )
+                return np.maximum(filtered, 0.0).astype(np.float32)
+
+            cosine = cosines(vector)
             dense_units = self._rows.unit_scores(
-                np.maximum(cosine, 0.0).astype(np.float32),
-                0.0,
-                config.dense_recital_factor,
-                config.dense_recital_flow,
+                cosine, 0.0, config.dense_recital_factor, config.dense_recital_flow
             )
-            ranked = self._rows.top(dense_units, _DENSE_UNITS, config.depth)
             # The gate reads the best of the ranked units' scores and of any provision's own
             # cosine (a recital scaled down for ranking still tells that the graph holds the
-            # question's subject).
-            best = self._rows.unit_scores(np.maximum(cosine, 0.0).astype(np.float32), 0.0, 1.0, 0.0)
+            # question's subject), always for the question's own vector.
+            best = self._rows.unit_scores(cosine, 0.0, 1.0, 0.0)
             similarity = max((float(u.max()) for u in (dense_units, best) if len(u)), default=0.0)
+            if config.dense_feedback and len(cosine) > config.dense_feedback_depth:
+                depth = config.dense_feedback_depth
+                top = np.argpartition(-cosine, depth)[:depth]
+                top = top[top < len(dense.matrix)]  # rows upserted since the build: no vector
+                moved = vector + config.dense_feedback * dense.matrix[top].mean(axis=0)
+                moved = (moved / np.linalg.norm(moved)).astype(np.float32)
+                dense_units = self._rows.unit_scores(
+                    cosines(moved), 0.0, config.dense_recital_factor, config.dense_recital_flow
+                )
+            ranked = self._rows.top(dense_units, _DENSE_UNITS, config.depth)
             channels.append(Channel("dense", ranked, config.dense_weight))
         if focus:
             near = self._shape.within_two_hops(focus)
             ranked = self._rows.top(units, _UNITS, config.depth, only=near)
             channels.append(Channel("focus", ranked, config.focus_weight))
+        if config.lexical_trust and use_lexical:
+            own_first = [i for i in channels[0].ranked if i in self._docs][: config.coverage_depth]
+            trust = min(1.0, self._rows.coverage(tokens, names, own_first) / config.lexical_trust)
+            channels = [
+                replace(c, weight=c.weight * trust) if c.name == "lexical" else c for c in channels
+            ]
         first = reciprocal_rank_fusion(channels, config.rrf_k)
         expansion = self._expansion([item.id for item in first[: config.expand_from]])
         if window is not None:

@@ -53,3 +53,24 @@ def test_the_unseen_acts_are_in_neither_part() -> None:
     for question in load_jsonl(DEV) + load_jsonl(HELD_OUT):
         assert not acts(question) & UNSEEN, question.id
         assert "2024/903" not in question.question and "2014/92" not in question.question
+
+
+HELD_OUT2 = DATA / "retrieval_heldout2.jsonl"
+
+
+def test_the_second_held_out_set_is_apart_from_every_dev_set() -> None:
+    """Frozen before the sixth pass's tuning (its own commit): questions in everyday words
+    over acts beside the AI Act and the GDPR, lookups and unanswerable ones; never a question
+    of a dev set, never the unseen acts."""
+    held = load_jsonl(HELD_OUT2)
+    seen = {
+        q.question for f in (DEV, HELD_OUT, DATA / "retrieval_dev.jsonl") for q in load_jsonl(f)
+    }
+    assert not {q.question for q in held} & seen
+    categories = Counter(q.category for q in held)
+    assert categories["plain"] + categories["other_plain"] >= 30
+    assert sum(categories[c] for c in UNANSWERABLE) >= 10
+    assert all(q.negative for q in held if q.category in UNANSWERABLE)
+    assert len({act for q in held for act in acts(q)} - NAMED) >= 8
+    for question in held:
+        assert not acts(question) & UNSEEN, question.id
