@@ -8,8 +8,8 @@ the first 89 questions (ids numbered below 100, frozen with ADR 0047), 0-7 (abou
 second batch (ids from 100, frozen with ADR 0059); the third batch (ids from 300, 24
 questions, written after the second batch's held-out part had been read once) is held out
 whole, and so is the fourth (ids from 400, 30 questions from official pages no earlier batch
-cites, frozen on 2026-11-27 before this session's fixes were run on it). ``--batch N`` asks one
-batch only. A fact the seeds do not hold carries
+cites, frozen on 2026-11-27 before this session's fixes were run on it). ``--batch N [M ...]``
+asks those batches only. A fact the seeds do not hold carries
 ``"graph_holds": false``: it is reported apart from the facts the graph holds.
 
 Each question is asked over HTTP of a server on a copy of a seeded data folder (the offline
@@ -161,7 +161,9 @@ def main() -> None:
     parser.add_argument("--seed", action="store_true", help="seed a fresh folder first")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
-    parser.add_argument("--batch", type=int, choices=(1, 2, 3, 4), help="one batch only")
+    parser.add_argument(
+        "--batch", type=int, nargs="+", choices=(1, 2, 3, 4), help="these batches only"
+    )
     args = parser.parse_args()
     from api.app import create_app
     from api.settings import Settings
@@ -179,7 +181,8 @@ def main() -> None:
     facts = [
         f
         for f in load()
-        if args.split in ("all", split_of(f["id"])) and args.batch in (None, batch_of(f["id"]))
+        if args.split in ("all", split_of(f["id"]))
+        and (args.batch is None or batch_of(f["id"]) in args.batch)
     ]
     with running_server(
         create_app(Settings(data_dir=work, log_json=False, **BENCH_LIMITS))

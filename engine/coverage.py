@@ -5,6 +5,14 @@ relevance gate, for the questions the gate's lexical coverage lets through.
   net wealth tax"): the question names a tax, duty or levy ("<words> tax"); the graph holds it
   only when a rule node or provision of the question's jurisdictions (or EU law) says those
   words. Other nodes sharing words with the question (thresholds of another tax) do not count.
+- **An allowance, relief, credit, exemption, incentive or programme the graph holds no rule
+  for** ("the UK ISA allowance", "the Irish home renovation incentive"): the question names one by
+  the words before the noun ("<words> allowance"); the graph holds it when one rule node or
+  provision of the question's jurisdictions says every one of those words and the noun, in any
+  order and anywhere in its text ("rent tax credit", "tax-free allowance" are held). Looser than
+  a tax's test on purpose: these names are often paraphrased, and the personal allowance's
+  rule answering "What is the ISA allowance?" is the failure this check exists for. "Scheme"
+  and "benefit" are left out: "a class-based scheme", "a fringe benefit" describe, not name.
 - **A group or class the graph holds no rule for** ("the CAT Group C threshold", "PRSI Class
   Z"): the question names a designated part of a scheme ("group", "class", "category" or "tier"
   and a letter or number); the graph holds it only when a rule node or provision of the
@@ -35,13 +43,18 @@ __all__ = [
     "Uncovered",
     "evidence_texts",
     "named_designators",
+    "named_schemes",
     "named_taxes",
     "reviewed_concepts",
     "uncovered",
 ]
 
 COVERED = frozenset({"IE", "UK", "NI", "GB", "EU"})
-_TAX = re.compile(r"\b((?:[a-z][a-z'-]*\s+){0,3})(tax|duty|levy)\b")
+# A word of a name: a word, or the placeholder the sanitiser put for one ("[person_1]": "ISA"
+# reads as a first name to it); no rule of the graph says a placeholder, so a name with one in
+# it is never held.
+_NAME_WORD = r"(?:\[[a-z]+_\d+\]|[a-z][a-z'&-]*)"
+_TAX = re.compile(rf"(?<![\w\]])((?:{_NAME_WORD}\s+){{0,3}})(tax|duty|levy)\b")
 _NOT_A_NAME = frozenset(
     "a an the what whats is are was were irish ireland ireland's uk british english scottish "
     "welsh northern eu european my our your their his her of on in for to pay paid paying does "
@@ -50,6 +63,10 @@ _NOT_A_NAME = frozenset(
     "with at as if than then so no not more less total new old current paper online annual "
     "late final amended joint".split()
 )  # fmt: skip
+_SCHEME = re.compile(
+    rf"(?<![\w\]])((?:{_NAME_WORD}\s+){{0,3}})"
+    r"(allowance|relief|credit|exemption|incentive|programme)s?\b"
+)
 _REGULATORY = re.compile(
     r"\b(tax\w*|vat|duty|duties|levy|levies|revenue|hmrc|rate|rates|threshold\w*|relief\w*|"
     r"credit\w*|allowance\w*|exemption\w*|benefit\w*|pension\w*|welfare|prsi|usc|paye|cgt|cat|"
@@ -90,8 +107,19 @@ def _flat(text: str) -> str:
 def named_taxes(question: str) -> list[str]:
     """The taxes, duties and levies a question names by name ("inheritance tax", "net wealth
     tax"), without the words around them ("the Irish", "how much"); bare "tax" is none."""
+    return _names_before(_TAX, question)
+
+
+def named_schemes(question: str) -> list[str]:
+    """The allowances, reliefs, credits, exemptions, incentives and programmes a question names by
+    name ("isa allowance", "rent tax credit"), without the words around them; a bare noun
+    ("what reliefs are there") names none."""
+    return _names_before(_SCHEME, question)
+
+
+def _names_before(pattern: re.Pattern[str], question: str) -> list[str]:
     found: list[str] = []
-    for match in _TAX.finditer(_flat(question)):
+    for match in pattern.finditer(_flat(question)):
         words = match.group(1).split()
         name: list[str] = []
         for word in reversed(words):
@@ -101,6 +129,11 @@ def named_taxes(question: str) -> list[str]:
         if name:
             found.append(" ".join([*name, match.group(2)]))
     return found
+
+
+def _says_all(name: str, text: str) -> bool:
+    """Whether ``text`` says every word of ``name`` (a plural too), in any order."""
+    return all(re.search(rf"\b{re.escape(word)}s?\b", text) for word in name.split())
 
 
 def uncovered(
@@ -144,9 +177,23 @@ def uncovered(
             verdict = RelevanceVerdict(
                 answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=tax
             )
+            named = f"this {tax.split()[-1]}" if "[" in tax else tax
             return Uncovered(
                 verdict,
-                f"The rules graph has no evidence on {tax}{where}: it holds no rule for it.",
+                f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
+            )
+    for scheme in named_schemes(question):
+        held = evidence_texts(evidence) + reviewed_concepts(evidence)
+        held += rules_saying(scheme, jurisdictions)
+        if not any(_says_all(scheme, _flat(text)) for text in held):
+            where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
+            verdict = RelevanceVerdict(
+                answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=scheme
+            )
+            named = f"this {scheme.split()[-1]}" if "[" in scheme else f"the {scheme}"
+            return Uncovered(
+                verdict,
+                f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
             )
     return None
 

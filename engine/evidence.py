@@ -24,13 +24,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 import structlog
 
 from embeddings import Embedder, VectorStore
 from engine.normalise import normalise_label
 from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retriever
+from engine.retrieval.amounts import amount
 from engine.retrieval.cache import IndexCache, build_retriever
 from engine.retrieval.documents import jurisdiction_of_id
 from graph.models import GraphEdge, GraphNode
@@ -46,7 +46,6 @@ __all__ = [
     "Evidence",
     "EvidenceHit",
     "EvidenceIndex",
-    "amount",
     "describe",
     "evidence_text",
     "jurisdiction_of",
@@ -115,20 +114,21 @@ def provenance(props: dict[str, object]) -> str | None:
     return f"source {source}" if source else None
 
 
+_PROVISION_LABELS = ("Article", "Paragraph", "Recital", "Annex", "Section", "Chapter")
+_OBLIGATION_VERBS = frozenset(
+    "file pay make obtain register notify keep submit report issue".split()
+)
+
+
+def _phrase_words(text: str) -> str:
+    """``text`` lower case, words only ("self-assessment" is "self assessment")."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
 def _conflict_note(conflict: GraphNode) -> str:
     props = conflict.properties
     period = validity(props) or "for some period"
     return f"sources disagree, {period.removeprefix('in force ')}: {props.get('description', '')}"
-
-
-def amount(value: Any) -> str:
-    """A number as a reader writes it: ``1000000`` for 1e6 (``:g`` would print ``1e+06``),
-    ``4.8`` for 4.8, anything else as given."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.12g}"
 
 
 def describe(node: GraphNode, conflicts: Sequence[GraphNode] = ()) -> str:
@@ -439,6 +439,46 @@ class EvidenceIndex:
                 if node is not None and node.label == "Timeline":
                     found.setdefault(candidate, node)
         return list(found.values())
+
+    def rules_titled(self, words: str, jurisdictions: Sequence[str] = ()) -> list[GraphNode]:
+        """The rule nodes of ``jurisdictions`` (and EU law; all when none is given) whose title
+        says ``words`` as a phrase ("CAT Group B threshold" for "group b"), in graph order."""
+        wanted = re.compile(rf"\b{re.escape(_phrase_words(words))}\b")
+        where = set(jurisdictions)
+        if where and any(j not in OUTSIDE_EU for j in where):
+            where.add("EU")
+        return [
+            node
+            for node in self._nodes.values()
+            if node.label not in NOT_EVIDENCE
+            and node.label not in ("Concept", *_PROVISION_LABELS)
+            and not is_hidden(node)
+            and (not where or jurisdiction_of(node) in where)
+            and wanted.search(_phrase_words(node_title(node)))
+        ]
+
+    def obligations_named(self, text: str, jurisdictions: Sequence[str] = ()) -> list[str]:
+        """Ids of the obligations of ``jurisdictions`` (all when none is given) that ``text``
+        names by what they are about: "File an income tax return (Form 11)" is named by "the
+        Irish income tax return", "Pay preliminary tax" by "preliminary tax" (the words after
+        the leading verb and article, two at least, as a phrase). A question asking when a return
+        is due may word it so that a search ranks other income tax rules above the obligation;
+        its dates are the obligation's whatever the ranking (issue 23)."""
+        said = f" {_phrase_words(text)} "
+        found = []
+        for node in self._nodes.values():
+            if node.label != "Obligation" or is_hidden(node):
+                continue
+            if jurisdictions and jurisdiction_of(node) not in jurisdictions:
+                continue
+            words = _phrase_words(re.sub(r"\([^)]*\)", " ", node_title(node))).split()
+            if words and words[0] in _OBLIGATION_VERBS:
+                words = words[1:]
+            if words and words[0] in ("a", "an", "the"):
+                words = words[1:]
+            if len(words) >= 2 and f" {' '.join(words)} " in said:
+                found.append(node.id)
+        return found
 
     def period_timelines(self, jurisdictions: Sequence[str]) -> list[GraphNode]:
         """The ``PERIOD`` timelines of ``jurisdictions`` (the Irish two-month VAT period): a

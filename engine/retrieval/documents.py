@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
+from engine.retrieval.amounts import amount
 from graph.models import GraphNode
 from graph.quarantine import is_quarantined
 
@@ -113,7 +114,9 @@ def _rule_body(props: dict[str, Any], heading: str) -> str:
     if props.get("title") and props["title"] != heading:
         parts.append(str(props["title"]))
     if isinstance(props.get("value"), int | float):
-        parts.append(f"{props['value']:g} {props.get('unit', '')}".strip())
+        # As people write it ("1,000,000 EUR"), never ":g"'s "1e+06"; the tokeniser reads
+        # "1,000,000" as the same token as "1000000".
+        parts.append(f"{amount(props['value'], grouped=True)} {props.get('unit', '')}".strip())
     body = _first(props, "description", "definition", "text")
     if body and body != heading:
         parts.append(body)

@@ -56,11 +56,18 @@ _TOKEN = re.compile(
     r"(?P<act>\b\d{2,4}/\d{1,4}(?:/[a-z]{2,8})?\b)"
     r"|(?P<address>\b\d{1,3}[a-z]?(?:\(\d{1,3}[a-z]?\)|\([a-z]{1,4}\))+)"
     r"|(?P<power>\b10\s?\^\s?\d{1,3}\b)"
-    r"|(?P<amount>\b\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?:[.,]\d+)?\b)"
+    r"|(?P<amount>\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b"  # 1,000,000 (thousands grouped by commas)
+    r"|\b\d{1,3}(?:[ \u202f\u00a0]\d{3})+(?:[.,]\d+)?\b)"  # 1 000 000,50
     r"|(?P<percent>\b\d+(?:[.,]\d+)?\s?%)"
     r"|(?P<number>\b\d+(?:[.,]\d+)?[a-z]?\b)"
     r"|(?P<word>[a-z]+)"
 )
+_COMMA_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_COMMA_GROUPS = re.compile(r",")
+_SPACES = re.compile(r"[\s\u202f\u00a0]")
+# "Group B", "Class 1", "Tier 2": the letter or number is what tells Group B from Group A, and
+# alone it is no token (one letter) or a common one (a number); together they are one rare token.
+_DESIGNATOR = re.compile(r"\b(group|class|category|tier) ([a-z]|\d{1,2})\b(?![-'])")
 _VOWEL = re.compile(r"[aeiouy]")
 _ARTICLE_OF_ADDRESS = re.compile(r"^\d{1,3}[a-z]?")
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-"})
@@ -123,7 +130,8 @@ def stem(word: str) -> str:
 
 
 def tokenise(text: str) -> list[str]:
-    """Index tokens of ``text``, in order, repeats kept (BM25 counts them in documents)."""
+    """Index tokens of ``text``, in order, repeats kept (BM25 counts them in documents); the
+    designators it names ("group_b", "class_1") last."""
     folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
     tokens: list[str] = []
     for match in _TOKEN.finditer(folded):
@@ -139,11 +147,14 @@ def tokenise(text: str) -> list[str]:
         elif kind == "power":
             tokens.append(re.sub(r"[\s^]", "", value))
         elif kind in ("amount", "percent"):
-            tokens.append(re.sub(r"[\s\u202f\u00a0]", "", value))
+            # "1,000,000", "1 000 000" and "1000000" are one token; a decimal comma stays.
+            separators = _COMMA_GROUPS if _COMMA_GROUPED.fullmatch(value) else _SPACES
+            tokens.append(separators.sub("", value))
         elif kind == "number":
             tokens.append(value)
         elif value not in STOPWORDS and len(value) > 1:
             tokens.append(stem(value))
+    tokens.extend(f"{m[1]}_{m[2]}" for m in _DESIGNATOR.finditer(" ".join(folded.split())))
     return tokens
 
 

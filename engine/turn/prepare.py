@@ -65,7 +65,7 @@ from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.as_at import AsAt, resolve_as_at
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
-from engine.coverage import Uncovered, evidence_texts, uncovered
+from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
 from engine.evidence_cache import EvidenceCache
 from engine.followups import follow_up_query, with_earlier_evidence
@@ -511,6 +511,7 @@ class TurnPreparer:
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
         else:  # each provision quoted by the parts that answer the question (issue 23)
+            evidence = self._designated_first(evidence, query, jurisdictions)
             evidence = with_answering_passages(evidence, query)
             evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(
@@ -558,6 +559,32 @@ class TurnPreparer:
             summary=summary,
         )
         return saved[-1].id
+
+    def _designated_first(
+        self, evidence: Evidence, query: str, jurisdictions: Sequence[str]
+    ) -> Evidence:
+        """The rules whose title says the group or class the question names ("CAT Group B
+        threshold" for "the Group B threshold") first: found by the search, in its order, then
+        up to three it ranked below the cut (the other groups share every other word)."""
+        designators = named_designators(query)
+        if not designators or not evidence.hits:
+            return evidence
+        titled = {
+            node.id: node
+            for designator in designators
+            for node in self._evidence.rules_titled(designator, jurisdictions)
+        }
+        if not titled:
+            return evidence
+        found = [hit for hit in evidence.hits if hit.node.id in titled]
+        known = {hit.node.id for hit in found}
+        added = [
+            EvidenceHit(node=node, text=describe(node), score=found[0].score if found else 0.0)
+            for node_id, node in titled.items()
+            if node_id not in known
+        ][:3]
+        rest = [hit for hit in evidence.hits if hit.node.id not in titled]
+        return Evidence(hits=[*found, *added, *rest], verdict=evidence.verdict)
 
     def _uncovered(
         self, query: str, jurisdictions: list[str], evidence: Evidence, focus: list[str]
@@ -617,7 +644,11 @@ class TurnPreparer:
             return []
         known = set(evidence.ids())
         acts = self._evidence.named_acts(question)
-        nodes = {node.id: node for node in self._evidence.timelines_of(evidence.ids(), acts)}
+        # The obligations the question names lend their dates however the search ranked them,
+        # first: they are what was asked about.
+        named = self._evidence.obligations_named(question, jurisdictions)
+        ids = [*named, *(i for i in evidence.ids() if i not in named)]
+        nodes = {node.id: node for node in self._evidence.timelines_of(ids, acts)}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
         # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS).
         rules.sort(key=lambda r: r.jurisdiction not in jurisdictions)

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine.coverage import named_taxes, uncovered
+from engine.coverage import named_schemes, named_taxes, uncovered
 from engine.evidence import Evidence, EvidenceHit
 from engine.retrieval import RefusalReason, RelevanceVerdict
 from graph.models import GraphNode
@@ -132,3 +132,36 @@ def test_regression_a_paper_tax_return_names_no_tax_and_word_order_does_not_hide
     net = uncovered("What is the Irish net wealth tax?", ["IE"], ANSWERABLE, names_act=False,
                     names_concept=False, rules_saying=saying)  # fmt: skip
     assert net is not None
+
+
+def test_an_allowance_or_relief_no_rule_names_is_refused_however_its_words_are_ordered():
+    held = {"UK": ["UK personal allowance — 12570 GBP — the tax-free allowance for income tax.",
+                   "Business Asset Disposal Relief rate — 14 percent."],
+            "IE": ["Rent tax credit — 1000 EUR — a credit for rent paid."]}  # fmt: skip
+
+    def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [text for j in jurisdictions for text in held.get(j, [])]
+
+    def gap(question: str, where: list[str]):
+        return uncovered(question, where, ANSWERABLE, names_act=False, names_concept=True,
+                         rules_saying=saying)  # fmt: skip
+
+    refused = gap("What is the UK ISA allowance?", ["UK"])
+    assert refused is not None and "isa allowance" in refused.sentence
+    assert refused.verdict.reason is RefusalReason.NO_EVIDENCE
+    assert gap("How much is the Marriage Allowance worth?", ["UK"]) is not None
+    # Held, in any order and anywhere in a rule's text; a bare noun names nothing.
+    assert gap("What is the UK personal allowance?", ["UK"]) is None
+    assert gap("What is the tax-free allowance in the UK?", ["UK"]) is None
+    assert gap("What is the rate of business asset disposal relief?", ["UK"]) is None
+    assert gap("What is the rent tax credit?", ["IE"]) is None
+    assert gap("What reliefs and allowances are there?", ["UK"]) is None
+
+
+def test_regression_a_name_the_sanitiser_replaced_is_never_held():
+    # "ISA" reads as a first name to the PII sanitiser: the question arrives as
+    # "the UK [PERSON_1] allowance", and the personal allowance answered it.
+    refused = check("What is the UK [PERSON_1] allowance?", ["UK"])
+    assert refused is not None and "this allowance (UK)" in refused.sentence
+    assert "[" not in refused.sentence
+    assert named_schemes("What is the UK [PERSON_1] allowance?") == ["[person_1] allowance"]

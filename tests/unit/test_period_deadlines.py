@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.as_at import find_as_at
-from engine.evidence import amount
+from engine.retrieval.amounts import amount
 from engine.timeline import Asked, TimelineRule, when
 
 pytestmark = pytest.mark.unit

@@ -17,6 +17,8 @@ pytestmark = pytest.mark.unit
         ("Article 5(1)(c)", ["articl", "5(1)(c)", "5"]),
         ("Art. 6(2)", ["art", "6(2)", "6"]),
         ("EUR 35 000 000", ["eur", "35000000"]),
+        ("EUR 35,000,000", ["eur", "35000000"]),
+        ("€40,000.50 or 1,5 %", ["40000.50", "1,5%"]),
         ("up to 7 % of turnover", ["7%", "turnover"]),
         ("greater than 10^25 FLOPs", ["greater", "1025", "flop"]),
         ("the data subject’s rights", ["data", "subject", "right"]),

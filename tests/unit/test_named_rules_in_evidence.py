@@ -1,0 +1,74 @@
+"""What the question names lends the answer its rule however a search ranks it (issue 23): an
+obligation named by what it is about ("the Irish income tax return" is the Form 11 return's),
+a rule titled with the group the question names ("Group B")."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import pytest
+
+from engine.evidence import EvidenceIndex
+from engine.retrieval.tokenise import tokenise
+from graph.models import GraphEdge, GraphNode
+from graph.port import GraphReader
+
+pytestmark = pytest.mark.unit
+
+
+def _index() -> EvidenceIndex:
+    index = EvidenceIndex(cast(GraphReader, object()))
+    index._build(
+        [
+            GraphNode(id="IE:OBLIGATION:FORM_11_RETURN", label="Obligation",
+                      properties={"name": "File an income tax return (Form 11)"}),
+            GraphNode(id="IE:OBLIGATION:FORM_12_RETURN", label="Obligation",
+                      properties={"name": "File a PAYE income tax return (Form 12)"}),
+            GraphNode(id="IE:OBLIGATION:PRELIMINARY_TAX", label="Obligation",
+                      properties={"name": "Pay preliminary tax"}),
+            GraphNode(id="IE:OBLIGATION:KEEP_RECORDS", label="Obligation",
+                      properties={"name": "Keep business records"}),
+            GraphNode(id="UK:OBLIGATION:SA_RETURN", label="Obligation",
+                      properties={"name": "File a Self Assessment return"}),
+            GraphNode(id="IE:TIMELINE:RETURN_31_OCT", label="Timeline",
+                      properties={"name": "Pay-and-file deadline 31 October"}),
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_A", label="Threshold",
+                      properties={"name": "CAT Group A threshold", "value": 400000}),
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_B", label="Threshold",
+                      properties={"name": "CAT Group B threshold", "value": 40000}),
+            GraphNode(id="IE:TCA_1997:S_5", label="Section",
+                      properties={"title": "Group B relief", "text": "a provision"}),
+        ],
+        [GraphEdge(source="IE:OBLIGATION:FORM_11_RETURN", target="IE:TIMELINE:RETURN_31_OCT",
+                   type="HAS_TIMELINE")],
+    )  # fmt: skip
+    return index
+
+
+def test_an_obligation_is_named_by_what_it_is_about_not_by_its_verb():
+    index = _index()
+    asked = "When is the Irish income tax return for the 2022 tax year due?"
+    assert index.obligations_named(asked, ["IE"]) == ["IE:OBLIGATION:FORM_11_RETURN"]
+    assert index.obligations_named("When is preliminary tax due?", []) == [
+        "IE:OBLIGATION:PRELIMINARY_TAX"
+    ]
+    # Another jurisdiction's, a different return, or a verb alone name none.
+    assert index.obligations_named(asked, ["UK"]) == []
+    assert index.obligations_named("When is the PAYE return due?", ["IE"]) == []
+    assert index.obligations_named("Must I keep records?", ["IE"]) == []
+    named = index.obligations_named(asked, ["IE"])
+    assert [n.id for n in index.timelines_of(named)] == ["IE:TIMELINE:RETURN_31_OCT"]
+
+
+def test_rules_titled_with_a_group_are_the_rules_of_that_group_only():
+    index = _index()
+    assert [n.id for n in index.rules_titled("group b", ["IE"])] == ["IE:THRESHOLD:CAT_GROUP_B"]
+    assert index.rules_titled("group c", ["IE"]) == []
+    assert index.rules_titled("group b", ["UK"]) == []
+
+
+def test_a_designator_is_one_token_so_group_b_is_not_group_a():
+    assert "group_b" in tokenise("the CAT Group B threshold")
+    assert "group_b" not in tokenise("the CAT Group A threshold")
+    assert "class_1" in tokenise("Class 1 National Insurance")
+    assert "group_b" not in tokenise("a group-based approach")
