@@ -76,7 +76,8 @@ _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+da
 
 
 _TIMELINE_QUESTION = re.compile(
-    r"\b(when (?:must|should|do|does|is|are|can|will)|by when|deadlines?|due (?:date|by)|"
+    r"\b(when (?:must|should|do|does|did|is|are|was|were|can|could|will|would|had)|by when|"
+    r"deadlines?|due (?:date|by)|"
     r"file by|time limits?|how long|how far back|lock[- ]in|holding period|hold (?:it|them|the)|"
     r"sell (?:\w+ ){0,3}before|before (?:i|we) can|within \d+|look ?back|claw ?back|"
     r"last day|tax year (?:start|end|begin)s?|when does the tax year)\b",

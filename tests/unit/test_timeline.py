@@ -141,6 +141,9 @@ def test_a_node_without_a_readable_duration_is_no_rule():
         ("When must I file my Form 11?", True),
         ("Can I sell my shares before three years are up?", True),
         ("How far back can Revenue assess me?", True),
+        # Past tense (fact set batch 4, run once: the rule was found, no date computed).
+        ("When was the UK online self assessment return for 2019-20 due?", True),
+        ("I exercised share options on 10 March 2023. When was the RTSO due?", True),
         ("What is the standard rate of VAT in Ireland?", False),
     ],
 )
