@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import pii_make_dev2, pii_make_dev3, pii_make_dev4
+from bench import pii_make_dev2, pii_make_dev3, pii_make_dev4, pii_make_dev5
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
 pytestmark = pytest.mark.unit
@@ -170,3 +170,35 @@ def test_the_fourth_sets_identifiers_follow_their_official_check_rules() -> None
     rng = random.Random(7)
     assert all(pps.is_valid(pii_make_dev4.ppsn(rng)) for _ in range(500))
     assert all(iban.is_valid(pii_make_dev4.iban(rng)) for _ in range(500))
+
+
+# The fifth dev set and its held-out half (bench/pii_make_dev5.py), frozen before the fifth
+# pass's rules: fresh templates for the kinds the fourth pass left (names in capitals, title
+# case after a sentence-initial word, "at" e-mails), on dev4's own halves of the names.
+DEV5_SHA256 = "2644cb6aea421c3845011a95c97dbc3f03f1f9cb408d75da5b9b5f90877dbca6"
+DEV5_HELDOUT_SHA256 = "b716f92e9d1e8b68d2a6c3aea4d7587681d3b429dd441483961a92e72d6ddce3"
+
+
+def test_the_fifth_dev_set_and_its_held_out_half_are_frozen_and_what_the_generator_makes() -> None:
+    assert hashlib.sha256(pii_make_dev5.OUT_DEV.read_bytes()).hexdigest() == DEV5_SHA256
+    held = pii_make_dev5.OUT_HELDOUT.read_bytes()
+    assert hashlib.sha256(held).hexdigest() == DEV5_HELDOUT_SHA256
+    built = pii_make_dev5.build()
+    assert json.loads(pii_make_dev5.OUT_DEV.read_text("utf-8")) == built["dev"]
+    assert json.loads(held.decode("utf-8")) == built["heldout"]
+
+
+def test_the_fifth_sets_halves_share_no_name_and_no_template() -> None:
+    built = pii_make_dev5.build()
+    seen: dict[str, set[str]] = {}
+    for split, samples in built.items():
+        counts: Counter[str] = Counter(s["metadata"]["class"] for s in samples)
+        assert all(counts[c] >= 200 for c in ("name_caps", "name_title_start", "email_at"))
+        seen[split] = {
+            pii_make_dev4._ascii(w).lower()
+            for s in samples
+            if s["metadata"]["class"].startswith("name")
+            for v in s["metadata"]["values"]
+            for w in v.split()
+        }
+    assert not seen["dev"] & seen["heldout"]
