@@ -165,7 +165,9 @@ _PERSON_VERB_BEFORE = re.compile(
     r"|sent|send|owe|owes|owed|help|helped|helping|call|called|ring|rang|email|emailed|text"
     r"|texted|meet|met|hired|hire|employ|employs|employed|marry|married|thank|thanked"
     r"|lend|lent|loaned|visit|visited|mind|minds|minding|me\s+and|gift\s+from|money\s+from"
-    r"|loan\s+from|inherited\s+from)[ \t]+$"
+    r"|loan\s+from|inherited\s+from|emailed|(?:payment|paid|gave|transfer|transferred|gift"
+    r"|loan|money|lent|left|sold|owed)\s+to"
+    r"|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")\s+and)[ \t]+$"
 )
 _PERSON_PREP_BEFORE = re.compile(r"(?<![\w'’-])(?:and|with|for|from)[ \t]+$")
 _PERSON_SUBJECT = re.compile(
@@ -173,6 +175,9 @@ _PERSON_SUBJECT = re.compile(
     r"|earns|earned|works|worked|lives|lived|pays|paid|owns|owned|owes|owed|gets|got|has|had"
     r"|sent|sends|called|rang|texted|emailed|started|left|moved|retired|died|married|inherited"
     r"|received|claims|claimed|got|gave|gives|is\s+my|was\s+my|and\s+i|and\s+me"
+    r"|moves|moved|shares|share|uses|used|thinks|and\s+(?:my|his|her|their)\s+(?:"
+    + _RELATION
+    + r")"
     r"|(will|would|can|could|should|might|must|does|did|doesn't|didn't))\b"
 )
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
@@ -378,6 +383,7 @@ class AnyCaseNameRecogniser:
             and (
                 cue
                 or (cue is not None and kind != "unknown")
+                or (cue is not None and self._caps_name(first))
                 or _AFTER_CUE.match(low, first.end) is not None
                 or self._person_slot(low, first, kind)
             )
@@ -398,8 +404,8 @@ class AnyCaseNameRecogniser:
         surname_strong = any(
             k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
         )
-        if kind == "unknown" and cue is None and j == i + 1 and self._person_slot(low, first, kind):
-            return j, _LONE_IN_SLOT
+        if kind == "unknown" and cue is None and self._person_slot(low, first, kind):
+            return j, _LONE_IN_SLOT  # "told emidio", "WE PAID JANKA POTTINGER"
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
             # ("riona o'donnell", "FEIDHLIM DOYLE"), or when it looks like a name and so does
@@ -464,6 +470,15 @@ class AnyCaseNameRecogniser:
             )
         return True
 
+    def _caps_name(self, word: _Word) -> bool:
+        """A word in capitals no list holds that reads like a name ("NANAHO", not "EDPB")."""
+        return (
+            len(word.low) >= 4
+            and "-" not in word.low
+            and _pronounceable(word.low)
+            and self._namelike(word.low)
+        )
+
     def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants
         to know", "martim earns"), or the object of one ("told ravil", "i pay laila", "the
@@ -472,13 +487,18 @@ class AnyCaseNameRecogniser:
         A first name the lists hold that is not an English word may stand after a verb or a
         preposition ("with", "for", "and") and before any verb; in capitals amid lower case
         (where acronyms live: "the Commission and ENISA may") only beside a verb of people's
-        lives. A word no list holds only in lower case, name-like (:mod:`egress.pii.namelike`),
-        without a hyphen ("non-cyber"), and only beside such a verb."""
+        lives; so may a surname the lists hold. A word no list holds: name-like
+        (:mod:`egress.pii.namelike`), without a hyphen ("non-cyber"), only beside such a
+        verb, and in capitals amid lower case only when it reads as a word, not as an
+        initialism (``_pronounceable``: "NANAHO", not "EDPB")."""
         if kind == "strong":
-            if word.low not in self._first:
+            # A surname alone ("SEILER owns half") only beside a verb of people's lives.
+            verbs_only = word.case == "caps_alone" or word.low not in self._first
+        elif kind == "unknown" and "-" not in word.low:
+            # In lower case, or in capitals where capitals are how it is typed; a lone word in
+            # capitals amid lower case only when it reads like a name, not an initialism.
+            if word.case == "caps_alone" and not _pronounceable(word.low):
                 return False
-            verbs_only = word.case == "caps_alone"
-        elif kind == "unknown" and word.case == "lower" and "-" not in word.low:
             if not self._namelike(word.low):
                 return False
             verbs_only = True
@@ -686,6 +706,17 @@ def _plural_of_word(low: str, words: frozenset[str]) -> bool:
 def _is_compound_word(low: str, words: frozenset[str]) -> bool:
     parts = re.split(r"[-’']", low)
     return len(parts) > 1 and all(p in words for p in parts if len(p) > 1)
+
+
+_VOWELS = frozenset("aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýąęėįųūőű")
+
+
+def _pronounceable(low: str) -> bool:
+    """Whether a word reads as a word, not as an initialism spelled letter by letter: a third
+    of its letters or more are vowels, and no three consonants open it ("EDPB", "BPFI",
+    "NCCA" are not; "NANAHO", "ENISA" are, and their context decides)."""
+    vowels = sum(c in _VOWELS for c in low)
+    return vowels * 3 >= len(low) and any(c in _VOWELS for c in low[:3])
 
 
 def _lower_same_length(text: str) -> str:

@@ -24,7 +24,7 @@ from egress.pii.canonical import (
     spoken_identifiers,
 )
 from egress.pii.contextual import compact_recognisers, contextual_recognisers
-from egress.pii.findings import PiiFinding, Recogniser
+from egress.pii.findings import EMAIL_ADDRESS, PHONE_NUMBER, PiiFinding, Recogniser
 from egress.pii.identifiers import identifier_recognisers
 from egress.pii.lexicon import Lexicon, load_lexicon
 from egress.pii.names import PersonNameRecogniser
@@ -80,9 +80,19 @@ class PiiDetector:
         return resolve_overlaps(findings)
 
 
+# Contact details whose written-out form holds a plain-looking part: "jane dot doe@mail.ie"
+# holds "doe@mail.ie", which the plain recogniser scores higher. The whole value wins.
+_CONTAINER_WINS = frozenset({EMAIL_ADDRESS, PHONE_NUMBER})
+
+
 def resolve_overlaps(findings: Iterable[PiiFinding]) -> list[PiiFinding]:
-    """Keep the best of overlapping findings: higher score, then longer span, then earlier."""
-    ranked = sorted(findings, key=lambda f: (-f.score, -(f.end - f.start), f.start))
+    """Keep the best of overlapping findings: higher score, then longer span, then earlier.
+
+    An e-mail address or phone number inside another of the same type is first absorbed by it
+    (which takes the higher score), so the span is the whole written-out value."""
+    ranked = sorted(
+        _absorb_contained(list(findings)), key=lambda f: (-f.score, -(f.end - f.start), f.start)
+    )
     kept: list[PiiFinding] = []
     ends: list[tuple[int, int]] = []  # kept spans, sorted by start (they never overlap)
     for finding in ranked:
@@ -93,6 +103,24 @@ def resolve_overlaps(findings: Iterable[PiiFinding]) -> list[PiiFinding]:
             ends.insert(i, (finding.start, finding.end))
             kept.append(finding)
     return sorted(kept, key=lambda f: f.start)
+
+
+def _absorb_contained(findings: list[PiiFinding]) -> list[PiiFinding]:
+    """Drop a contact finding inside a wider one of the same type, raising the wider one's
+    score to the higher of the two (one sweep by start; the widest first at a start)."""
+    out: list[PiiFinding] = []
+    widest: dict[str, int] = {}  # entity type -> index in ``out`` of the widest so far
+    for f in sorted(findings, key=lambda f: (f.start, -f.end)):
+        k = widest.get(f.entity_type)
+        if f.entity_type in _CONTAINER_WINS and k is not None and f.end <= out[k].end:
+            if f.score > out[k].score:
+                c = out[k]
+                out[k] = PiiFinding(c.entity_type, c.start, c.end, f.score)
+            continue
+        if k is None or f.end > out[k].end:
+            widest[f.entity_type] = len(out)
+        out.append(f)
+    return out
 
 
 def _bisect(spans: list[tuple[int, int]], start: int) -> int:

@@ -29,8 +29,10 @@ from dataclasses import dataclass
 
 from egress.pii.findings import PERSON, PiiFinding
 from egress.pii.lexicon import Lexicon
+from egress.pii.namelike import name_likeness
 
 __all__ = [
+    "AFTER_OPENER",
     "CUED",
     "FIRST_PLUS",
     "LOWER_CASE",
@@ -134,11 +136,23 @@ def _sentence_start(text: str, start: int) -> bool:
 # Two or more words in capitals separated by single spaces (names in a shouted label).
 _CAPS_RUN = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]{1,}(?: [A-Z][A-Z'’-]{1,})+(?![\w'’-])")
 
+# Openers that start a noun phrase, not a clause about a person (``_after_opener``).
+_NOT_OPENERS = frozenset(
+    """the a an of in on at for from to with by about as my our your his her their this that
+    these those where whereas which""".split()
+)
+# A lower-case word that is not a function word: the verb or predicate after a subject.
+_PREDICATE_AFTER = re.compile(
+    r"[ \t]+(?!(?:in|on|at|of|the|a|an|to|for|and|or|nor|with|from|by|as|vs|v|and|per"
+    r"|under|into|onto|upon)\b)[a-z]"
+)
+
 STRONG = 0.85
 CUED = 0.75
 FIRST_PLUS = 0.7
 LOWER_CASE = 0.6
 UNKNOWN_PAIR = 0.55
+AFTER_OPENER = 0.55
 PROPAGATED = 0.7
 
 
@@ -164,6 +178,7 @@ class PersonNameRecogniser:
         self._non_names = lexicon.non_names
         self._min_score = min_score
         self._lower_case = lower_case
+        self._namelike_word = name_likeness(lexicon).is_namelike
 
     def find(self, text: str) -> list[PiiFinding]:
         if _CAPS_RUN.search(text) is not None:
@@ -255,12 +270,13 @@ class PersonNameRecogniser:
         # "Can Aoife Doyle ...", "Will Nuala Cullen ...", "May Karen McCarthy ...": a
         # function word or verb that starts a sentence is not part of the name after it,
         # even when a name list holds it ("Will", "May", "Mark").
+        opener = None
         if (
             len(run) > 1
             and (run[0].low in SENTENCE_START_WORDS or run[0].low.endswith(("n't", "n’t")))
             and _sentence_start(text, run[0].start)
         ):
-            run.popleft()
+            opener = run.popleft()
         titled = False
         while run and run[0].low in _TITLES:
             titled = True
@@ -364,9 +380,26 @@ class PersonNameRecogniser:
             score = FIRST_PLUS
         elif len(words) >= 2 and len(unknown) == len(words):
             score = UNKNOWN_PAIR
+        elif opener is not None and self._after_opener(text, opener, run, unknown):
+            score = AFTER_OPENER
         else:
             return None
         return PiiFinding(PERSON, run[0].start, run[-1].end, score)
+
+    def _after_opener(self, text: str, opener: _Tok, run: deque[_Tok], unknown: list[_Tok]) -> bool:
+        """A lone capitalised word no list holds, right after a verb, a modal or an adverb
+        that opens the sentence, and before a lower-case word that is not a function word:
+        "Does Weronika qualify", "Ask Emidio is ...", "Perhaps Wacława filed". Its capital is
+        not the sentence's, so it is a proper name; one that reads like a person's name
+        (:mod:`egress.pii.namelike`) and not like a word is taken for one. An article, a
+        preposition, a determiner or the "Where" of legal prose as the opener ("The Eurojust
+        ...", "In Galway ...", "Where Eurojust considers") does not count."""
+        if len(run) != 1 or run[0] not in unknown or opener.low in _NOT_OPENERS:
+            return False
+        word = run[0]
+        if word.period or not word.core[1:].islower() or not self._namelike_word(word.low):
+            return False
+        return _PREDICATE_AFTER.match(text, word.end) is not None
 
     def _word_surname(self, run: deque[_Tok]) -> bool:
         """ "Gary Towns", "Francisco Bacon": a capitalised English word right after a first

@@ -177,10 +177,17 @@ class SpelledEmailRecogniser:
         for start, end in windows:
             while start > 0 and not text[start - 1].isspace():
                 start -= 1  # never cut a local part in two
-            for match in _EMAIL.finditer(text, start, end):
+            # Not ``finditer``: a candidate that fails (prose before the address, "contact me
+            # at jane.doe at mail.ie": local "me", domain "jane.doe") must not consume the
+            # address after it, so the search resumes at the next character, not its end.
+            pos = start
+            while (match := _EMAIL.search(text, pos, end)) is not None:
                 finding = self._accept(match)
                 if finding is not None:
                     out.append(finding)
+                    pos = match.end()
+                else:
+                    pos = match.start() + 1
         return out
 
     def _accept(self, match: re.Match[str]) -> PiiFinding | None:

@@ -36,7 +36,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 ALICE = {"Authorization": "Bearer dev-acme-alice"}
 QUESTION = " What is the standard rate of VAT in Ireland?"
 DEV = Path(__file__).resolve().parents[1] / "fixtures" / "pii" / "case_sets" / "dev.json"
-CLASSES = ["name_lower", "name_upper", "name_sentence_start", "email_spelled", "phone_spelled"]
+# The fifth dev set (bench/pii_make_dev5.py): names in capitals with no strong cue, title case
+# after a sentence-initial word, and e-mail addresses with "at" and written-out dots.
+DEV5 = Path(__file__).resolve().parents[2] / "bench" / "data" / "pii_dev5.json"
+CLASSES = [
+    (DEV, "name_lower"),
+    (DEV, "name_upper"),
+    (DEV, "name_sentence_start"),
+    (DEV, "email_spelled"),
+    (DEV, "phone_spelled"),
+    (DEV5, "name_caps"),
+    (DEV5, "name_title_start"),
+    (DEV5, "email_at"),
+]
 PER_CLASS = 20
 
 
@@ -71,8 +83,8 @@ def stack(seeded_template: Path, tmp_path_factory: pytest.TempPathFactory) -> It
             yield Stack(base, standin.server, settings.resolved_sqlite_path)
 
 
-def _samples(cls: str) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = json.loads(DEV.read_text(encoding="utf-8"))
+def _samples(path: Path, cls: str) -> list[dict[str, Any]]:
+    data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     of_class = [s for s in data if s["metadata"]["class"] == cls]
     step = max(1, len(of_class) // PER_CLASS)
     return of_class[::step][:PER_CLASS]
@@ -88,10 +100,12 @@ async def _turn(client: httpx.AsyncClient, message: str) -> None:
                 pass
 
 
-@pytest.mark.parametrize("cls", CLASSES)
-async def test_no_value_of_a_class_reaches_the_model_in_enforce_mode(stack: Stack, cls: str):
+@pytest.mark.parametrize(("path", "cls"), CLASSES, ids=[cls for _, cls in CLASSES])
+async def test_no_value_of_a_class_reaches_the_model_in_enforce_mode(
+    stack: Stack, path: Path, cls: str
+):
     stack.llm.script(Reply(text=["The standard rate is 23% ", "[IE:RATE:VAT_STANDARD]."]))
-    samples = _samples(cls)
+    samples = _samples(path, cls)
     assert len(samples) == PER_CLASS
     async with httpx.AsyncClient(base_url=stack.base, timeout=30) as client:
         for sample in samples:

@@ -85,6 +85,16 @@ def _found(detector: PiiDetector, text: str) -> list[tuple[str, str]]:
         ("MY SURNAME IS OBI, DO I NEED IT ON THE FORM", "OBI"),
         ("is it true that taras zhou can claim", "taras zhou"),
         ("Ok Mindaugas Almeida claimed the relief last year.", "Mindaugas Almeida"),
+        # Fifth pass (bench/data/pii_dev5.json): a word in capitals no list holds, read like a
+        # name and in a person's place; in a shouted message the same as in lower case; a
+        # surname alone beside a verb of people's lives; a lone title-case word no list holds
+        # after a verb or adverb that opens the sentence.
+        ("can you check if the payment to OLUWASEUN counts as income", "OLUWASEUN"),
+        ("my partner and IFEOMA share the house, who claims", "IFEOMA"),
+        ("my mother NKECHI died in march, what about the estate", "NKECHI"),
+        ("WE PAID CHIAMAKA OKONKWO FOR THE EXTENSION", "CHIAMAKA OKONKWO"),
+        ("KOWALCZYK owns half the rental property", "KOWALCZYK"),
+        ("Does Oluwaseun qualify for the help to buy scheme?", "Oluwaseun"),
     ],
 )
 def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, name: str) -> None:
@@ -138,6 +148,13 @@ def test_a_name_in_any_case_is_found_alone(detector: PiiDetector, text: str, nam
         "look it up at revenue dot ie, section on deposit interest",
         "the point is that the dot on the form is not a signature",
         "THE DOT COM BOOM LEFT ME WITH LOSSES, CAN I OFFSET THEM",
+        # fifth pass: initialisms in a person's place, bodies after a legal opener
+        "ask EDPB about the guidelines",
+        "the payment to ESMA was late",
+        "Where Eurojust considers it necessary, it shall inform the Commission",
+        "The Eurojust annual report lists the cases",
+        "Does Annex III apply to my system?",
+        "Is Galway in the rent pressure zone?",
     ],
 )
 def test_tax_chat_typed_the_same_ways_has_no_finding(
@@ -191,11 +208,19 @@ def test_tax_chat_typed_the_same_ways_has_no_finding(
         ("mpetrauskas AT wp punkt pl is my email", "mpetrauskas AT wp punkt pl"),
         ("reach me on deepikaobiATinboxDOTlt if easier", "deepikaobiATinboxDOTlt"),
         ("it is jbreathnach at outlook d o t ie", "jbreathnach at outlook d o t ie"),
+        # Fifth pass: prose before the address that the pattern tried first ("me at jane.doe")
+        # no longer hides it; a written-out dot before a plain address is one value with it.
+        ("contact me at jane.doe at mail.ie thanks", "jane.doe at mail.ie"),
+        ("mail me at jane.doe@gmail dot com please", "jane.doe@gmail dot com"),
+        ("cc capon dot w@tcd.ie on the answer", "capon dot w@tcd.ie"),
+        ("reach my accountant at yuito dot masson23 at nhs dot net", None),
     ],
 )
 def test_an_e_mail_address_written_out_is_one_finding(
-    detector: PiiDetector, text: str, value: str
+    detector: PiiDetector, text: str, value: str | None
 ) -> None:
+    if value is None:
+        value = text[text.index(" at ") + 4 :]  # the address after the prose's "at"
     assert _found(detector, text) == [("EMAIL_ADDRESS", value)]
 
 
