@@ -35,6 +35,7 @@ import os
 import random
 import shutil
 import socket
+import string
 import subprocess
 import sys
 import tempfile
@@ -61,6 +62,7 @@ QUESTIONS = [
 from tools.standin.stamped import SHORT  # noqa: E402
 
 LONG = 100  # tokens of the long and the stamped answers (bench/capacity_bench.py sets it)
+UNIQUE = False  # --unique-questions: a random reference appended to every engine question
 
 
 # --- the stand-in process ------------------------------------------------------------------
@@ -313,6 +315,8 @@ async def engine_conversations(base: str, concurrency: int, turns: int, suffix: 
         done = 0
         while (done < turns) if not seconds else (time.monotonic() < deadline):
             body: dict[str, Any] = {"message": f"{QUESTIONS[(n + done) % len(QUESTIONS)]}{suffix}"}
+            if UNIQUE:  # each turn embeds its question, as real users' turns do (ADR 0072)
+                body["message"] += f" (ref {''.join(random.choices(string.ascii_lowercase, k=6))})"
             if conversation:
                 body["conversationId"] = conversation
             try:
@@ -492,8 +496,17 @@ def main() -> None:
     )
     parser.add_argument("--first-token-ms", type=float, default=300.0)
     parser.add_argument("--tokens-per-second", type=float, default=40.0)
+    parser.add_argument(
+        "--unique-questions",
+        action="store_true",
+        help="make every engine turn's question unique: without it the five questions' vectors "
+        "are cached after their first turn, and the query embedding (the largest per-turn cost "
+        "for real users, ADR 0072) is left out of the figures",
+    )
     parser.add_argument("--standin-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global UNIQUE
+    UNIQUE = args.unique_questions
     if args.standin_port:
         run_standin(args.standin_port, args.first_token_ms, args.tokens_per_second)
         return
