@@ -180,6 +180,18 @@ _PERSON_SUBJECT = re.compile(
     + r")"
     r"|(will|would|can|could|should|might|must|does|did|doesn't|didn't))\b"
 )
+# The narrower places of a word in capitals no list holds (``_caps_slot``).
+_CAPS_PERSON_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:told|asked|paid|pay|lent|gave|emailed|rang|texted|met|hired|married"
+    r"|thanked|owe|owes|owed|(?:payment|paid|gave|lent|money|gift)\s+to"
+    r"|(?:gift|money|loan)\s+from|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")"
+    r"(?:\s+and)?)[ \t]+$"
+)
+_CAPS_PERSON_SUBJECT = re.compile(
+    r"[ \t]+(?:wants|wanted|says|said|thinks|thought|earns|earned|died|inherited|moved|moves"
+    r"|retired|married|lives|lived|works|worked|owns|owned|rang|texted|emailed"
+    r"|and\s+(?:my|his|her|their)\s+(?:" + _RELATION + r"))\b"
+)
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
 
 _NUMBER_AFTER = re.compile(r"[ \t]*\d")
@@ -383,7 +395,12 @@ class AnyCaseNameRecogniser:
             and (
                 cue
                 or (cue is not None and kind != "unknown")
-                or (cue is not None and self._caps_name(first))
+                or (
+                    cue is not None
+                    and self._caps_name(first)
+                    and _CAPS_PERSON_BEFORE.search(low, max(0, first.start - 40), first.start)
+                    is not None
+                )
                 or _AFTER_CUE.match(low, first.end) is not None
                 or self._person_slot(low, first, kind)
             )
@@ -479,6 +496,17 @@ class AnyCaseNameRecogniser:
             and self._namelike(word.low)
         )
 
+    @staticmethod
+    def _caps_slot(low: str, word: _Word) -> bool:
+        """A person's place for a word in capitals amid lower case that no list holds: only
+        verbs and relations of people's lives, never "has", "needs", "help", "inform" or a
+        possessive, which legal prose uses with its initialisms ("the AIFM has", "help ENISA",
+        "the AIFM's liability")."""
+        window = max(0, word.start - 24)
+        if _CAPS_PERSON_BEFORE.search(low, window, word.start) is not None:
+            return True
+        return _CAPS_PERSON_SUBJECT.match(low, word.end) is not None
+
     def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants
         to know", "martim earns"), or the object of one ("told ravil", "i pay laila", "the
@@ -497,8 +525,8 @@ class AnyCaseNameRecogniser:
         elif kind == "unknown" and "-" not in word.low:
             # In lower case, or in capitals where capitals are how it is typed; a lone word in
             # capitals amid lower case only when it reads like a name, not an initialism.
-            if word.case == "caps_alone" and not _pronounceable(word.low):
-                return False
+            if word.case == "caps_alone":
+                return self._caps_name(word) and self._caps_slot(low, word)
             if not self._namelike(word.low):
                 return False
             verbs_only = True
