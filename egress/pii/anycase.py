@@ -421,16 +421,18 @@ class AnyCaseNameRecogniser:
         surname_strong = any(
             k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
         )
-        if kind == "unknown" and cue is None and self._person_slot(low, first, kind):
-            return j, _LONE_IN_SLOT  # "told emidio", "WE PAID JANKA POTTINGER"
+        if kind == "unknown" and cue is None and j == i + 1 and self._person_slot(low, first, kind):
+            return j, _LONE_IN_SLOT  # "told emidio"
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
             # ("riona o'donnell", "FEIDHLIM DOYLE"), or when it looks like a name and so does
             # the word after it, a known name or another word no list holds ("hui mazur",
             # "babajide kazlauskiene"); alone it is a word we do not know.
-            if surname_strong:
+            if surname_strong or self._namelike_pair(first, following, rest):
                 return j, UNKNOWN_FIRST
-            return (j, UNKNOWN_FIRST) if self._namelike_pair(first, following, rest) else None
+            if self._person_slot(low, first, kind):
+                return j, _LONE_IN_SLOT  # "WE PAID JANKA POTTINGER": the place decides
+            return None
         if cue is not None:
             if kind == "weak" and not cue and not has_surname:
                 return None
