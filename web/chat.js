@@ -160,6 +160,57 @@ export class ChatView {
       view.item.querySelector(".message-actions")?.remove();
       view.item.insertBefore(this.actions(view, conversation.owned), view.body.nextSibling);
     });
+    if (conversation.owned) this.showSummary(conversation.id);
+  }
+
+  // -- compaction (ADR 0065): which earlier turns the model gets as a summary, and rollback --
+
+  /** A note after the last message the newest summary on the shown branch replaced (the model
+   * gets those as a summary, not word for word), with Roll back; nothing when none applies. */
+  async showSummary(id) {
+    let summaries;
+    try {
+      summaries = await this.api.json(
+        "GET", `/api/conversations/${encodeURIComponent(id)}/summaries`);
+    } catch (error) {
+      return this.failed(error, this.el.messages);
+    }
+    if (id !== this.conversationId) return; // the page moved on meanwhile
+    this.el.messages.querySelectorAll(".summary-note").forEach((note) => note.remove());
+    const at = (s) => this.views.findIndex((v) => v.message && v.message.id === s.lastMessageId);
+    const shown = summaries.filter((s) => at(s) >= 0);
+    const live = shown.filter((s) => !s.rolledBackAt);
+    const newest = live.sort((a, b) => at(b) - at(a))[0];
+    const rolled = shown.filter((s) => s.rolledBackAt).sort((a, b) => at(b) - at(a))[0];
+    const note = make("li", undefined, "summary-note");
+    note.setAttribute("role", "note");
+    if (newest && (!rolled || at(newest) > at(rolled))) {
+      note.append(make("span", `Earlier turns summarised: ${newest.messageCount} messages up to`
+        + " here go to the model as a summary, not word for word."));
+      const undo = make("button", "Roll back", "message-action");
+      undo.type = "button";
+      undo.setAttribute("aria-label", "Roll back this summary");
+      undo.addEventListener("click", () => this.rollBack(id, newest.id, undo));
+      note.append(undo);
+      this.views[at(newest)].item.after(note);
+    } else if (rolled) {
+      note.append(make("span", "Summary rolled back: these turns go to the model word for word,"
+        + " as far as the budget allows."));
+      this.views[at(rolled)].item.after(note);
+    }
+  }
+
+  async rollBack(id, summaryId, button) {
+    button.disabled = true;
+    const path = `/api/conversations/${encodeURIComponent(id)}/summaries/`
+      + `${encodeURIComponent(summaryId)}/rollback`;
+    try {
+      await this.api.json("POST", path);
+    } catch (error) {
+      button.disabled = false;
+      return this.failed(error, this.el.messages);
+    }
+    await this.showSummary(id);
   }
 
   /** A message's controls: the branch switcher where it has versions, and Edit (a question)
