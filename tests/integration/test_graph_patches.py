@@ -35,7 +35,8 @@ async def parts(tmp_path):
     store = LadybugGraphStore(tmp_path / "g", schema)
     await store.init_schema()
     writer = GraphWriteService(store, IngressGuard(schema, EmailOnlyScanner()))
-    detector = ChangeDetector(store, batch_window=0.05, log_size=5, max_queue=50)
+    # a window wide enough that a hundred writes on a slow machine still fall in a few of them
+    detector = ChangeDetector(store, batch_window=0.25, log_size=5, max_queue=50)
     writer.subscribe(detector.on_local)
     yield writer, detector, store
     await detector.aclose()
