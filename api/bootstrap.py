@@ -226,7 +226,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         lexicon=lexicon,
         limits=_chat_limits(settings),
         aspects=overrides.get("aspects", ASPECTS),
-        what_if=WhatIfStep(conversations.scenario_store(), evidence),
+        what_if=WhatIfStep(conversations.scenario_store(), evidence, rules=evidence),
     )
     prices = PriceTable(settings.usage_prices_per_million)
     priced = UsageTurns(

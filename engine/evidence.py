@@ -33,7 +33,7 @@ from engine.retrieval import HitReason, RelevanceVerdict, RetrievalHit, Retrieve
 from engine.retrieval.amounts import amount
 from engine.retrieval.cache import IndexCache, build_retriever
 from engine.retrieval.documents import jurisdiction_of_id
-from graph.models import GraphEdge, GraphNode
+from graph.models import GraphEdge, GraphNode, GraphSnapshot
 from graph.port import GraphReader
 from graph.quarantine import MERGED_STATUS, is_hidden, is_quarantined
 from infra.lifetime import Lifetime
@@ -204,6 +204,8 @@ class EvidenceIndex:
         self._retriever = Retriever(())
         self._disputes: dict[str, list[GraphNode]] = {}  # claim id -> SourceConflicts
         self._timelines: dict[str, list[str]] = {}  # node id -> its Timeline ids
+        # The REQUIRES and HAS_TIMELINE edges, for the what-if's eligibility (ADR 0071)
+        self._rule_edges: tuple[GraphEdge, ...] = ()
         self._regimes_citing: dict[str, list[str]] = {}  # act id -> the regimes citing it
         self._using_form: dict[str, list[str]] = {}  # form id -> the obligations using it
         self._changes: dict[str, list[GraphNode]] = {}  # node id -> its ChangeEvents (ADR 0035)
@@ -304,7 +306,10 @@ class EvidenceIndex:
         regimes_citing: dict[str, list[str]] = {}
         using_form: dict[str, list[str]] = {}
         changes: dict[str, list[GraphNode]] = {}
+        rule_edges: list[GraphEdge] = []
         for edge in edges:
+            if edge.type in ("REQUIRES", "HAS_TIMELINE"):
+                rule_edges.append(edge)
             if edge.type == "USES_FORM":
                 using_form.setdefault(edge.target, []).append(edge.source)
             source = by_id.get(edge.source)
@@ -319,6 +324,7 @@ class EvidenceIndex:
         self._nodes, self._names, self._retriever = by_id, names, retriever
         self._disputes, self._timelines, self._changes = disputes, timelines, changes
         self._regimes_citing, self._using_form = regimes_citing, using_form
+        self._rule_edges = tuple(rule_edges)
         self._generation = next(self._generations)
         log.debug("evidence_index_built", nodes=len(by_id), searchable=len(retriever))
 
@@ -581,6 +587,23 @@ class EvidenceIndex:
 
     def get(self, node_id: str) -> GraphNode | None:
         return self._nodes.get(node_id)
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = MAX_NODES
+    ) -> GraphSnapshot:
+        """In memory, no graph read: the visible nodes of ``labels`` this index holds and the
+        ``REQUIRES`` and ``HAS_TIMELINE`` edges among them (no other edge type) — what
+        :func:`scenarios.load_rules` reads, so the chat's what-if assesses eligibility before
+        the first token (ADR 0071 addendum)."""
+        wanted = None if labels is None else frozenset(labels)
+        nodes = [
+            node
+            for node in self._nodes.values()
+            if (wanted is None or node.label in wanted) and not is_hidden(node)
+        ][:limit]
+        ids = {node.id for node in nodes}
+        edges = [e for e in self._rule_edges if e.source in ids and e.target in ids]
+        return GraphSnapshot(nodes=nodes, edges=edges)
 
     def descriptions(self, ids: Sequence[str]) -> list[tuple[str, str]]:
         """``(id, one-line description)`` for the ids the index knows, in the given order."""

@@ -59,8 +59,11 @@ equals the event name:
 - `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
   status, capturePending, scenario?}` — always last. `scenario` only on a turn that stated
   facts and asked a what-if (issue 28): `{columns, facts, assumed, missing, comparison,
-  node_ids, scenario_id, currency}`, the scenario engine's comparison computed from the graph's
-  parameter nodes before the model call. `capturePending: true`: the concepts this turn
+  node_ids, eligibility, scenario_id, currency}`, the scenario engine's comparison computed from
+  the graph's parameter nodes before the model call; `eligibility` is each column's reliefs and
+  obligations (`applies` / `does_not_apply` / `cannot_tell` with the missing facts, the
+  condition nodes, the binding deadlines; ADR 0071), and `comparison.snapshots[].eligibility`
+  what changed between the columns. `capturePending: true`: the concepts this turn
   captured were still being written when the answer ended; the write finishes in the
   background and its concepts join the conversation's context for the next turn (a
   `graph_write_pending` warning says the same). `citations`: one `{id, heading,

@@ -11,11 +11,15 @@ evidence is found and before the prompt is built. In order:
    the conversation store — never in the graph): the facts stated earlier, else those of the
    conversation's earlier questions; the facts of this message laid over them are stored;
 4. the what-if, when asked: both sets of facts evaluated from the graph's parameter nodes as
-   the in-memory evidence index holds them (no graph read before the first token), compared.
+   the in-memory evidence index holds them (no graph read before the first token), compared;
+   with the index's rule nodes and their ``REQUIRES``/``HAS_TIMELINE`` edges (a
+   :class:`scenarios.RuleSet` built once per index generation), each column also says which
+   reliefs and obligations apply and which deadlines bind (ADR 0071).
 
 The result joins the turn as (a) a ``WHAT-IF`` prompt section of quoted data (unsanitised: it
-carries the user's figures, so egress scans it), (b) the parameter nodes as evidence, so the
-answer's citations of them are kept, and (c) ``done``'s ``scenario``. A what-if the engine
+carries the user's figures, so egress scans it), (b) the parameter nodes (and the items,
+conditions and timelines that decided eligibility) as evidence, so the answer's citations of
+them are kept, and (c) ``done``'s ``scenario``. A what-if the engine
 computed is answerable even where the relevance gate would have refused its words.
 """
 
@@ -41,10 +45,11 @@ from scenarios.chat import (
     to_facts,
     what_if,
 )
+from scenarios.eligibility import RuleSet, RulesReader, load_rules
 from scenarios.models import Facts, Snapshot
 from scenarios.stated import StatedFacts, maybe_scenario, parse_what_if
 
-__all__ = ["IndexedParameters", "NodeLookup", "WhatIfOutcome", "WhatIfStep"]
+__all__ = ["IndexedParameters", "IndexedRules", "NodeLookup", "WhatIfOutcome", "WhatIfStep"]
 
 _SNAPSHOTS: TypeAdapter[list[Snapshot]] = TypeAdapter(list[Snapshot])
 _SCAN = 200  # the user's most recently updated scenarios searched for the conversation's
@@ -54,6 +59,14 @@ class NodeLookup(Protocol):
     """What the step needs of :class:`engine.evidence.EvidenceIndex`: a node by id, in memory."""
 
     def get(self, node_id: str) -> GraphNode | None: ...
+
+
+class IndexedRules(RulesReader, Protocol):
+    """What the step needs for eligibility: the in-memory rules (:meth:`EvidenceIndex.snapshot`)
+    and a number that changes whenever they may have (:attr:`EvidenceIndex.generation`)."""
+
+    @property
+    def generation(self) -> int: ...
 
 
 class IndexedParameters:
@@ -104,10 +117,24 @@ class WhatIfOutcome:
 class WhatIfStep:
     """Runs the scenario engine for a turn that states facts or asks a what-if."""
 
-    def __init__(self, scenarios: ScenarioStore, index: NodeLookup) -> None:
+    def __init__(
+        self, scenarios: ScenarioStore, index: NodeLookup, rules: IndexedRules | None = None
+    ) -> None:
+        """``rules`` (the evidence index): eligibility and deadlines are assessed; without,
+        the what-if gives amounts only."""
         self._scenarios = scenarios
         self._index = index
         self._reader = IndexedParameters(index)
+        self._rules = rules
+        self._rule_set: tuple[int, RuleSet] | None = None  # (generation, rules) last built
+
+    async def _current_rules(self) -> RuleSet | None:
+        if self._rules is None:
+            return None
+        generation = self._rules.generation
+        if self._rule_set is None or self._rule_set[0] != generation:
+            self._rule_set = (generation, await load_rules(self._rules))
+        return self._rule_set[1]
 
     async def run(
         self,
@@ -134,7 +161,8 @@ class WhatIfStep:
             return None  # "what if I sell in May?" with no facts of ours: not the engine's matter
         result = None
         if question.change is not None:
-            result = await what_if(self._reader, stated, question.change)
+            rules = await self._current_rules()
+            result = await what_if(self._reader, stated, question.change, rules)
         snapshots = self._snapshots(stated, question.change)
         if snapshots:
             body = _SNAPSHOTS.dump_json(snapshots).decode()

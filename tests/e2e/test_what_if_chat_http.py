@@ -2,7 +2,10 @@
 next asks "what if I earned €60,000 instead?"; the answer (the offline provider) is the
 comparison table with citations of parameter nodes in force for 2025, `done` carries the
 structured result, the facts are stored in the user's scenario (never in the graph), and the
-prompt reached the provider through egress."""
+prompt reached the provider through egress. Each what-if also says which reliefs and
+obligations apply by the graph's conditions ("cannot tell: missing proprietary_director", with
+the condition's node) and which deadlines bind (a third turn adds self-employment: Form 11
+applies, due 31 October 2026), in the prompt's quoted data, the table and `done` (ADR 0071)."""
 
 from __future__ import annotations
 
@@ -95,6 +98,49 @@ async def test_what_if_after_stated_facts_answers_with_the_cited_comparison(
             assert stored["snapshots"][1]["facts"]["paye_income"] == "60000.00"
             other = await client.get(f"/api/scenarios/{mine['id']}", headers=BOB)
             assert other.status_code == 404
+
+            # eligibility by the graph's conditions, per column: the employee credit's condition
+            # reads a fact nobody stated, so "cannot tell" names it and the condition's node
+            employee = "IE:RELIEF:EMPLOYEE_TAX_CREDIT"
+            condition = "IE:CONDITION:NOT_PROPRIETARY_DIRECTOR"
+            columns = scenario["eligibility"]
+            assert len(columns) == 2
+            for column in columns:
+                (credit,) = [e for e in column if e["node_id"] == employee]
+                assert credit["status"] == "cannot_tell"
+                assert credit["missing"] == ["proprietary_director"]
+                assert [c["node_id"] for c in credit["conditions"]] == [condition]
+            assert {employee, condition} <= set(scenario["node_ids"])
+            assert "- ELIGIBILITY " in system.content and condition in system.content
+            assert "cannot tell: missing proprietary_director" in answer
+            assert f"[{condition}]" in answer and condition in kept
+
+            # self-employment added: Form 11 and its 31 October deadline bind in the what-if only
+            more = await chat(
+                client,
+                {
+                    "message": "what if I also had €20,000 of self-employed income?",
+                    "conversationId": conversation,
+                },
+            )
+            done = more[-1].payload
+            answer = _answer(more)
+            as_stated, what_if = done["scenario"]["eligibility"]
+            form_11 = "IE:OBLIGATION:FORM_11_RETURN"
+            assert form_11 not in {e["node_id"] for e in as_stated}
+            (filing,) = [e for e in what_if if e["node_id"] == form_11]
+            assert filing["status"] == "applies"
+            due = {d["node_id"]: d["end"] for d in filing["deadlines"]}
+            assert due == {"IE:TIMELINE:RETURN_DEADLINE_31_OCT": "2026-10-31"}
+            (compared,) = done["scenario"]["comparison"]["snapshots"]
+            (moved,) = [e for e in compared["eligibility"] if e["node_id"] == form_11]
+            assert moved["statuses"] == [None, "applies"] and moved["changed"] is True
+            system = provider.requests[-1].messages[0]
+            assert "- DEADLINE " in system.content and "2026-10-31" in system.content
+            assert "Deadlines that bind" in answer and "due 2026-10-31" in answer
+            assert "[IE:TIMELINE:RETURN_DEADLINE_31_OCT]" in answer
+            kept = {c["id"] for c in done["citations"]}
+            assert {form_11, "IE:TIMELINE:RETURN_DEADLINE_31_OCT"} <= kept
 
             # never in the graph: no node holds the conversation's label or the stated figure
             graph = await client.get("/api/graph/snapshot", params={"limit": "5000"}, headers=ALICE)

@@ -1,9 +1,11 @@
 """The chat's what-if step on a real SQLite conversation store (issue 28, ADR 0063): a plain
 question touches nothing; stated facts land in the user's scenario; the next turn's what-if
-reads them, computes, and lifts the gate's refusal with the parameter nodes as evidence."""
+reads them, computes, and lifts the gate's refusal with the parameter nodes as evidence; with
+the index's rules it also assesses eligibility, reading the rules once per index generation."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ from conversations.sqlite import SqliteConversationStore
 from engine.evidence import Evidence
 from engine.retrieval.gate import RefusalReason, RelevanceVerdict
 from engine.turn.what_if import WhatIfStep
-from graph.models import GraphNode
+from graph.models import GraphNode, GraphSnapshot
 from scenarios.chat import CHAT_SCENARIO_PREFIX
 from tests.unit.test_scenario_support import SeedReader
 
@@ -25,6 +27,49 @@ class SeedNodes:
 
     def get(self, node_id: str) -> GraphNode | None:
         return self.nodes.get(node_id)
+
+
+class SeedRules:
+    """The index's rules over the seed files, counting reads; ``generation`` as the index's."""
+
+    def __init__(self) -> None:
+        self.reader = SeedReader()
+        self.generation = 1
+        self.reads = 0
+
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        self.reads += 1
+        return await self.reader.snapshot(labels, limit)
+
+
+async def test_the_what_if_assesses_eligibility_reading_rules_once_per_generation(
+    tmp_path: Path,
+) -> None:
+    store = SqliteConversationStore(tmp_path / "c.db")
+    await store.init()
+    try:
+        rules = SeedRules()
+        step = WhatIfStep(store.scenario_store(), SeedNodes(), rules=rules)
+        stated = await step.run("t1", "u1", "c1", "I earn €50,000 (PAYE), single, 2025", [])
+        assert stated is not None and rules.reads == 0  # facts only: nothing assessed
+        for amount in ("€60,000", "€70,000"):
+            outcome = await step.run("t1", "u1", "c1", f"what if I earned {amount}?", [])
+            assert outcome is not None and outcome.result is not None
+            assert outcome.result.eligibility is not None
+        assert rules.reads == 1
+        rules.generation = 2  # the index changed: the rules are read again
+        outcome = await step.run("t1", "u1", "c1", "what if I earned €80,000?", [])
+        assert rules.reads == 2
+        assert outcome is not None and outcome.result is not None
+        data = outcome.data()
+        assert data is not None and isinstance(data["eligibility"], list)
+        refused = Evidence(hits=[], verdict=RelevanceVerdict(False, RefusalReason.NO_EVIDENCE))
+        evidence, _ = outcome.evidence(refused, "no evidence", SeedNodes())
+        assert "IE:CONDITION:NOT_PROPRIETARY_DIRECTOR" in evidence.ids()
+    finally:
+        await store.aclose()
 
 
 async def test_stated_facts_are_stored_and_the_what_if_uses_them(tmp_path: Path) -> None:
