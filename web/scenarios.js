@@ -2,7 +2,10 @@
 // evaluation and a comparison of two as tables. Every figure carries citation chips: the graph
 // node ids of the rates, bands and credits it used; a chip opens that node in the graph view
 // (onOpenNode). Amounts arrive as strings with two decimals and are shown as they came (no
-// binary floats). Everything from the server is written with textContent, never as HTML.
+// binary floats). Each snapshot also shows which reliefs, credits and obligations apply by the
+// graph's conditions ("cannot tell: missing <fact>" when a fact is absent) and the deadlines
+// that bind, each with chips of the item, condition and timeline nodes that decided it
+// (ADR 0071). Everything from the server is written with textContent, never as HTML.
 import { ApiError } from "./api.js";
 
 const TAXES = { income_tax: "Income tax", usc: "USC", prsi: "PRSI", ni: "National Insurance", cgt: "Capital gains tax" };
@@ -38,6 +41,21 @@ export function money(amount, sign) {
   const [whole, cents = "00"] = text.replace("-", "").split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return `${negative ? "-" : ""}${sign}${grouped}.${cents.padEnd(2, "0")}`;
+}
+
+/** An eligibility entry as words: "applies", "does not apply: not met: …", "cannot tell: missing …". */
+export function statusText(entry) {
+  if (!entry) return "not relevant";
+  if (entry.status === "applies") return "applies";
+  if (entry.status === "does_not_apply") {
+    const failed = entry.conditions.filter((c) => c.status === "not_met").map((c) => c.name);
+    return failed.length ? `does not apply: not met: ${failed.join("; ")}` : "does not apply";
+  }
+  return entry.missing.length ? `cannot tell: missing ${entry.missing.join(", ")}` : "cannot tell";
+}
+
+function entryName(entry) {
+  return entry.about ? `${entry.name} (${entry.about})` : entry.name;
 }
 
 export class ScenarioView {
@@ -241,10 +259,58 @@ export class ScenarioView {
         row.classList.add("total");
         table.tBodies[0].append(row);
       }
-      parts.push(table, this.gaps(snapshot.gaps));
+      parts.push(table, this.gaps(snapshot.gaps), ...this.eligibility(snapshot));
     }
     parts.push(make("p", result.disclaimer, "hint"));
     this.resultBody.replaceChildren(...parts);
+  }
+
+  /** One snapshot's eligibility and binding deadlines as two tables (none when not assessed). */
+  eligibility(snapshot) {
+    if (!snapshot.eligibility) return [];
+    const where = `${snapshot.label} (${snapshot.jurisdiction} ${snapshot.tax_year}, as at ${snapshot.as_at})`;
+    if (!snapshot.eligibility.length) return [make("p", `No relief or obligation in the graph is relevant to ${where}.`, "hint scenario-eligibility-none")];
+    const items = this.table(`Who qualifies · ${where}`, ["Relief or obligation", "Status", "Decided by"]);
+    items.classList.add("scenario-eligibility");
+    const deadlines = this.table(`Deadlines that bind · ${where}`, ["Deadline", "For", "When", "Status", "Sources"]);
+    deadlines.classList.add("scenario-deadlines");
+    for (const entry of snapshot.eligibility) {
+      const row = this.row([entryName(entry), statusText(entry)], entry.node_ids, false);
+      row.dataset.status = entry.status;
+      items.tBodies[0].append(row);
+      for (const deadline of entry.deadlines) {
+        const line = this.row([deadline.name, entryName(entry), deadline.text, deadline.status.replace("_", " ")], [deadline.node_id, entry.node_id], false);
+        line.dataset.status = deadline.status;
+        deadlines.tBodies[0].append(line);
+      }
+    }
+    return deadlines.tBodies[0].rows.length ? [items, deadlines] : [items];
+  }
+
+  /** Eligibility and deadlines across the compared scenarios: one row per item or deadline. */
+  eligibilityComparison(snapshot, index, labels, evaluations) {
+    if (!snapshot.eligibility.length) return [];
+    const entries = evaluations.map((e) => (e.snapshots[index] && e.snapshots[index].eligibility) || []);
+    const find = (column, item) => entries[column].find((e) => e.node_id === item.node_id && e.about === item.about);
+    const items = this.table(`Who qualifies · ${snapshot.label}`, ["Relief or obligation", ...labels, "Decided by"]);
+    items.classList.add("scenario-eligibility-comparison");
+    const deadlines = this.table(`Deadlines that bind · ${snapshot.label}`, ["Deadline", ...labels, "Sources"]);
+    deadlines.classList.add("scenario-deadlines-comparison");
+    for (const item of snapshot.eligibility) {
+      const found = labels.map((_, column) => find(column, item));
+      const name = item.about ? `${item.name} (${item.about})` : item.name;
+      const row = this.row([name, ...found.map((e) => statusText(e))], item.node_ids, false);
+      if (item.changed) row.classList.add("changed");
+      items.tBodies[0].append(row);
+      for (const [timeline, ends] of Object.entries(item.deadlines)) {
+        const checks = found.map((e) => (e ? e.deadlines.find((d) => d.node_id === timeline) : undefined));
+        const named = checks.find((d) => d) || { name: timeline };
+        const line = this.row([`${named.name} (${name})`, ...checks.map((d, i) => (d ? d.text : ends[i] || "—"))], [timeline, item.node_id], false);
+        if (new Set(ends).size > 1) line.classList.add("changed");
+        deadlines.tBodies[0].append(line);
+      }
+    }
+    return deadlines.tBodies[0].rows.length ? [items, deadlines] : [items];
   }
 
   async compareSelected() {
@@ -276,7 +342,8 @@ export class ScenarioView {
           table.tBodies[0].append(row);
         }
       }
-      parts.push(table, this.gaps(snapshot.gaps.flat()));
+      const index = result.comparison.snapshots.indexOf(snapshot);
+      parts.push(table, this.gaps(snapshot.gaps.flat()), ...this.eligibilityComparison(snapshot, index, labels, result.evaluations));
     }
     parts.push(make("p", result.disclaimer, "hint"));
     this.resultBody.replaceChildren(...parts);
@@ -296,9 +363,9 @@ export class ScenarioView {
     return table;
   }
 
-  row(cells, nodeIds) {
+  row(cells, nodeIds, numbers = true) {
     const tr = make("tr");
-    cells.forEach((cell, i) => tr.append(make("td", cell, i ? "number" : undefined)));
+    cells.forEach((cell, i) => tr.append(make("td", cell, i && numbers ? "number" : undefined)));
     const sources = make("td", undefined, "sources");
     for (const id of nodeIds) {
       const chip = make("button", id, "chip-focus scenario-chip");

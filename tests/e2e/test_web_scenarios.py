@@ -1,7 +1,9 @@
 """The scenario panel in headless Chromium (issue 28, must-have 6), against a real server on the
 seeded graph: two scenarios entered as facts in the form (€50,000 and €60,000 PAYE, single, IE
 2025), each evaluated into a table whose figures carry citation chips, the two compared, and a
-chip opening its rate's node in the graph view."""
+chip opening its rate's node in the graph view. Each evaluation and the comparison also say who
+qualifies by the graph's conditions ("cannot tell: missing proprietary_director", with chips of
+the credit and its condition) and, for a sole trader, the deadlines that bind (ADR 0071)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from tests.e2e.test_web_app import served as served  # the module-scoped fixture
 pytestmark = pytest.mark.e2e
 
 
-def _enter(page: Page, label: str, paye: str) -> None:
+def _enter(page: Page, label: str, paye: str, self_employed: str = "") -> None:
     page.get_by_role("button", name="New scenario").click()
     form = page.locator("#scenario-form")
     form.get_by_label("Scenario name").fill(label)
@@ -25,6 +27,7 @@ def _enter(page: Page, label: str, paye: str) -> None:
     form.get_by_label("Civil status").select_option("single")
     form.get_by_label("Age", exact=True).fill("35")
     form.get_by_label("Employment (PAYE) income").fill(paye)
+    form.get_by_label("Self-employed income", exact=True).fill(self_employed)
     form.get_by_role("button", name="Save and evaluate").click()
     expect(page.get_by_role("status").filter(has_text=f"Saved “{label}”")).to_be_visible()
 
@@ -46,6 +49,31 @@ def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served:
         for i in range(rows.count()):
             expect(rows.nth(i).locator("button.scenario-chip").first).to_be_visible()
 
+        # who qualifies, by the graph's conditions: the employee credit's condition reads a fact
+        # the form did not state, so it cannot be told and says which
+        eligibility = page.locator("table.scenario-eligibility")
+        credit = eligibility.locator("tbody tr").filter(has_text="Employee tax credit")
+        expect(credit.locator("td").nth(1)).to_have_text(
+            "cannot tell: missing proprietary_director"
+        )
+        expect(credit).to_have_attribute("data-status", "cannot_tell")
+        expect(
+            credit.locator("button.scenario-chip", has_text="IE:CONDITION:NOT_PROPRIETARY_DIRECTOR")
+        ).to_be_visible()
+        expect(page.locator("table.scenario-deadlines")).to_have_count(0)  # PAYE only: none
+
+        # a sole trader: Form 11 applies and its pay-and-file date binds
+        _enter(page, "Sole trader", "", "40000")
+        filing = eligibility.locator("tbody tr").filter(has_text="File an income tax return")
+        expect(filing.locator("td").nth(1)).to_have_text("applies")
+        deadline = page.locator("table.scenario-deadlines tbody tr").filter(
+            has_text="Pay-and-file deadline 31 October"
+        )
+        expect(deadline.locator("td").nth(2)).to_have_text("due 2026-10-31")
+        expect(
+            deadline.locator("button.scenario-chip", has_text="IE:TIMELINE:RETURN_DEADLINE_31_OCT")
+        ).to_be_visible()
+
         _enter(page, "Sixty", "60000")
         expect(evaluation.locator("tr.total").first).to_contain_text("€11,200.00")
 
@@ -60,6 +88,13 @@ def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served:
         )
         expect(comparison.locator("thead th")).to_have_text(
             ["Line", "Fifty", "Sixty", "Difference", "Sources"]
+        )
+        compared = page.locator("table.scenario-eligibility-comparison")
+        expect(compared.locator("thead th")).to_have_text(
+            ["Relief or obligation", "Fifty", "Sixty", "Decided by"]
+        )
+        expect(compared.locator("tbody tr").filter(has_text="Employee tax credit")).to_contain_text(
+            "cannot tell: missing proprietary_director"
         )
         screenshot(page, "scenario-comparison")
 
