@@ -50,11 +50,14 @@ from engine.graph_sync import GraphSync
 from engine.ingestion import IngestionQueue, IngestionWorkQueue
 from engine.ingestion.worker import ConceptEnricher, IngestionWorker, running_worker
 from engine.lexicon import ConceptLexicon
+from engine.metrics import EngineCounters
+from engine.model_summary import ModelSummariser
 from engine.prompt import ASPECTS, Aspect
 from engine.retrieval.cache import IndexCache
 from engine.router import LlmRouter
 from engine.self_population import SelfPopulation
 from engine.turn import ChatEngine, ChatLimits, EgressGateway, TurnEngine
+from engine.turn.cancel import ErasureNotices, LocalErasureNotices
 from engine.turn.what_if import WhatIfStep
 from errors import InvalidInput
 from graph.bus import GraphBus, announcer
@@ -64,7 +67,9 @@ from graph.port import GraphStore
 from graph.quarantine import ReviewedGraph
 from graph.schema import GraphSchema, load_schema
 from graph.write_service import GraphWriteService
+from infra.erasure_notices import RedisErasureNotices
 from infra.metrics import Metrics
+from infra.quota_counter import RedisQuotaCounter
 from infra.rate_limit import RateLimiter
 from infra.tracing import Tracing
 
@@ -132,6 +137,8 @@ class Container:
     _stack: AsyncExitStack
     admission: TurnAdmission | None = None  # chat turns in flight (ADR 0030); set by bootstrap
     tokens: SupabaseTokens | None = None  # Supabase access tokens, when configured (ADR 0024)
+    # erasures told to every worker, which cancels its turns of them (ADR 0048 addendum)
+    erasure_notices: ErasureNotices | None = None
 
     async def aclose(self) -> None:
         await _close(self._stack, self.settings.shutdown_timeout_seconds)
@@ -215,7 +222,15 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         stack, settings, overrides, handle, evidence, lexicon
     )
     router, providers, egress = _llm(stack, settings, overrides, lexicon, conversations)
+    counters = EngineCounters()
+    summariser = (
+        ModelSummariser(egress=egress, router=router, store=conversations, counters=counters)
+        if settings.conversation_summary_by_model
+        else None
+    )
     chat = ChatEngine(
+        counters=counters,
+        summariser=summariser,
         tracer=tracing.tracer,
         store=conversations,
         egress=egress,
@@ -228,6 +243,14 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         aspects=overrides.get("aspects", ASPECTS),
         what_if=WhatIfStep(conversations.scenario_store(), evidence, rules=evidence),
     )
+    notices: ErasureNotices = (
+        RedisErasureNotices(handle.redis, settings.redis_prefix)
+        if handle.redis is not None
+        else LocalErasureNotices()
+    )
+    notices.subscribe(chat.running.cancel)
+    await notices.start()
+    stack.push_async_callback(notices.aclose)
     prices = PriceTable(settings.usage_prices_per_million)
     priced = UsageTurns(
         chat,
@@ -236,7 +259,12 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         settings.usage_monthly_quotas,
         metrics=metrics,
         when_store_down=settings.usage_quota_when_store_down,
+        counter=RedisQuotaCounter(handle.redis, settings.redis_prefix)
+        if handle.redis is not None and settings.usage_monthly_quotas
+        else None,
     )
+    if summariser is not None:  # a summary call's tokens count like a turn's (ADR 0050)
+        summariser.on_usage = priced.record_call
     engine: TurnEngine = MeteredTurns(priced, metrics=metrics, tracer=tracing.tracer)
     stack.push_async_callback(engine.aclose)  # closed first: its saves need the stores
     log.info("bootstrapped", graph=settings.graph_backend, indexed_nodes=len(evidence))
@@ -268,6 +296,7 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
         tracing=tracing,
         _stack=stack,
         admission=admission,
+        erasure_notices=notices,
     )
 
 

@@ -348,6 +348,14 @@ class Settings(BaseSettings):
         "each answer's first sentence, the ids of the provisions cited), the first question is "
         "always kept, and so are the active concepts. 0: off (the last history_messages only).",
     )
+    conversation_summary_by_model: bool = Field(
+        default=False,
+        description="Compaction (ADR 0065, third addendum): after a turn that summarised older "
+        "messages, ask the route of the task conversation_summary (REGINTEL_LLM_TASK_ROUTES, a "
+        "tenant's routes, else the default route) for a summary of them, in the background, "
+        "through egress; stored beside the extractive one and used by later prompts. The "
+        "offline provider makes no call; a failed call leaves the extractive summary.",
+    )
     evidence_k: int = 6
     graph_write_timeout_seconds: float = 2.0
     graph_retry_interval_seconds: float = Field(

@@ -15,14 +15,17 @@ tokens or cost this UTC month reached its quota gets :class:`errors.QuotaExceede
 ``quota_exceeded``, ``Retry-After`` until the next month; the body's ``resetsAt`` and
 ``conversationId``), and nothing reaches the model. The question is still stored, alone, with
 the status ``quota_exceeded`` (by the engine's ``store_refused``: in the conversation named, on
-its active branch, or in a new one) so the conversation shows it. The
-totals are the store's, so every API worker sees the same ones. A store that cannot say lets
-the turn through by default (``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=open``: logged as
+its active branch, or in a new one) so the conversation shows it. The totals are the store's,
+so every API worker sees the same ones. With Redis configured, a :class:`QuotaCounter`
+(:class:`infra.quota_counter.RedisQuotaCounter`) keeps a copy of the month's totals of each
+tenant with a quota: the check is one Redis read, seeded from the store when the copy is
+missing or expired, and each recorded call is added to it; a counter that fails is logged
+(``quota_counter_unavailable``), counted, and the store is read instead. A store that cannot
+say lets the turn through by default (``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=open``: logged as
 ``quota_unchecked`` and counted; the turn itself needs the store and will say so), or refuses
 it with 503 ``quota_unavailable`` (``closed``), as the rate limiter does when Redis is down.
-Past a soft
-quota (``softTokens``, ``softCostMicros``) the turn goes on and carries a ``warning`` event
-``quota_warning`` after its metadata.
+Past a soft quota (``softTokens``, ``softCostMicros``) the turn goes on and carries a
+``warning`` event ``quota_warning`` after its metadata.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from datetime import UTC, date, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 import structlog
 
@@ -42,7 +45,7 @@ from engine.turn import PreparedTurn, TurnEngine, TurnRequest, run_turn
 from errors import QuotaExceeded, QuotaUnavailable, RegintelError
 from infra.metrics import Metrics
 
-__all__ = ["PriceTable", "QuotaKind", "Quotas", "UsageTurns"]
+__all__ = ["PriceTable", "QuotaCounter", "QuotaKind", "Quotas", "UsageTurns"]
 
 QuotaKind = Literal["tokens", "costMicros", "softTokens", "softCostMicros"]
 _HARD: frozenset[QuotaKind] = frozenset({"tokens", "costMicros"})
@@ -72,6 +75,19 @@ class PriceTable:
         return round(input_tokens * per_input + output_tokens * per_output)
 
 
+class QuotaCounter(Protocol):
+    """This month's tokens and cost per tenant, shared by the workers
+    (:class:`infra.quota_counter.RedisQuotaCounter`); errors are :class:`errors.RegintelError`."""
+
+    async def totals(self, tenant_id: str, month: date) -> tuple[int, int] | None: ...
+
+    async def seed(
+        self, tenant_id: str, month: date, tokens: int, cost: int
+    ) -> tuple[int, int]: ...
+
+    async def add(self, tenant_id: str, month: date, tokens: int, cost: int) -> bool: ...
+
+
 class UsageTurns:
     """A turn engine whose turns' token usage is priced and recorded (a ``TurnEngine``)."""
 
@@ -84,8 +100,11 @@ class UsageTurns:
         metrics: Metrics | None = None,
         *,
         when_store_down: Literal["open", "closed"] = "open",
+        counter: QuotaCounter | None = None,
     ) -> None:
         self._engine = engine
+        self._counter = counter
+        self.counter_unavailable = 0  # quota checks and records the counter could not answer
         self._ledger = ledger
         self._prices = prices
         self._quotas = dict(quotas or {})
@@ -125,16 +144,22 @@ class UsageTurns:
             return None
         now = datetime.now(UTC)
         month = now.date().replace(day=1)
-        try:
-            used = await self._ledger.usage_by_model(tenant_id, month)
-        except RegintelError as exc:
-            self.unchecked += 1
-            log.warning("quota_unchecked", code=exc.code, mode=self._when_store_down)
-            if self._when_store_down == "closed":
-                raise QuotaUnavailable(f"usage ledger: {exc}") from exc
-            return None
-        tokens = sum(u.input_tokens + u.output_tokens for u in used)
-        cost = sum(u.cost_micros for u in used)
+        counted = await self._counted(tenant_id, month)
+        if counted is None:
+            try:
+                used = await self._ledger.usage_by_model(tenant_id, month)
+            except RegintelError as exc:
+                self.unchecked += 1
+                log.warning("quota_unchecked", code=exc.code, mode=self._when_store_down)
+                if self._when_store_down == "closed":
+                    raise QuotaUnavailable(f"usage ledger: {exc}") from exc
+                return None
+            counted = (
+                sum(u.input_tokens + u.output_tokens for u in used),
+                sum(u.cost_micros for u in used),
+            )
+            counted = await self._seeded(tenant_id, month, counted)
+        tokens, cost = counted
         spent: dict[QuotaKind, int] = {
             "tokens": tokens,
             "costMicros": cost,
@@ -159,6 +184,33 @@ class UsageTurns:
             )
         return None
 
+    async def _counted(self, tenant_id: str, month: date) -> tuple[int, int] | None:
+        """The month's totals from the shared counter; ``None``: not counted, or no counter
+        (the ledger is read)."""
+        if self._counter is None:
+            return None
+        try:
+            return await self._counter.totals(tenant_id, month)
+        except RegintelError as exc:
+            self._counter_failed(exc)
+            return None
+
+    async def _seeded(
+        self, tenant_id: str, month: date, ledger: tuple[int, int]
+    ) -> tuple[int, int]:
+        """The counter seeded with the ledger's totals (or what another worker seeded)."""
+        if self._counter is None:
+            return ledger
+        try:
+            return await self._counter.seed(tenant_id, month, *ledger)
+        except RegintelError as exc:
+            self._counter_failed(exc)
+            return ledger
+
+    def _counter_failed(self, exc: RegintelError) -> None:
+        self.counter_unavailable += 1
+        log.warning("quota_counter_unavailable", code=exc.code)
+
     def run_turn(self, request: TurnRequest) -> AsyncGenerator[TurnEvent, None]:
         return run_turn(self, request)
 
@@ -174,9 +226,27 @@ class UsageTurns:
                     warning = None
 
     async def _record(self, turn: PreparedTurn, done: DoneEvent) -> None:
-        provider, model = turn.llm_request.provider, turn.llm_request.model
-        input_tokens = max(int(done.usage.get("inputTokens", 0)), 0)
-        output_tokens = max(int(done.usage.get("outputTokens", 0)), 0)
+        await self.record_call(
+            turn.request.tenant_id,
+            turn.request.user_id,
+            turn.llm_request.provider,
+            turn.llm_request.model,
+            int(done.usage.get("inputTokens", 0)),
+            int(done.usage.get("outputTokens", 0)),
+        )
+
+    async def record_call(
+        self,
+        tenant_id: str,
+        user_id: str,
+        provider: str,
+        model: str,
+        input_tokens: int,
+        output_tokens: int,
+    ) -> None:
+        """Price one call's tokens and add them to the caller's day: a turn's, or a call made
+        for it after it (a conversation's summary by a model, ADR 0065), so quotas count it."""
+        input_tokens, output_tokens = max(input_tokens, 0), max(output_tokens, 0)
         entry = UsageEntry(
             day=datetime.now(UTC).date(),
             provider=provider,
@@ -193,9 +263,21 @@ class UsageTurns:
                 entry.cost_micros
             )
         try:
-            await self._ledger.record_usage(turn.request.tenant_id, turn.request.user_id, entry)
+            await self._ledger.record_usage(tenant_id, user_id, entry)
         except RegintelError as exc:
             log.warning("usage_not_recorded", code=exc.code)
+            return
+        quoted = self._quotas.get(tenant_id) or self._quotas.get("*")
+        if self._counter is not None and quoted:  # the counter keeps quoted tenants only
+            try:
+                await self._counter.add(
+                    tenant_id,
+                    entry.day.replace(day=1),
+                    input_tokens + output_tokens,
+                    entry.cost_micros,
+                )
+            except RegintelError as exc:
+                self._counter_failed(exc)
 
 
 def _next_month(first: date) -> date:

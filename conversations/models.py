@@ -286,3 +286,7 @@ class StoredSummary(NewSummary):
     conversation_id: str
     created_at: datetime
     rolled_back_at: datetime | None = None
+    # a configured model's summary of the same range, written after the turn (ADR 0065 third
+    # addendum), sanitised; ``None``: the extractive ``summary`` only
+    model_summary: str | None = None
+    model_summary_by: str | None = None  # "provider:model"

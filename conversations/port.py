@@ -14,7 +14,8 @@ scenarios (:class:`ScenarioStore`), so the caller never switches on the backend'
 Narrow ports name what each caller uses: the turn depends on :class:`TurnStore` (six methods),
 the conversation routes on :class:`ConversationQueries`, a tenant admin's users and usage views
 on :class:`TenantAdminQueries`, export and erasure on :class:`ConversationExport` and
-:class:`ConversationErasure`; :class:`ConversationStore` is all of them plus migrations,
+:class:`ConversationErasure`, a configured model's background summary on
+:class:`ModelSummaryStore`; :class:`ConversationStore` is all of them plus migrations,
 sharing, health and lifetime. After :meth:`ConversationStore.aclose` every call
 raises :class:`errors.AdapterClosed`; nothing reopens silently.
 """
@@ -59,6 +60,7 @@ __all__ = [
     "ConversationState",
     "ConversationStore",
     "EgressAdapters",
+    "ModelSummaryStore",
     "PolicyAdmin",
     "ScenarioStore",
     "TenantAdminQueries",
@@ -319,6 +321,26 @@ class UsageLedger(Protocol):
         ...
 
 
+class ModelSummaryStore(Protocol):
+    """Where a configured model's summary of a branch's older messages goes, after the turn
+    that stored the extractive one (compaction, ADR 0065 third addendum)."""
+
+    async def set_model_summary(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        last_message_id: str,
+        text: str,
+        by: str,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Add ``text`` (sanitised) by ``by`` (``provider:model``) to the owner's stored summary
+        ending at ``last_message_id``; ``False`` when it is gone (erased), rolled back or has
+        one already."""
+        ...
+
+
 class ConversationStore(
     TurnStore,
     ConversationQueries,
@@ -326,6 +348,7 @@ class ConversationStore(
     ConversationExport,
     ConversationErasure,
     UsageLedger,
+    ModelSummaryStore,
     Protocol,
 ):
     """The whole store, as the composition root holds it: the turn's, the routes', the tenant

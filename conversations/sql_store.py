@@ -436,6 +436,32 @@ class SqlConversationStore(ABC):
             await work.commit()
         return found[0]
 
+    async def set_model_summary(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        last_message_id: str,
+        text: str,
+        by: str,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Add a configured model's summary to the stored summary ending at
+        ``last_message_id``; ``False`` (nothing written) when there is none any more (erased),
+        it was rolled back, or it has one already."""
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "last_message_id": last_message_id,
+            "model_summary": text,
+            "model_summary_by": by,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            changed = await work.execute(self.dialect.statements.set_model_summary, params)
+            await work.commit()
+        return changed == 1
+
     async def _owned(
         self, work: UnitOfWork, tenant_id: str, conversation_id: str, user_id: str
     ) -> Conversation:

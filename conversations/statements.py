@@ -472,7 +472,8 @@ class Statements:
     )
     select_summaries: str = (
         "SELECT id, conversation_id, first_message_id, last_message_id, message_count, summary,"
-        " cited_node_ids, created_at, rolled_back_at FROM {schema}summaries"
+        " cited_node_ids, created_at, rolled_back_at, model_summary, model_summary_by"
+        " FROM {schema}summaries"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
         " AND user_id = :user_id ORDER BY created_at, id"
     )
@@ -480,6 +481,14 @@ class Statements:
         "UPDATE {schema}summaries SET rolled_back_at = :now WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id AND id = :summary_id AND user_id = :user_id"
         " AND rolled_back_at IS NULL"
+    )
+    # a configured model's summary, written in the background after the turn (ADR 0065 third
+    # addendum): never over a rolled-back one, never twice
+    set_model_summary: str = (
+        "UPDATE {schema}summaries SET model_summary = :model_summary,"
+        " model_summary_by = :model_summary_by WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND last_message_id = :last_message_id"
+        " AND user_id = :user_id AND rolled_back_at IS NULL AND model_summary IS NULL"
     )
     delete_summaries: str = (
         "DELETE FROM {schema}summaries WHERE tenant_id = :tenant_id"

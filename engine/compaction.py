@@ -71,6 +71,10 @@ class Compacted:
     summarised: int = 0  # messages the summary replaced
     dropped: int = 0  # older messages neither summarised nor in the window
     record: NewSummary | None = None
+    # what ``record`` adds to the summary it continues (``base``), for a model's summary
+    # written after the turn (engine.model_summary)
+    added: tuple[StoredMessage, ...] = ()
+    base: StoredSummary | None = None
 
     @property
     def compacted(self) -> bool:
@@ -162,14 +166,21 @@ def compact(
     lines = summary_lines(summarised)
     cited = list(dict.fromkeys(n for m in summarised for n in m.referenced_nodes))
     replaced = len(summarised)
+    stored_lines = lines
     if base is not None:
-        lines = [*base.summary.splitlines(), *lines]
+        stored_lines = [*base.summary.splitlines(), *lines]
+        # a model's summary of base's range, when one was written after its turn, stands in
+        # the prompt for base's extractive lines (the stored summary continues those)
+        told = [f"- [summary] {_quote(base.model_summary)}"] if base.model_summary else []
+        lines = [*told, *lines] if told else stored_lines
         cited = list(dict.fromkeys([*base.cited_node_ids, *cited]))
         replaced += base.message_count
     room = max(0, available_tokens - used - pinned_cost - 40)  # 40: the section's header
     record = None
     if summarised:
-        kept_lines, kept_cited = _fitted(lines, cited, room if keep_tokens is None else keep_tokens)
+        kept_lines, kept_cited = _fitted(
+            stored_lines, cited, room if keep_tokens is None else keep_tokens
+        )
         record = NewSummary(
             first_message_id=base.first_message_id if base is not None else summarised[0].id,
             last_message_id=summarised[-1].id,
@@ -188,6 +199,8 @@ def compact(
         summarised=replaced,
         dropped=start - (1 if pinned is not None and not continued else 0),
         record=record,
+        added=tuple(summarised) if record is not None else (),
+        base=base,
     )
 
 

@@ -25,6 +25,7 @@ from fastapi import APIRouter, Depends, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from api.auth import Principal, authenticate, require_admin
+from api.bootstrap import Container
 from api.deps import ContainerDep
 from conversations.models import ErasureKind, ErasureRecord, ExportedConversation
 from conversations.port import ConversationErasure, ConversationExport
@@ -216,6 +217,7 @@ async def erase_conversation(
         user_id=principal.user_id,
         requested_by=principal.user_id,
     )
+    await _tell_workers(container, principal.tenant_id, principal.user_id, conversation_id)
     return _erasure(record)
 
 
@@ -235,6 +237,7 @@ async def erase_all_conversations(container: ContainerDep, principal: _Caller) -
         requested_by=principal.user_id,
         kind="all_conversations",
     )
+    await _tell_workers(container, principal.tenant_id, principal.user_id, None)
     return _erasure(record)
 
 
@@ -253,7 +256,16 @@ async def erase_user(user_id: _UserId, container: ContainerDep, principal: _Admi
     record = await store.erase_conversations(
         principal.tenant_id, user_id=user_id, requested_by=principal.user_id, kind="user"
     )
+    await _tell_workers(container, principal.tenant_id, user_id, None)
     return _erasure(record)
+
+
+async def _tell_workers(
+    container: Container, tenant_id: str, user_id: str, conversation_id: str | None
+) -> None:
+    """Every worker cancels its turns still streaming into what was erased (ADR 0048)."""
+    if container.erasure_notices is not None:
+        await container.erasure_notices.publish(tenant_id, user_id, conversation_id)
 
 
 @router.get(

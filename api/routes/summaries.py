@@ -41,6 +41,16 @@ class SummaryOut(BaseModel):
         description="Set once rolled back: that range is never summarised again, and its "
         "messages go back into the prompt as they fit in the budget.",
     )
+    modelSummary: str | None = Field(
+        default=None,
+        description="A configured model's summary of the same messages, written in the "
+        "background after the turn that stored this one (sanitised); later prompts use it "
+        "instead of the extractive lines. null: the extractive summary only (offline mode, "
+        "not written yet, or the call failed).",
+    )
+    modelSummaryBy: str | None = Field(
+        default=None, description='The route that wrote modelSummary, "provider:model".'
+    )
 
 
 def _out(summary: StoredSummary) -> SummaryOut:
@@ -53,6 +63,8 @@ def _out(summary: StoredSummary) -> SummaryOut:
         citedNodeIds=summary.cited_node_ids,
         createdAt=summary.created_at,
         rolledBackAt=summary.rolled_back_at,
+        modelSummary=summary.model_summary,
+        modelSummaryBy=summary.model_summary_by,
     )
 
 

@@ -63,9 +63,11 @@ from engine.graph_retry import GraphWriteRetry
 from engine.grounding import ground_answer
 from engine.lexicon import ConceptLexicon
 from engine.metrics import EngineCounters
+from engine.model_summary import ModelSummariser
 from engine.prompt import ASPECTS, Aspect
 from engine.router import LlmRouter, Route
 from engine.self_population import ResolvedConcept, SelfPopulation
+from engine.turn.cancel import CancelFlag, RunningTurns
 from engine.turn.capture import CaptureCoordinator, CaptureParts, CaptureRepair
 from engine.turn.prepare import ChatLimits, EgressGateway, PreparedTurn, TurnPreparer, TurnRequest
 from engine.turn.record import TurnRecord
@@ -132,8 +134,13 @@ class ChatEngine:
         tracer: Tracer | None = None,
         evidence_cache_entries: int = 256,
         what_if: WhatIfStep | None = None,
+        summariser: ModelSummariser | None = None,
+        running: RunningTurns | None = None,
     ) -> None:
         self._store = store
+        self._summariser = summariser
+        # the turns streaming here, for an erasure to cancel (engine.turn.cancel)
+        self.running = running or RunningTurns()
         self._egress = egress
         self._router = router
         self._evidence = evidence
@@ -239,13 +246,27 @@ class ChatEngine:
             )
             yield ProgressEvent("retrieval", {"hits": len(turn.evidence.ids())})
             # The router and egress open their spans with this turn's tracer (infra.spans).
-            with turn_tracing(self._tracer):
+            request = turn.request
+            with (
+                turn_tracing(self._tracer),
+                self.running.track(
+                    request.tenant_id, request.user_id, turn.conversation_id
+                ) as erased,
+            ):
                 yield ProgressEvent("prompt_sent")
                 yield ProgressEvent("waiting_for_model")
-                events = self._provider_events(turn, record, capture)
+                events = self._provider_events(turn, record, capture, erased)
                 async with aclosing(events) as provider_events:
                     async for event in provider_events:
                         yield event
+                if (
+                    turn.summary_job is not None
+                    and self._summariser is not None
+                    and not erased.cancelled
+                ):
+                    # the summary this turn stored, by a configured model: in the background,
+                    # after the model's answer, waited for by nobody but aclose (ADR 0065)
+                    self._spawn(self._summariser.summarise(turn.ctx, turn.summary_job))
                 if capture.started:
                     yield ProgressEvent("capture")
                 resolved = await capture.finish(record.answer, answer_only=record.answer_only)
@@ -300,9 +321,12 @@ class ChatEngine:
         turn: PreparedTurn,
         record: TurnRecord,
         capture: CaptureCoordinator,
+        erased: CancelFlag,
     ) -> AsyncGenerator[TurnEvent, None]:
         """The model's stream as turn events: text into the record, tool calls to the capture,
-        ``Done``'s usage into the record (and whether the provider ran answer-only)."""
+        ``Done``'s usage into the record (and whether the provider ran answer-only). Its
+        conversation erased meanwhile (``erased``): the upstream call is closed and the turn
+        ends with an error, saving nothing more."""
         fallbacks: list[TurnWarning] = []
 
         def fell_back(route: Route, after: str) -> None:
@@ -315,6 +339,10 @@ class ChatEngine:
         try:
             async with aclosing(upstream) as chunks:
                 async for chunk in chunks:
+                    if erased.cancelled:  # leaving closes the upstream call (aclosing)
+                        record.fail()
+                        yield ErrorEvent("conversation_erased", _ERASED)
+                        return
                     while fallbacks:  # said before the fallback route's first chunk
                         warning = fallbacks.pop(0)
                         record.told.append(warning)
@@ -358,6 +386,9 @@ class ChatEngine:
         if log_failure:
             task.add_done_callback(_log_failure)
         return task
+
+
+_ERASED = "the conversation was erased while the answer was streaming"
 
 
 def _reason(evidence: Evidence) -> str:

@@ -71,6 +71,7 @@ from engine.evidence_cache import EvidenceCache
 from engine.followups import follow_up_query, with_earlier_evidence
 from engine.grounding import refusal_sentence
 from engine.lexicon import ConceptLexicon
+from engine.model_summary import SummaryJob, summary_job
 from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.quotes import with_answering_passages
 from engine.router import LlmRouter, Route
@@ -166,6 +167,9 @@ class PreparedTurn:
     trace: Context | None = field(default=None, compare=False, repr=False)
     # The what-if the scenario engine computed before the call (issue 28), for ``done``.
     scenario: dict[str, object] | None = None
+    # The summary this turn stored (compaction), for a model's summary after the turn
+    # (engine.model_summary); None: nothing summarised, or stored already.
+    summary_job: SummaryJob | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -295,6 +299,14 @@ class TurnPreparer:
             changed=found.changed,
             active=tuple(loaded.active),
             scenario=scenario.data() if scenario is not None else None,
+            summary_job=None
+            if compacted.record is None
+            else summary_job(
+                loaded.conversation_id,
+                compacted.record.last_message_id,
+                compacted.base,
+                compacted.added,
+            ),
         )
 
     async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:

@@ -5,12 +5,17 @@ budget and still names turn 1's question and the provision it cited, though turn
 left the active concepts long ago; the summary is stored with its range, only the owner lists
 or rolls it back, and a rolled-back range comes back word for word while it fits."""
 
+import asyncio
+import json
+import threading
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
@@ -23,6 +28,7 @@ from engine.compaction import estimate_tokens
 from engine.lexicon import ConceptLexicon
 from engine.prompt import EARLIER_HEADER
 from tests.support.server import running_server, sse_events
+from tests.support.standin import eventually
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -196,3 +202,140 @@ async def test_later_turns_continue_the_stored_summary_and_a_rollback_of_it_hold
         sent = stack.model.prompts[-1]
         assert prompt_tokens(sent) <= BUDGET
         assert TURN_ONE in sent[0] and "Turn 50: what does" not in sent[0]
+
+
+@dataclass
+class SummaryModel:
+    """The configured summary route's stand-in ("openai"): records every request (what egress
+    sent), answers only once ``released`` (so the turn is seen to end before it), or fails."""
+
+    name: str = "openai"
+    fails: bool = False
+    released: threading.Event = field(default_factory=threading.Event)
+    requests: list[LlmRequest] = field(default_factory=list)
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        self.requests.append(request)
+        if self.fails:
+            raise ConnectionError("the summary provider is down")
+        while not self.released.is_set():  # noqa: ASYNC110 - set from the test's thread
+            await asyncio.sleep(0.01)
+        yield Text(f"The user asked about VAT and {len(self.requests)} other provisions.")
+        yield Done(Usage(input_tokens=700, output_tokens=20))
+
+    async def aclose(self) -> None:
+        self.released.set()
+
+
+@dataclass
+class SummarisedStack(Stack):
+    summariser: SummaryModel = field(default_factory=SummaryModel)
+    app: Any = None
+
+
+@contextmanager
+def summarised_stack(
+    tmp_path: Path, summariser: SummaryModel, **store: Any
+) -> Iterator[SummarisedStack]:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        log_json=False,
+        api_keys=KEYS,
+        conversation_token_budget=BUDGET,
+        conversation_summary_by_model=True,
+        llm_task_routes={"conversation_summary": "openai:gpt-4o-mini"},
+        **store,
+    )
+    model = PromptRecorder()
+    providers = {"extractive": model, "openai": summariser}
+    app = create_app(settings, lexicon=ConceptLexicon(), providers=providers)
+    with running_server(app) as url:
+        yield SummarisedStack(url, model, settings, summariser, app)
+
+
+async def until(
+    read: Callable[[], Awaitable[Any]], holds: Callable[[Any], Any], seconds: float = 20
+) -> Any:
+    """What ``read()`` returns once ``holds`` it (written in the background by the server)."""
+    with anyio.fail_after(seconds):
+        for _ in range(int(seconds / 0.05) + 1):
+            found = await read()
+            if holds(found):
+                return found
+            await anyio.sleep(0.05)
+    raise AssertionError("the condition did not hold in time")
+
+
+async def summaries_of(client: httpx.AsyncClient, cid: str) -> list[dict[str, Any]]:
+    listed = await client.get(f"/api/conversations/{cid}/summaries", headers=ALICE)
+    assert listed.status_code == 200
+    return list(listed.json())
+
+
+async def test_a_models_summary_is_written_after_the_turn_and_used_by_the_next(
+    tmp_path: Path, postgres_cluster: Any
+) -> None:
+    """ADR 0065 third addendum, on PostgreSQL as the app role: the turn ends (its answer
+    streamed and saved) while the summary call still waits; the call went through egress under
+    its own task with the stored texts; its summary is then stored beside the extractive one,
+    the next prompt sends it instead of the extractive lines, and the next call continues it;
+    its tokens are in the user's usage under the summary's model."""
+    dsn = postgres_cluster.create_database(f"summary_{uuid.uuid4().hex[:12]}")
+    summariser = SummaryModel()
+    with summarised_stack(
+        tmp_path, summariser, conversation_store="postgres", postgres_dsn=dsn
+    ) as stack:
+        cid = await a_long_conversation(stack.settings, 60)
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+            await ask(client, cid, "And what about the reduced rate?")  # done, complete
+            await eventually(lambda: bool(summariser.requests), 20)
+            [first] = await summaries_of(client, cid)
+            assert first["modelSummary"] is None  # the call is still waiting: the turn was not
+            [request] = summariser.requests
+            assert request.task == "conversation_summary" and request.model == "gpt-4o-mini"
+            assert "Turn 30: what does provision P30 require?" in request.messages[1].content
+            summariser.released.set()
+            [first] = await until(
+                lambda: summaries_of(client, cid), lambda found: found[0]["modelSummary"]
+            )
+            told = "The user asked about VAT and 1 other provisions."
+            assert first["modelSummary"] == told
+            assert first["modelSummaryBy"] == "openai:gpt-4o-mini"
+            assert "Turn 30: what does" in first["summary"]  # the extractive one stays
+
+            await ask(client, cid, "And the zero rate?")
+            sent = stack.model.prompts[-1]
+            assert prompt_tokens(sent) <= BUDGET
+            assert told in sent[0] and TURN_ONE in sent[0] and TURN_ONE_NODE in sent[0]
+            assert "Turn 30: what does" not in sent[0]  # the base's extractive lines gave way
+            await eventually(lambda: len(summariser.requests) >= 2, 20)
+            continued = summariser.requests[1].messages[1].content
+            assert continued.startswith(f"Previous summary: {json.dumps(told)}")
+
+            async def own_usage() -> list[dict[str, Any]]:
+                usage = (await client.get("/api/usage", headers=ALICE)).json()
+                return [m for m in usage["today"]["byModel"] if m["provider"] == "openai"]
+
+            [used] = await until(own_usage, bool)
+            assert used["model"] == "gpt-4o-mini" and used["inputTokens"] >= 700
+
+
+async def test_a_summary_provider_that_is_down_leaves_the_turn_and_the_extractive_summary(
+    tmp_path: Path,
+) -> None:
+    """The failure path: the summary provider refuses the connection. The turn completes as
+    without it, the stored summary is the extractive one, and the next prompt sends its lines."""
+    summariser = SummaryModel(fails=True)
+    with summarised_stack(tmp_path, summariser) as stack:
+        cid = await a_long_conversation(stack.settings, 60)
+        counters = stack.app.state.container.engine.counters
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+            await ask(client, cid, "And what about the reduced rate?")  # done, complete
+            await eventually(lambda: counters.get("model_summaries_failed") >= 1, 20)
+            [first] = await summaries_of(client, cid)
+            assert first["modelSummary"] is None and "Turn 30: what does" in first["summary"]
+            await ask(client, cid, "And the zero rate?")
+            sent = stack.model.prompts[-1]
+            assert prompt_tokens(sent) <= BUDGET
+            assert "Turn 30: what does" in sent[0] and TURN_ONE in sent[0]
+            assert len(summariser.requests) >= 1

@@ -251,8 +251,14 @@ async def test_a_turn_streaming_while_its_conversation_is_erased_writes_nothing_
             erased = await client.delete(f"/api/conversations/{conversation_id}", headers=ALICE)
             assert erased.status_code == 200
             stack.model.gate.set()
-            rest = [e async for e in events]  # the turn goes on to its end
+            rest = [e async for e in events]  # the turn ends at the model's next chunk
         assert rest and rest[-1].event in ("done", "error")
+        # cancelled by the erasure (ADR 0048 addendum): the second part never reaches the
+        # client, the upstream call is closed, the turn says why
+        assert not [e for e in rest if e.event == "text"], rest
+        assert any(
+            e.event == "error" and e.payload["code"] == "conversation_erased" for e in rest
+        ), rest
         await asyncio.sleep(0.5)  # any late write (a capture's context) has had its chance
         missing = await client.get(f"/api/conversations/{conversation_id}", headers=ALICE)
         assert missing.status_code == 404

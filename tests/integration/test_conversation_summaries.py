@@ -114,6 +114,37 @@ async def test_erasure_takes_the_summaries(store, conversation_backend, request,
     assert await count_rows(conversation_backend, request, tmp_path) == 0
 
 
+async def test_a_models_summary_joins_the_owners_stored_summary_once(store):
+    """ADR 0065 third addendum: the background call's summary is added to the row ending at
+    the message, in the owner's name only, once, never to a rolled-back or erased one."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    _, a2 = await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    await a_turn(store, cid, "three", summary_of(q1, a2, 4))
+    for tenant, user in [("acme", "bob"), ("globex", "alice")]:  # nobody else's name
+        assert not await store.set_model_summary(tenant, cid, a1.id, "x", "o:m", user_id=user)
+    assert not await store.set_model_summary("acme", cid, "no-such", "x", "o:m", user_id="alice")
+    assert await store.set_model_summary(
+        "acme", cid, a1.id, "The user asked one.", "openai:gpt-4o-mini", user_id="alice"
+    )
+    assert not await store.set_model_summary(  # once: a second writer changes nothing
+        "acme", cid, a1.id, "Another.", "openai:gpt-4o-mini", user_id="alice"
+    )
+    first, second = await store.summaries("acme", cid, user_id="alice")
+    assert (first.model_summary, first.model_summary_by) == (
+        "The user asked one.",
+        "openai:gpt-4o-mini",
+    )
+    assert first.summary == '- [Q] "one"\n- [A] "answer to one"'  # the extractive one stays
+    assert second.model_summary is None
+    await store.roll_back_summary("acme", cid, second.id, user_id="alice")
+    assert not await store.set_model_summary("acme", cid, a2.id, "x", "o:m", user_id="alice")
+    state = await store.load_turn("acme", cid, 100, user_id="alice", since_summary=True)
+    assert [s.model_summary for s in state.summaries] == ["The user asked one.", None]
+    await store.erase_conversation("acme", cid, user_id="alice", requested_by="alice")
+    assert not await store.set_model_summary("acme", cid, a1.id, "x", "o:m", user_id="alice")
+
+
 async def test_row_level_security_covers_the_summaries(postgres_dsn):
     """On PostgreSQL, without the store's own filters: another user or tenant cannot read or
     roll back a summary, nor write one in the owner's name."""
@@ -133,9 +164,16 @@ async def test_row_level_security_covers_the_summaries(postgres_dsn):
         "UPDATE regintel.summaries SET rolled_back_at = now() WHERE conversation_id = %s"
         " RETURNING id"
     )
+    told = (
+        "UPDATE regintel.summaries SET model_summary = 'x' WHERE conversation_id = %s RETURNING id"
+    )
     for tenant, user in [("acme", "bob"), ("globex", "alice")]:
         assert await as_app_role(postgres_dsn, tenant, read, (cid,), user_id=user) == []
         assert await as_app_role(postgres_dsn, tenant, roll, (cid,), user_id=user) == []
+        assert await as_app_role(postgres_dsn, tenant, told, (cid,), user_id=user) == []
+    rewrite = "UPDATE regintel.summaries SET summary = 'x' WHERE conversation_id = %s"
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):  # the model's columns only
+        await as_app_role(postgres_dsn, "acme", rewrite, (cid,), user_id="alice")
     forged = (
         "INSERT INTO regintel.summaries (tenant_id, id, conversation_id, user_id,"
         " first_message_id, last_message_id, message_count, summary, created_at)"

@@ -257,3 +257,30 @@ def test_a_summary_is_reused_only_if_stored_after_every_rollback():
     assert reusable_summary([since, base], "m9") is None  # may concern its range: read it all
     gone = base.model_copy(update={"rolled_back_at": later})
     assert reusable_summary([gone], "m9") is None
+
+
+def test_a_models_summary_of_the_base_stands_in_the_prompt_and_the_stored_one_stays_extractive():
+    """ADR 0065 third addendum: a base with a model's summary sends that summary (one quoted
+    line) instead of the base's extractive lines, followed by the newly summarised messages'
+    lines; the summary stored continues the extractive lines, so a failed later call still has
+    them; the job's messages are what this turn added to the base."""
+    messages = path(60)
+    first = compact(messages[:80], 1200, 8, keep_tokens=3000)
+    assert first.record is not None and first.base is None
+    assert [m.id for m in first.added] == [
+        m.id for m in messages[1 : 1 + len(first.added)]
+    ]  # all it summarised, after the pinned question
+    plain = stored(first.record, 1)
+    told = plain.model_copy(update={"model_summary": 'Asked about VAT "rules" 1-30.'})
+    at = [m.id for m in messages].index(plain.last_message_id)
+    tail = messages[at + 1 :]
+    without = compact(tail, 1200, 8, [plain], base=plain, first=messages[0], keep_tokens=3000)
+    part = compact(tail, 1200, 8, [told], base=told, first=messages[0], keep_tokens=3000)
+    assert part.record is not None and without.record is not None
+    assert part.record == without.record  # the stored summary is the extractive one either way
+    lines = part.prompt_lines()
+    assert lines[1] == '- [summary] "Asked about VAT \\"rules\\" 1-30."'
+    assert not set(plain.summary.splitlines()) & set(lines)  # no extractive line of the base
+    assert set(without.prompt_lines()) & set(plain.summary.splitlines())
+    assert part.base == told and part.added and part.added[0].id == messages[at + 1].id
+    assert part.window == without.window

@@ -1,0 +1,191 @@
+"""A conversation's summary by a configured model, in the background after a turn (issue 27,
+ADR 0065 third addendum): the call through egress under its own task, its answer sanitised and
+stored; offline, nothing is called; a provider that fails leaves the extractive summary."""
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+
+from conversations.models import StoredMessage, StoredSummary
+from egress.client import EgressContext
+from egress.sanitiser import SanitisedText
+from egress.wire import Done, Error, LlmRequest, StreamChunk, Text, Usage
+from engine.metrics import EngineCounters
+from engine.model_summary import SUMMARY_TASK, ModelSummariser, SummaryJob, summary_job
+from engine.router import LlmRouter, Route
+from errors import ConversationStoreUnavailable
+
+pytestmark = [pytest.mark.unit, pytest.mark.anyio]
+
+CTX = EgressContext("acme", "alice", "c1")
+NOW = datetime(2026, 11, 27, tzinfo=UTC)
+
+
+@dataclass
+class FakeEgress:
+    """Stands in for the egress client: records each request, answers with ``chunks`` (or
+    raises ``fails``), and 'sanitises' by replacing an e-mail address."""
+
+    chunks: list[StreamChunk] = field(default_factory=list)
+    fails: Exception | None = None
+    requests: list[LlmRequest] = field(default_factory=list)
+    sanitised: list[str] = field(default_factory=list)
+
+    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+        self.requests.append(request)
+        if self.fails is not None:
+            raise self.fails
+        for chunk in self.chunks:
+            yield chunk
+
+    async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
+        self.sanitised.append(text)
+        return SanitisedText(text=text.replace("jane@example.ie", "[EMAIL_1]"))
+
+
+@dataclass
+class FakeSummaries:
+    stored: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+    gone: bool = False
+    down: bool = False
+
+    async def set_model_summary(
+        self, tenant_id, conversation_id, last_message_id, text, by, *, user_id
+    ):
+        if self.down:
+            raise ConversationStoreUnavailable("the store is down")
+        if self.gone:
+            return False
+        self.stored.append((tenant_id, conversation_id, last_message_id, text, by, user_id))
+        return True
+
+
+def router(summary: str | None = "openai:gpt-4o-mini") -> LlmRouter:
+    routes = {SUMMARY_TASK: Route(*summary.split(":"))} if summary else {}
+    return LlmRouter(default=Route("extractive", "extractive-v1"), by_task=routes)
+
+
+JOB = SummaryJob(
+    conversation_id="c1",
+    last_message_id="m8",
+    previous='- [Q] "What is VAT?"',
+    messages=(("user", "Is a meal 13.5%?"), ("assistant", "Yes [IE:RATE:VAT_REDUCED].")),
+)
+
+
+def summariser(egress, store, route="openai:gpt-4o-mini", **kwargs) -> ModelSummariser:
+    return ModelSummariser(
+        egress=egress, router=router(route), store=store, counters=EngineCounters(), **kwargs
+    )
+
+
+async def test_the_summary_is_asked_through_egress_sanitised_and_stored() -> None:
+    egress = FakeEgress(
+        [Text("Jane (jane@example.ie) asked "), Text("about VAT."), Done(Usage(120, 9))]
+    )
+    store = FakeSummaries()
+    used = []
+
+    async def on_usage(*args):
+        used.append(args)
+
+    model = summariser(egress, store, on_usage=on_usage)
+    assert await model.summarise(CTX, JOB) is True
+    [request] = egress.requests
+    assert request.task == SUMMARY_TASK and (request.provider, request.model) == (
+        "openai",
+        "gpt-4o-mini",
+    )
+    assert not request.tools
+    system, user = request.messages
+    assert system.sanitised and user.sanitised  # stored sanitised texts, vouched for
+    assert user.content.startswith('Previous summary: "- [Q] \\"What is VAT?\\""\n')
+    assert user.content.endswith(
+        'User: "Is a meal 13.5%?"\nAssistant: "Yes [IE:RATE:VAT_REDUCED]."'
+    )
+    assert store.stored == [
+        ("acme", "c1", "m8", "Jane ([EMAIL_1]) asked about VAT.", "openai:gpt-4o-mini", "alice")
+    ]
+    assert used == [("acme", "alice", "openai", "gpt-4o-mini", 120, 9)]
+
+
+async def test_offline_no_call_is_made_and_the_extractive_summary_stays() -> None:
+    egress, store = FakeEgress([Text("x"), Done()]), FakeSummaries()
+    model = summariser(egress, store, route=None)  # the default route: the offline provider
+    assert not model.wanted("acme")
+    assert await model.summarise(CTX, JOB) is False
+    assert egress.requests == [] and store.stored == []
+
+
+@pytest.mark.parametrize(
+    "egress",
+    [
+        FakeEgress([Error("connection refused", code="provider_unavailable")]),
+        FakeEgress(fails=ConnectionError("refused")),  # a provider bug, not a chunk
+        FakeEgress([Text("   "), Done()]),  # answered nothing
+    ],
+    ids=["error-chunk", "raises", "empty"],
+)
+async def test_a_provider_that_fails_stores_nothing_and_raises_nothing(egress) -> None:
+    store = FakeSummaries()
+    model = summariser(egress, store)
+    assert await model.summarise(CTX, JOB) is False
+    assert store.stored == []
+    assert model._counters.get("model_summaries_failed") == 1
+
+
+async def test_a_store_that_is_down_or_an_erased_summary_is_no_failure_of_the_turn() -> None:
+    answer = [Text("A summary."), Done()]
+    assert (
+        await summariser(FakeEgress(answer), FakeSummaries(down=True)).summarise(CTX, JOB) is False
+    )
+    assert (
+        await summariser(FakeEgress(answer), FakeSummaries(gone=True)).summarise(CTX, JOB) is False
+    )
+
+
+async def test_the_transcript_keeps_the_newest_messages_within_its_limit() -> None:
+    many = tuple(("user", f"question number {n:03d}") for n in range(200))
+    egress = FakeEgress([Text("ok"), Done()])
+    model = summariser(egress, FakeSummaries(), max_input_chars=600)
+    await model.summarise(CTX, SummaryJob("c1", "m9", "", many))
+    sent = egress.requests[0].messages[1].content
+    assert len(sent) <= 600 and "Previous summary" not in sent
+    assert sent.endswith('User: "question number 199"') and "number 000" not in sent
+
+
+def test_a_job_continues_the_model_summary_of_its_base_else_its_extractive_lines() -> None:
+    base = StoredSummary(
+        first_message_id="m2",
+        last_message_id="m6",
+        message_count=5,
+        summary='- [Q] "Q2"',
+        id="s1",
+        conversation_id="c1",
+        created_at=NOW,
+    )
+    added = [
+        StoredMessage(
+            id="m7",
+            conversation_id="c1",
+            role="user",
+            content="Q?",
+            content_sanitised="Q?",
+            created_at=NOW,
+        ),
+        StoredMessage(
+            id="m8",
+            conversation_id="c1",
+            role="assistant",
+            content="",
+            content_sanitised="",
+            created_at=NOW,
+        ),  # an answer that failed says nothing
+    ]
+    assert summary_job("c1", "m8", base, added).previous == '- [Q] "Q2"'
+    told = base.model_copy(update={"model_summary": "The user asked about Q2."})
+    job = summary_job("c1", "m8", told, added)
+    assert job.previous == "The user asked about Q2." and job.messages == (("user", "Q?"),)
+    assert summary_job("c1", "m8", None, added).previous == ""
