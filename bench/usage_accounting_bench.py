@@ -5,7 +5,9 @@ throwaway cluster, as the tests start), in wall time and CPU per call and in sta
     .venv/bin/python -m bench.usage_accounting_bench --turns 500
 
 A turn without accounting makes neither call; these are the whole of its added work (the
-pricing is two multiplications).
+pricing is two multiplications). With Redis (ADR 0050 session-6 addendum) the check is one
+``HMGET`` of the month's counted totals and a record adds one Lua call after the upsert:
+measured against a throwaway redis-server too.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from typing import Any
 from conversations.models import UsageEntry
 from conversations.postgres import APP_ROLE, PostgresConversationStore
 from conversations.sqlite import SqliteConversationStore
+from infra.quota_counter import RedisQuotaCounter
+from infra.redis_client import connect_redis
 from tests.support.postgres import running_postgres
+from tests.support.redis import running_redis
 
 
 async def measure(store: Any, turns: int) -> dict[str, float]:
@@ -50,6 +55,31 @@ async def measure(store: Any, turns: int) -> dict[str, float]:
     }
 
 
+async def measure_counter(url: str, turns: int) -> dict[str, float]:
+    """The Redis counter's share: a check (``totals``) and a record's ``add``."""
+    client = connect_redis(url)
+    counter = RedisQuotaCounter(client, "bench")
+    month = datetime.now(UTC).date().replace(day=1)
+    try:
+        await counter.seed("acme", month, 0, 0)  # warm: the connection, the scripts
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(turns):
+            await counter.add("acme", month, 1200, 270)
+        record = ((time.perf_counter() - wall) / turns, (time.process_time() - cpu) / turns)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(turns):
+            await counter.totals("acme", month)
+        check = ((time.perf_counter() - wall) / turns, (time.process_time() - cpu) / turns)
+    finally:
+        await client.aclose()
+    return {
+        "record_ms": record[0] * 1000,
+        "record_cpu_ms": record[1] * 1000,
+        "quota_check_ms": check[0] * 1000,
+        "quota_check_cpu_ms": check[1] * 1000,
+    }
+
+
 def show(name: str, figures: dict[str, float], statements: str) -> None:
     print(
         f"{name:10} record {figures['record_ms']:.3f} ms (CPU {figures['record_cpu_ms']:.3f}) | "
@@ -66,6 +96,9 @@ async def main(turns: int) -> None:
         dsn = cluster.create_database("usage_bench")
         postgres = await measure(PostgresConversationStore(dsn, app_role=APP_ROLE), turns)
     show("postgres", postgres, "each: 1 transaction: SET ROLE, claims, 1 statement")
+    with running_redis() as redis:
+        counted = await measure_counter(redis.url(), turns)
+    show("redis", counted, "check: 1 HMGET; record: +1 EVALSHA after the store's upsert")
 
 
 if __name__ == "__main__":

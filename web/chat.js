@@ -185,8 +185,10 @@ export class ChatView {
     const note = make("li", undefined, "summary-note");
     note.setAttribute("role", "note");
     if (newest && (!rolled || at(newest) > at(rolled))) {
-      note.append(make("span", `Earlier turns summarised: ${newest.messageCount} messages up to`
-        + " here go to the model as a summary, not word for word."));
+      // a configured model's summary (ADR 0065, third addendum) says which model wrote it
+      const by = newest.modelSummaryBy ? ` by ${newest.modelSummaryBy}` : "";
+      note.append(make("span", `Earlier turns summarised${by}: ${newest.messageCount} messages`
+        + " up to here go to the model as a summary, not word for word."));
       const undo = make("button", "Roll back", "message-action");
       undo.type = "button";
       undo.setAttribute("aria-label", "Roll back this summary");

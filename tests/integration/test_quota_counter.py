@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import pytest
 
-from api.usage import PriceTable, UsageTurns
+from api.usage import PriceTable, Quotas, UsageTurns
 from conversations.port import UsageLedger
 from engine.turn import TurnEngine, TurnRequest
 from errors import ConversationStoreUnavailable, QuotaExceeded, QuotaUnavailable
@@ -19,7 +19,7 @@ from infra.redis_client import connect_redis
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
 PRICES = PriceTable({"openai/gpt-4o-mini": (1.0, 2.0)})
-QUOTAS = {"acme": {"tokens": 2000}}
+QUOTAS: Quotas = {"acme": {"tokens": 2000}}
 ASK = TurnRequest(tenant_id="acme", user_id="alice", message="What is VAT?")
 
 

@@ -137,7 +137,7 @@ async def test_a_provider_that_fails_stores_nothing_and_raises_nothing(egress) -
 
 
 async def test_a_store_that_is_down_or_an_erased_summary_is_no_failure_of_the_turn() -> None:
-    answer = [Text("A summary."), Done()]
+    answer: list[StreamChunk] = [Text("A summary."), Done()]
     assert (
         await summariser(FakeEgress(answer), FakeSummaries(down=True)).summarise(CTX, JOB) is False
     )
