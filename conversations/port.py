@@ -220,10 +220,18 @@ class ConversationQueries(Protocol):
         ...
 
     async def conversation_view(
-        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        limit: int,
+        *,
+        user_id: str,
+        through: str | None = None,
     ) -> ConversationView:
         """The conversation, its active branch's last ``limit`` messages, that branch's context
-        and each message's siblings (the branch points), read together (ADR 0062)."""
+        and each message's siblings (the branch points), read together (ADR 0062).
+        ``through``: the branch a switch to that message would show instead (a preview:
+        nothing changes); a message of no branch here is :class:`errors.NotFound`."""
         ...
 
 

@@ -206,16 +206,26 @@ class SqlConversationStore(ABC):
             return await self._branch(work, conversation, conversation.active_leaf_id, limit)
 
     async def conversation_view(
-        self, tenant_id: str, conversation_id: str, limit: int, *, user_id: str
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        limit: int,
+        *,
+        user_id: str,
+        through: str | None = None,
     ) -> ConversationView:
         """The active branch's last ``limit`` messages, its context and each message's
-        siblings, read together (one unit of work: a switch cannot fall between the reads)."""
+        siblings, read together (one unit of work: a switch cannot fall between the reads).
+        ``through``: the branch a switch to that message would make active instead, nothing
+        written (an unknown message: :class:`NotFound`)."""
         async with self.unit_of_work(tenant_id, user_id) as work:
             conversation = await self._readable(work, tenant_id, conversation_id, user_id)
+            links = await self._links(work, conversation)
             leaf = conversation.active_leaf_id
+            if through is not None:
+                leaf = _latest_leaf(links, through)
             messages = await self._branch(work, conversation, leaf, limit)
             context = await self._branch_context(work, conversation, leaf)
-            links = await self._links(work, conversation)
         children: defaultdict[str | None, list[str]] = defaultdict(list)
         for link in links:  # in seq order: siblings oldest first
             children[link.parent_id].append(link.id)
@@ -244,15 +254,7 @@ class SqlConversationStore(ABC):
                 await self._readable(work, tenant_id, conversation_id, user_id)  # or NotFound
                 raise ConversationReadOnly("only the owner of a conversation may switch branch")
             conversation = await self._readable(work, tenant_id, conversation_id, user_id)
-            links = await self._links(work, conversation)
-            if message_id not in {link.id for link in links}:
-                raise NotFound(f"message {message_id} not found")
-            latest: dict[str | None, str] = {}
-            for link in links:  # in seq order: the last one written wins
-                latest[link.parent_id] = link.id
-            leaf = message_id
-            while leaf in latest:
-                leaf = latest[leaf]
+            leaf = _latest_leaf(await self._links(work, conversation), message_id)
             await work.execute(statements.update_active_leaf, {**key, "leaf_id": leaf})
             await work.commit()
         return conversation.model_copy(update={"active_leaf_id": leaf})
@@ -1065,3 +1067,17 @@ def _answers_below(links: list[MessageLink], message_id: str) -> list[str]:
 def _totals(row: Row) -> dict[str, int]:
     """A usage row's sums as ints (PostgreSQL's ``SUM`` of a bigint is a numeric)."""
     return {name: int(row[name] or 0) for name in UsageTotals.model_fields}
+
+
+def _latest_leaf(links: list[MessageLink], message_id: str) -> str:
+    """The leaf a switch to ``message_id`` makes active: from it down, the most recent message
+    that follows at each step (:class:`NotFound` for a message of no branch here)."""
+    if message_id not in {link.id for link in links}:
+        raise NotFound(f"message {message_id} not found")
+    latest: dict[str | None, str] = {}
+    for link in links:  # in seq order: the last one written wins
+        latest[link.parent_id] = link.id
+    leaf = message_id
+    while leaf in latest:
+        leaf = latest[leaf]
+    return leaf

@@ -1,5 +1,6 @@
 """Conversations of the caller (ADR 0025): the list, one conversation, its sharing and its
-active branch (ADR 0062).
+active branch (ADR 0062), and a preview of another branch against it (merge preview, ADR
+0062 addendum).
 
 A conversation belongs to its creator. ``visibility`` ``private`` (the default) keeps it to
 them; ``tenant`` lets every user of the tenant read it (list it, open it) — only the owner posts
@@ -21,13 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.auth import Principal, authenticate
 from api.deps import ContainerDep
-from conversations.models import Conversation, ConversationView, Visibility
+from conversations.models import Conversation, ConversationView, StoredMessage, Visibility
 from conversations.port import ConversationQueries
 
 __all__ = [
     "MAX_TITLE_CHARS",
     "BranchIn",
     "BranchPointOut",
+    "BranchPreviewOut",
     "ContextOut",
     "ConversationListItem",
     "ConversationOut",
@@ -37,6 +39,7 @@ __all__ = [
     "display_title",
     "get_conversation",
     "list_conversations",
+    "preview_branch",
     "router",
     "set_visibility",
     "switch_branch",
@@ -204,9 +207,8 @@ async def list_conversations(
     ]
 
 
-def _conversation_out(view: ConversationView, principal: Principal) -> ConversationOut:
-    conversation = view.conversation
-    messages = [
+def _messages_out(view: ConversationView, messages: list[StoredMessage]) -> list[MessageOut]:
+    return [
         MessageOut(
             id=m.id,
             role=m.role,
@@ -217,8 +219,13 @@ def _conversation_out(view: ConversationView, principal: Principal) -> Conversat
             parentId=m.parent_id,
             siblingIds=view.siblings.get(m.id, [m.id]),
         )
-        for m in view.messages
+        for m in messages
     ]
+
+
+def _conversation_out(view: ConversationView, principal: Principal) -> ConversationOut:
+    conversation = view.conversation
+    messages = _messages_out(view, view.messages)
     return ConversationOut(
         id=conversation.id,
         ownerId=conversation.user_id,
@@ -283,6 +290,67 @@ async def switch_branch(
     await store.switch_branch(tenant, conversation_id, body.messageId, user_id=user)
     view = await store.conversation_view(tenant, conversation_id, limit, user_id=user)
     return _conversation_out(view, principal)
+
+
+class BranchPreviewOut(BaseModel):
+    leafId: str = Field(description="The last message of the branch previewed.")
+    forkId: str | None = Field(
+        description="The last message the previewed branch shares with the active one (null: "
+        "they share none, e.g. the first question was edited)."
+    )
+    messages: list[MessageOut] = Field(
+        description="The previewed branch's messages after the fork, oldest first."
+    )
+    activeMessages: list[MessageOut] = Field(
+        description="The active branch's messages after the fork: what a switch sets aside."
+    )
+    conceptsAdded: list[str] = Field(
+        description="Active concepts of the previewed branch the active branch lacks."
+    )
+    conceptsDropped: list[str] = Field(
+        description="Active concepts of the active branch the previewed branch lacks."
+    )
+
+
+@router.get(
+    "/api/conversations/{conversation_id}/branch/preview",
+    summary="Preview another branch against the active one, changing nothing",
+    description="The branch a `PUT .../branch` to `messageId` would make active, beside the "
+    "active branch: where they fork, each side's messages after it, and the active concepts "
+    "(the prompt's context) one has and the other lacks. Nothing is switched or written. "
+    "Readable by whoever may read the conversation; an unknown message (or one of another "
+    "conversation) and anything the caller cannot read: 404.",
+    response_model=BranchPreviewOut,
+)
+async def preview_branch(
+    conversation_id: _Id,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+    messageId: Annotated[str, Query(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9-]+$")],
+    limit: Annotated[int, Query(ge=1, le=1000, description="Most recent messages.")] = 200,
+) -> BranchPreviewOut:
+    store: ConversationQueries = container.conversations
+    tenant, user = principal.tenant_id, principal.user_id
+    other = await store.conversation_view(
+        tenant, conversation_id, limit, user_id=user, through=messageId
+    )
+    active = await store.conversation_view(tenant, conversation_id, limit, user_id=user)
+    shared = {m.id for m in active.messages}
+    fork = next((m.id for m in reversed(other.messages) if m.id in shared), None)
+
+    def after(messages: list[StoredMessage]) -> list[StoredMessage]:
+        ids = [m.id for m in messages]
+        return messages[ids.index(fork) + 1 :] if fork in ids else messages
+
+    theirs, ours = other.context.active_node_ids, active.context.active_node_ids
+    return BranchPreviewOut(
+        leafId=other.messages[-1].id if other.messages else messageId,
+        forkId=fork,
+        messages=_messages_out(other, after(other.messages)),
+        activeMessages=_messages_out(active, after(active.messages)),
+        conceptsAdded=[n for n in theirs if n not in ours],
+        conceptsDropped=[n for n in ours if n not in theirs],
+    )
 
 
 @router.patch(

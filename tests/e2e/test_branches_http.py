@@ -162,6 +162,49 @@ async def test_an_edit_branches_and_each_prompt_holds_only_its_branch(stack: Sta
         assert firsts(switched.json()) == ["Alpha", "Alpha", "Gamma", "Gamma", "Kappa", "Kappa"]
 
 
+async def test_a_preview_shows_the_other_branch_from_the_fork_and_switches_nothing(
+    stack: Stack,
+) -> None:
+    """The merge preview (ADR 0062 addendum): before switching, the owner (or a reader of a
+    shared conversation) sees where another branch forks from the active one and each side's
+    messages after it; nothing changes; unknown ids and other people's conversations: 404."""
+    async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+        cid = await chat(client, "Alpha what is the VAT rate in Ireland?")
+        await chat(client, "Bravo and what about France?", cid)
+        await chat(client, "Charlie and Spain?", cid)
+        alpha_answer, bravo = (await shown(client, cid))["messages"][1:3]
+        await turn(
+            client,
+            f"/api/conversations/{cid}/messages/{bravo['id']}/edit",
+            {"message": "Delta and the reduced rate?"},
+        )
+        before = await shown(client, cid)
+        preview = f"/api/conversations/{cid}/branch/preview?messageId={bravo['id']}"
+        response = await client.get(preview, headers=ALICE)
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["forkId"] == alpha_answer["id"]
+        assert [m["content"].split()[0] for m in body["messages"]] == [
+            "Bravo", "Answer", "Charlie", "Answer"
+        ]  # fmt: skip
+        assert body["leafId"] == body["messages"][-1]["id"]
+        assert [m["content"].split()[0] for m in body["activeMessages"]] == ["Delta", "Answer"]
+        assert body["conceptsAdded"] == [] and body["conceptsDropped"] == []
+        assert await shown(client, cid) == before  # nothing switched
+
+        await client.patch(
+            f"/api/conversations/{cid}", json={"visibility": "tenant"}, headers=ALICE
+        )
+        assert (await client.get(preview, headers=BOB)).status_code == 200  # a reader may look
+        await client.patch(
+            f"/api/conversations/{cid}", json={"visibility": "private"}, headers=ALICE
+        )
+        for headers in (BOB, GLOBEX):
+            assert (await client.get(preview, headers=headers)).status_code == 404
+        unknown = f"/api/conversations/{cid}/branch/preview?messageId=no-such"
+        assert (await client.get(unknown, headers=ALICE)).status_code == 404
+
+
 async def test_an_edit_of_the_first_question_retitles_the_conversation(stack: Stack) -> None:
     async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
         cid = await chat(client, "Alpha what is the VAT rate in Ireland?")

@@ -118,6 +118,38 @@ async def test_a_switch_goes_to_the_latest_leaf_below_the_message(store):
     assert (await store.switch_branch("acme", cid, a1.id, user_id="alice")).active_leaf_id == a3.id
 
 
+async def test_a_view_through_another_branch_previews_it_and_switches_nothing(store):
+    """The merge preview's read (ADR 0062 addendum): the branch a switch to a message would
+    show, with its own context, while the active branch stays; shared readers may look, a
+    message of no branch here or another user's private conversation is a 404."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    await turn(store, cid, "one", ["TAX:IE:VAT"])
+    q2, a2 = await turn(store, cid, "two", ["TAX:IE:CGT"])
+    await turn(store, cid, "three", ["TAX:IE:USC"])
+    state = await store.load_turn("acme", cid, 10, user_id="alice", branch_at=q2.id)
+    e2, ea2 = await turn(store, cid, "two, edited", ["TAX:IE:PAYE"], parent_id=state.parent_id)
+
+    other = await store.conversation_view("acme", cid, 50, user_id="alice", through=q2.id)
+    assert texts(other.messages) == [
+        "one", "answer to one", "two", "answer to two", "three", "answer to three"
+    ]  # fmt: skip
+    assert sorted(other.context.active_node_ids) == ["TAX:IE:CGT", "TAX:IE:USC", "TAX:IE:VAT"]
+    assert other.siblings[q2.id] == [q2.id, e2.id]
+    active = await store.conversation_view("acme", cid, 50, user_id="alice")
+    assert active.conversation.active_leaf_id == ea2.id  # nothing switched
+    assert texts(active.messages)[-1] == "answer to two, edited"
+
+    await store.set_visibility("acme", cid, "tenant", user_id="alice")
+    read = await store.conversation_view("acme", cid, 50, user_id="bob", through=a2.id)
+    assert texts(read.messages)[-1] == "answer to three"
+    with pytest.raises(NotFound):
+        await store.conversation_view("acme", cid, 50, user_id="alice", through="no-such")
+    await store.set_visibility("acme", cid, "private", user_id="alice")
+    for tenant, user in [("acme", "bob"), ("globex", "alice")]:
+        with pytest.raises(NotFound):
+            await store.conversation_view(tenant, cid, 50, user_id=user, through=q2.id)
+
+
 async def test_branch_calls_on_what_the_caller_may_not_touch(store):
     cid = (await store.create_conversation("acme", "alice")).id
     q1, _ = await turn(store, cid, "one")
