@@ -213,6 +213,7 @@ class ModelSummariser:
         """The previous summary and the new messages, one quoted JSON string per line, the
         oldest messages left out past ``max_input_chars`` (the previous summary is kept)."""
         head = f"Previous summary: {_quote(job.previous)}\n" if job.previous else ""
+        head += "Newer messages:\n"
         room = max(self._max_input_chars - len(head), 0)
         lines: list[str] = []
         for role, text in reversed(job.messages):
@@ -221,7 +222,7 @@ class ModelSummariser:
                 break
             lines.insert(0, line)
             room -= len(line) + 1
-        return f"{head}Newer messages:\n" + "\n".join(lines)
+        return head + "\n".join(lines)
 
 
 def _quote(text: str) -> str:

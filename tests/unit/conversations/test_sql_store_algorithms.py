@@ -121,6 +121,8 @@ async def exercise_everything(db):
     await db.load_turn("acme", conversation.id, 5, user_id="alice", since_summary=True)
     db.rows["select_conversation"] = rows
     await db.roll_back_summary("acme", conversation.id, "s", user_id="alice")
+    # a configured model's summary, written after the turn (ADR 0065 third addendum)
+    await db.set_model_summary("acme", conversation.id, "m", "text", "o:m", user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
