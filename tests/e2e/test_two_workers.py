@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ import pytest
 from api.bootstrap import open_graph
 from api.settings import Settings
 from engine.seeding import DEFAULT_SEEDS, seed_graph
+from infra.redis_client import connect_redis
 from tests.support.arcadedb import running_arcadedb
 from tests.support.postgres import running_postgres
 from tests.support.redis import RedisServer, running_redis
@@ -48,11 +50,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 ALICE = {"Authorization": "Bearer key-acme-alice"}
 CAROL = {"Authorization": "Bearer key-globex-carol"}
 DAVE = {"Authorization": "Bearer key-initech-dave"}  # the rate-limit test's own buckets
+UMA = {"Authorization": "Bearer key-umbrella-uma"}  # the quota test's own tenant
 OPERATOR = {"Authorization": "Bearer key-ops-admin"}
 KEYS = {
     "key-acme-alice": "acme:alice",
     "key-globex-carol": "globex:carol",
     "key-initech-dave": "initech:dave",
+    "key-umbrella-uma": "umbrella:uma",
     "key-ops-admin": "regintel:operator:operator",
 }
 USER_BURST = 20  # tokens in a user's bucket: 30 a minute, 40 seconds' worth
@@ -121,6 +125,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "REGINTEL_GRAPH_BATCH_WINDOW_MS": str(BATCH_WINDOW_MS),
             "REGINTEL_GRAPH_CATCH_UP_SECONDS": "1",  # the catch-up must not deliver twice
             "REGINTEL_HEARTBEAT_SECONDS": "0.2",
+            # one turn spends it: the second is refused, whichever worker gets it
+            "REGINTEL_USAGE_MONTHLY_QUOTAS": json.dumps({"umbrella": {"tokens": 1}}),
         }
         prompts = {name: root / f"{name}.prompts.jsonl" for name in "ab"}
         managers = [
@@ -451,3 +457,33 @@ async def test_an_edit_through_one_worker_is_the_branch_the_other_continues(
     assert view["messages"][-1]["siblingIds"][0] == answer["id"]  # both answers kept
     assert len(view["messages"][-1]["siblingIds"]) == 2
     assert len(view["messages"][2]["siblingIds"]) == 2  # Bravo and Gamma
+
+
+async def test_a_tenant_past_its_hard_quota_is_refused_by_both_workers_before_the_model(
+    cluster: Cluster,
+) -> None:
+    """Issue 27 (ADR 0050, Redis addendum), must show: usage recorded through one worker
+    counts in the other's quota check; past the hard quota both answer 429 before anything
+    reaches the model (neither worker's provider gets the question), and the month's totals
+    are counted in Redis."""
+
+    def asked(worker: str, question: str) -> bool:
+        record = cluster.prompts[worker]  # written at a worker's first model call
+        return record.exists() and question in record.read_text(encoding="utf-8")
+
+    await turn(cluster.a.base, UMA, "Umbrella what is the standard rate of VAT in Ireland?")
+    async with httpx.AsyncClient(timeout=60) as client:
+        for worker, base in (("b", cluster.b.base), ("a", cluster.a.base)):
+            question = f"Umbrella again through {worker}: and the reduced rate?"
+            refused = await client.post(f"{base}/api/chat", json={"message": question}, headers=UMA)
+            assert refused.status_code == 429, refused.text
+            assert refused.json()["error"]["code"] == "quota_exceeded"
+            assert not asked("a", question) and not asked("b", question)
+    redis = connect_redis(cluster.redis.url())
+    try:
+        month = datetime.now(UTC).date().replace(day=1)
+        key = f"{cluster.env['REGINTEL_REDIS_PREFIX']}:quota:umbrella:{month:%Y-%m}"
+        tokens = await redis.hget(key, "tokens")
+        assert tokens is not None and int(tokens) > 1
+    finally:
+        await redis.aclose()
