@@ -55,16 +55,19 @@ _PARTICLES = frozenset(
 )
 # Words a chat uses around names that the name lists also hold ("paye" is a surname in one of
 # Faker's locales, "dora" a first name): never a name in lower case or capitals.
-_NEVER = frozenset(
+# Tax and legal acronyms of a chat, and the names of its forms and services.
+_CHAT_ACRONYMS = frozenset(
+    """paye prsi usc vat cgt cat lpt dirt hse rtb cro tca gdpr dora mica nis cjeu ecb eu uk ie us
+    ai sme smes ppsn pps rct vrt bik eii sarp keep hap cso esb nct dsp dsa dma cra eba esma
+    eiopa oecd ira irs hmrc nic nics utr iban bic swift sepa ltd plc dac llc inc clg uc ul
+    form p60 p45 p21 rtso cesop oss ioss moss intrastat revenue ros myaccount mygovid""".split()
+)
+_NEVER = _CHAT_ACRONYMS | frozenset(
     """i a an the and or but so if of to in on at by for from with as is am are was were be
     my me we us our you your he him his she her they them their it its this that these those
     here there again also not no yes ok okay hi hey hello thanks thank regards cheers dear
     sir madam mr mrs ms miss mx dr prof rev fr sr
     please pls gonna wanna gotta kinda etc re fw fwd asap
-    paye prsi usc vat cgt cat lpt dirt hse rtb cro tca gdpr dora mica nis cjeu ecb eu uk ie us
-    ai sme smes ppsn pps rct vrt bik eii sarp keep hap cso esb nct dsp dsa dma cra eba esma
-    eiopa oecd ira irs hmrc nic nics utr iban bic swift sepa ltd plc dac llc inc clg uc ul
-    form p60 p45 p21 rtso cesop oss ioss moss intrastat revenue ros myaccount mygovid
     prima facie inter alia mutatis mutandis bona fide fides facto jure officio rata hoc per se
     sui generis vis versa via supra infra ibid et al ante quo vice ultra vires lex habeas
     amicus curiae obiter dicta ratio decidendi stare decisis res judicata locus standi pari
@@ -187,14 +190,15 @@ _CAPS_PERSON_BEFORE = re.compile(
     r"|(?:gift|money|loan)\s+from|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")"
     r"(?:\s+and)?)[ \t]+$"
 )
-_CAPS_PERSON_SUBJECT = re.compile(
-    r"[ \t]+(?:wants|wanted|says|said|thinks|thought|earns|earned|died|inherited|moved|moves"
-    r"|retired|married|lives|lived|works|worked|owns|owned|rang|texted|emailed"
-    r"|and\s+(?:my|his|her|their)\s+(?:" + _RELATION + r"))\b"
-)
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
 
+_POSSESSIVE_END = re.compile(r"['’]s\.?$")
 _NUMBER_AFTER = re.compile(r"[ \t]*\d")
+# Words before a noun, not before a person's name ("the ISA allowance", "my ISA", "an EMA").
+_DETERMINER_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:the|a|an|this|that|these|those|each|every|any|no|some|my|our|your|his"
+    r"|her|their|its|per|via|under|article|annex|section)[ \t]+$"
+)
 _CAPS_WORD_BEFORE = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+[ \t]+$")
 _CAPS_WORD_AFTER = re.compile(r"[ \t]+[A-Z][A-Z'’-]+(?![\w'’-])")
 
@@ -245,6 +249,10 @@ class _Words:
         word = self._cache.get(k)
         if word is None:
             core = self._core(k)
+            period = len(core) < len(self.matches[k].group())
+            possessive = len(core) > 3 and core[-2:].lower() in ("'s", "’s")
+            if possessive:
+                core = core[:-2]  # "SIOBHAN's" is in capitals
             if core.islower():
                 case = "lower"
             elif core.isupper():
@@ -255,10 +263,6 @@ class _Words:
             else:
                 case = "title"
             start = self.matches[k].start()
-            period = len(core) < len(self.matches[k].group())
-            possessive = len(core) > 3 and core[-2:].lower() in ("'s", "’s")
-            if possessive:
-                core = core[:-2]
             word = _Word(start, start + len(core), core.lower(), case, period, possessive)
             self._cache[k] = word
         return word
@@ -273,6 +277,7 @@ class AnyCaseNameRecogniser:
         self._names = lexicon.first_names | lexicon.surnames
         self._words = lexicon.english_words | lexicon.non_names
         self._namelike = name_likeness(lexicon).is_namelike
+        self._acronyms = lexicon.acronyms
         self._min_score = min_score
         self._kinds: dict[str, str] = {}
 
@@ -298,7 +303,7 @@ class AnyCaseNameRecogniser:
                 or (core := low[m.start() : m.end()].rstrip(".")) in names
                 or (len(core) > 2 and core not in known)
             )
-            and not (m.group()[0].isupper() and not m.group().isupper())
+            and not (m.group()[0].isupper() and not _POSSESSIVE_END.sub("", m.group()).isupper())
         ]
         found: list[PiiFinding] = []
         done = 0  # words before this index are inside a name already found
@@ -390,19 +395,23 @@ class AnyCaseNameRecogniser:
         cue = cues.get(first.start)
         if cue is None and first.case == "caps_alone" and _AFTER_CUE.match(low, first.end):
             cue = False  # "it's LAVERNE again"
+        if first.case != "lower" and first.low in self._acronyms and cue is not True:
+            return None  # "told ENISA", "the ELI of the act": the acts' own acronyms
+        if (
+            first.case == "caps_alone"
+            and text[first.start - 1 : first.start] == "("
+            and (text[first.end : first.end + 1] == ")")
+        ):
+            return None  # "Research Infrastructure Consortium (ERIC)": an acronym defined
         if not first.eligible and not (
             first.case == "caps_alone"
             and (
                 cue
                 or (cue is not None and kind != "unknown")
-                or (
-                    cue is not None
-                    and self._caps_name(first)
-                    and _CAPS_PERSON_BEFORE.search(low, max(0, first.start - 40), first.start)
-                    is not None
-                )
+                or (cue is not None and self._caps_name(first))
                 or _AFTER_CUE.match(low, first.end) is not None
                 or self._person_slot(low, first, kind)
+                or self._caps_first_name(text, low, first, kind)
             )
         ):
             return None  # a lone word in capitals is an acronym unless a name follows a cue
@@ -410,6 +419,8 @@ class AnyCaseNameRecogniser:
         j = self._extend(text, words, i + 1, caps, first.low in self._first or cue is not None)
         if cue is not None and not first.possessive:
             j = self._to_boundary(low, words, i, j, caps, strong=cue and kind != "unknown")
+        if cue is None and caps and j == i + 1 and self._caps_word_surname(text, words, i, kind):
+            return i + 2, WEAK_PAIR  # "paid LISA BOUTS": as "Lisa Bouts" in title case
         following = [words[k] for k in range(i + 1, j)]
         rest = [self._kind(w) for w in following]
         has_surname = any(
@@ -443,6 +454,8 @@ class AnyCaseNameRecogniser:
             if j == i + 1 and self._person_slot(low, first, kind):
                 return j, _LONE_IN_SLOT
             if j == i + 1 and self._lone_first_name(text, first, kind):
+                return j, _LONE_FIRST
+            if j == i + 1 and self._caps_first_name(text, low, first, kind):
                 return j, _LONE_FIRST
             return None
         known_surname = any(
@@ -481,13 +494,94 @@ class AnyCaseNameRecogniser:
         if before in "/.@_\\" or re.match(r"[/@_\\\d]|\.\w", after):
             return False
         if word.case == "caps":
-            # Shouted means a word in capitals right beside it ("CAN SIOBHAN CLAIM"), not
-            # capitals somewhere near ("OJ L, 2024/1689, ELI: http://…").
-            return (
-                _CAPS_WORD_BEFORE.search(text, max(0, word.start - 30), word.start) is not None
-                or _CAPS_WORD_AFTER.match(text, word.end) is not None
+            # Shouted means an English word in capitals right beside it ("CAN SIOBHAN
+            # CLAIM"), not capitals somewhere near ("OJ L, 2024/1689, ELI: http://…") nor an
+            # acronym beside it ("the UK ISA allowance").
+            beside = (
+                _CAPS_WORD_BEFORE.search(text, max(0, word.start - 30), word.start),
+                _CAPS_WORD_AFTER.match(text, word.end),
+            )
+            if beside[0] is not None and self._modifier(beside[0].group().strip().lower()):
+                return False  # "THE UK ISA ALLOWANCE": a noun after an acronym or "the"
+            return any(
+                m is not None and self._shouted_word(m.group().strip().lower()) for m in beside
             )
         return True
+
+    def _modifier(self, low: str) -> bool:
+        """A word before a noun rather than a name: an acronym of a chat or of the acts, or a
+        determiner ("UK ISA", "THE ISA", "MY ISA")."""
+        return (
+            low in _CHAT_ACRONYMS
+            or (low in self._acronyms and low not in self._words)
+            or _DETERMINER_BEFORE.fullmatch(low + " ") is not None
+        )
+
+    def _shouted_word(self, low: str) -> bool:
+        """A word in capitals that shows capitals are how the message is typed: an English
+        word ("CAN", "OWE", "FROM"), or a word that reads as one and is no acronym of the acts
+        ("JANKA"); not a chat's or the acts' acronym ("the UK ISA allowance", "VAT", "EMA")."""
+        if low in _CHAT_ACRONYMS:
+            return False
+        if low in self._words or low in SENTENCE_START_WORDS:
+            return True
+        return len(low) >= 4 and low not in self._acronyms and _pronounceable(low)
+
+    def _caps_first_name(self, text: str, low: str, word: _Word, kind: str) -> bool:
+        """A first name the lists hold, no English word, alone in capitals amid lower case
+        ("can ZOE claim", "the car NUALA uses"): a name, as "Zoe" is in title case, unless it
+        is an acronym (one the acts use: "ELI", "EMA", "ESMA"; or not pronounceable), stands
+        after a determiner or a possessive ("the ISA allowance", "my ISA"), before a number,
+        or inside a path or an address."""
+        if word.case != "caps_alone" or kind != "strong" or word.low not in self._first:
+            return False
+        if len(word.low) < 3 or word.low in self._acronyms or not _pronounceable(word.low):
+            return False
+        if _DETERMINER_BEFORE.search(low, max(0, word.start - 12), word.start) is not None:
+            return False
+        if _NUMBER_AFTER.match(low, word.end) is not None:
+            return False
+        return not _glued(text, word)
+
+    def _caps_word_surname(self, text: str, words: _Words, i: int, kind: str) -> bool:
+        """Two words in capitals amid words that are not ("sent it to LISA BOUTS last week"):
+        a first name the lists hold that is no English word, then an English word, is a name
+        as it is in title case (``names.PersonNameRecogniser._word_surname``: "Gary Towns") —
+        unless the second word is a function word, a chat word, a role or reads as a verb
+        ("-ed", "-ing"), or more capitals follow (a shouted message: "ZOE PAID ME")."""
+        first = words[i]
+        if kind != "strong" or first.low not in self._first or first.possessive:
+            return False
+        if i + 1 >= len(words) or text[first.end : words[i + 1].start] != " ":
+            return False
+        second = words[i + 1]
+        if (i > 0 and words[i - 1].case.startswith("caps")) or (
+            i + 2 < len(words) and words[i + 2].case.startswith("caps")
+        ):
+            return False
+        return (
+            second.case == "caps"
+            and self._kind(second) in ("no", "weak")
+            and self._plain_word(second)
+            and second.low in self._words
+            and second.low not in self._acronyms
+            and not second.low.endswith(("ed", "ing"))
+            and _PERSON_SUBJECT.match(" " + second.low) is None
+        )
+
+    def _short_caps_name(self, low: str, word: _Word, kind: str) -> bool:
+        """A first name of three letters in capitals ("ZOE", "IDA", "UNA") is a name where a
+        longer one would be, unless it is an acronym: not pronounceable ("USC"), or one the
+        acts use ("ELI", "EMA", "ESA"). The same lexicon test as in title case, with the law
+        text's acronyms as its exceptions (``bench/pii_build_acronyms.py``)."""
+        return (
+            kind == "strong"
+            and len(word.low) == 3
+            and word.low in self._first
+            and word.low not in self._acronyms
+            and _pronounceable(word.low)
+            and not _glued(low, word)
+        )
 
     def _caps_name(self, word: _Word) -> bool:
         """A word in capitals no list holds that reads like a name ("NANAHO", not "EDPB")."""
@@ -500,14 +594,18 @@ class AnyCaseNameRecogniser:
 
     @staticmethod
     def _caps_slot(low: str, word: _Word) -> bool:
-        """A person's place for a word in capitals amid lower case that no list holds: only
-        verbs and relations of people's lives, never "has", "needs", "help", "inform" or a
-        possessive, which legal prose uses with its initialisms ("the AIFM has", "help ENISA",
-        "the AIFM's liability")."""
+        """A person's place for a word in capitals amid lower case that no list holds: the
+        places of a lower-case name (after "told/ask/paid/…", a relation, "me and"; before a
+        verb people do, not a modal), now that the acts' own acronyms are out before this is
+        asked ("told ENISA", "help ENISA", "the AIFM has": ``bench/pii_build_acronyms.py``).
+        A possessive is not such a place ("the AIFM's liability")."""
         window = max(0, word.start - 24)
         if _CAPS_PERSON_BEFORE.search(low, window, word.start) is not None:
             return True
-        return _CAPS_PERSON_SUBJECT.match(low, word.end) is not None
+        if _PERSON_VERB_BEFORE.search(low, window, word.start) is not None:
+            return True  # "ask CALQUÍN about": the acts' acronyms are out already
+        after = _PERSON_SUBJECT.match(low, word.end)
+        return after is not None and after.group(1) is None
 
     def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants
@@ -534,7 +632,11 @@ class AnyCaseNameRecogniser:
             verbs_only = True
         else:
             return False
-        if word.case != "lower" and len(word.low) < 4:
+        if (
+            word.case != "lower"
+            and len(word.low) < 4
+            and not self._short_caps_name(low, word, kind)
+        ):
             return False  # an acronym
         if word.possessive:
             return True  # "kate's employer"
@@ -747,6 +849,15 @@ def _pronounceable(low: str) -> bool:
     "NCCA" are not; "NANAHO", "ENISA" are, and their context decides)."""
     vowels = sum(c in _VOWELS for c in low)
     return vowels * 3 >= len(low) and any(c in _VOWELS for c in low[:3])
+
+
+def _glued(text: str, word: _Word) -> bool:
+    """Whether ``word`` is part of a path, an address, a code or a number ("eli/reg",
+    "AVA_VAN.4", "x@ava"), not a word of prose."""
+    before = text[word.start - 1] if word.start else " "
+    return (
+        before in "/.@_\\" or re.match(r"[/@_\\\d]|\.\w", text[word.end : word.end + 2]) is not None
+    )
 
 
 def _lower_same_length(text: str) -> str:

@@ -18,13 +18,16 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Lexicon:
-    """Lower-cased first names, surnames, common English words and non-names
-    (countries, days, months, nationalities)."""
+    """Lower-cased first names, surnames, common English words, non-names
+    (countries, days, months, nationalities) and the acronyms of the law text (the words the
+    shipped acts write in capitals amid prose: "enisa", "aifm", "eli"; built by
+    ``bench/pii_build_acronyms.py``)."""
 
     first_names: frozenset[str]
     surnames: frozenset[str]
     english_words: frozenset[str]
     non_names: frozenset[str]
+    acronyms: frozenset[str] = frozenset()
 
 
 def _read(name: str) -> frozenset[str]:
@@ -50,4 +53,5 @@ def load_lexicon() -> Lexicon:
         surnames=_with_ascii_forms(_read("surnames.txt.gz")),
         english_words=_read("english_words.txt.gz"),
         non_names=_read("non_names.txt.gz"),
+        acronyms=_read("law_acronyms.txt.gz"),
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
@@ -54,12 +55,22 @@ class NameLikeness:
             for g in keys
         }
         self._unseen = math.log(word_total / name_total)
+        self._name_grams = frozenset(name_counts)
         self._seen: dict[str, bool] = {}  # words already judged (cleared when full)
 
     def score(self, word: str) -> float:
         """Mean log-likelihood ratio of ``word``'s trigrams (lower case): > 0 is name-like."""
         grams = _grams(word)
         return sum(self._ratio.get(g, self._unseen) for g in grams) / len(grams)
+
+    def spelled_like_names(self, word: str) -> bool:
+        """Whether at most one trigram of ``word`` (lower case, with its ends; accents dropped)
+        occurs in no name of the lists: "weronika", "emidio", "shevchenko" (one: "vch"); a
+        brand's or a coinage's letters often are not a name's ("airbnb": "bnb", "nb$"),
+        however name-like the mean ratio is."""
+        folded = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode("ascii")
+        grams = _grams(folded or word)
+        return sum(g not in self._name_grams for g in grams) <= 1
 
     def is_namelike(self, word: str) -> bool:
         """A word of three letters or more, with a vowel (not an acronym: "ppsn", "tbh"),

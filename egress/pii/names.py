@@ -179,6 +179,7 @@ class PersonNameRecogniser:
         self._min_score = min_score
         self._lower_case = lower_case
         self._namelike_word = name_likeness(lexicon).is_namelike
+        self._spelled_like_names = name_likeness(lexicon).spelled_like_names
 
     def find(self, text: str) -> list[PiiFinding]:
         if _CAPS_RUN.search(text) is not None:
@@ -273,7 +274,18 @@ class PersonNameRecogniser:
         opener = None
         if (
             len(run) > 1
-            and (run[0].low in SENTENCE_START_WORDS or run[0].low.endswith(("n't", "n’t")))
+            and (
+                run[0].low in SENTENCE_START_WORDS
+                or run[0].low.endswith(("n't", "n’t"))
+                # Any English word that is no name opens a sentence the same way ("Remind
+                # Brosca ...", "Suppose Weronika ..."): its capital is the sentence's.
+                or (
+                    run[0].low in self._words
+                    and run[0].low not in self._names
+                    and run[0].low not in _TITLES
+                    and run[0].core[1:].islower()
+                )
+            )
             and _sentence_start(text, run[0].start)
         ):
             opener = run.popleft()
@@ -303,6 +315,7 @@ class PersonNameRecogniser:
                 and run[-1].low not in self._names
                 and len(run[-2].core) > 1
                 and not self._word_surname(run)
+                and not (opener is not None and self._unknown_before_word(text, opener, run))
             )
         ):
             if run[-1].low in _NOT_PERSON_AFTER:
@@ -382,6 +395,8 @@ class PersonNameRecogniser:
             score = UNKNOWN_PAIR
         elif opener is not None and self._after_opener(text, opener, run, unknown):
             score = AFTER_OPENER
+        elif opener is not None and self._unknown_before_word(text, opener, run):
+            score = AFTER_OPENER
         else:
             return None
         return PiiFinding(PERSON, run[0].start, run[-1].end, score)
@@ -391,7 +406,8 @@ class PersonNameRecogniser:
         that opens the sentence, and before a lower-case word that is not a function word:
         "Does Weronika qualify", "Ask Emidio is ...", "Perhaps Wacława filed". Its capital is
         not the sentence's, so it is a proper name; one that reads like a person's name
-        (:mod:`egress.pii.namelike`) and not like a word is taken for one. An article, a
+        (:mod:`egress.pii.namelike`), spelled with a name's letters (not a brand's: "Should
+        Airbnb refund"), and not like a word is taken for one. An article, a
         preposition, a determiner or the "Where" of legal prose as the opener ("The Eurojust
         ...", "In Galway ...", "Where Eurojust considers") does not count."""
         if len(run) != 1 or run[0] not in unknown or opener.low in _NOT_OPENERS:
@@ -399,7 +415,29 @@ class PersonNameRecogniser:
         word = run[0]
         if word.period or not word.core[1:].islower() or not self._namelike_word(word.low):
             return False
+        if not self._spelled_like_names(word.low):
+            return False  # "Should Airbnb refund ...": a brand's letters, not a name's
         return _PREDICATE_AFTER.match(text, word.end) is not None
+
+    def _unknown_before_word(self, text: str, opener: _Tok, run: deque[_Tok]) -> bool:
+        """After an opener, a word no list holds that reads like a name and a capitalised
+        English word, then a predicate: "Now Cettina Leach is", "Does Weronika Field
+        qualify" — the pair ``_after_opener`` reads for one word, with a surname that is a word
+        (as ``_word_surname`` allows after a known first name)."""
+        if len(run) != 2 or opener.low in _NOT_OPENERS:
+            return False
+        first, last = run
+        if first.low in self._names or self._is_word(first) or first.period:
+            return False
+        if not first.core[1:].islower() or not last.core[1:].islower():
+            return False
+        if not (self._namelike_word(first.low) and self._spelled_like_names(first.low)):
+            return False
+        if last.low in self._non_names or last.low in _NOT_PERSON_AFTER:
+            return False
+        if last.low in _STREET_END or last.low in SENTENCE_START_WORDS:
+            return False
+        return _PREDICATE_AFTER.match(text, last.end) is not None
 
     def _word_surname(self, run: deque[_Tok]) -> bool:
         """ "Gary Towns", "Francisco Bacon": a capitalised English word right after a first

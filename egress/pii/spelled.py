@@ -52,13 +52,18 @@ _AT = (
 # "dot", "period" and "point" are the words for the dot; "[.]", "(.)" a wrapped one.
 # "dot", "period", "point", "full stop", the word spelt out ("d o t") and the words of other
 # languages ("punto", "ponto", "punkt", "kropka") are the words for the dot; "[.]", "(.)" a
-# wrapped one; "dot" glued to a top-level domain ("gmail dotcom") one too.
+# wrapped one; "dot" glued to a top-level domain ("gmail dotcom", "gmaildotcom") one too.
 _DOT_WORD = r"dot|period|point|full[ \t]stop|d[ \t]o[ \t]t|punto|ponto|punkt|kropka"
 _GLUED_TLD = r"com|net|org|ie|eu|uk|pl|lt|lv|ro|me|de|fr|es|pt|br|info|biz"
+# A second-level label of a country's public suffix ("co.uk", "ac.uk", "gov.ie").
+_GLUED_SLD = r"co|ac|gov|org|net|ltd|plc|me"
 _DOT = (
     rf"\s{{0,3}}{_OPEN}\s{{0,2}}(?:{_DOT_WORD}|\.)\s{{0,2}}{_CLOSE}\s{{0,3}}"
     rf"|[ \t]{{1,3}}(?:{_DOT_WORD})[ \t]{{1,3}}|[ \t]{{0,2}}\.[ \t]{{0,2}}"
     rf"|[ \t]{{1,3}}dot(?=(?:{_GLUED_TLD})(?![\w-]))"
+    # "dot" glued on both sides before the public suffix ("gmaildotcom", "yahoodotcodotuk"):
+    # only there, so a label holding "dot" elsewhere ("dotmailer") stays whole.
+    rf"|(?<=[^\W_])dot(?=(?:(?:{_GLUED_SLD})dot)?(?:{_GLUED_TLD})(?![\w-]))"
 )
 _LOCAL_PART = r"[\w%+]{1,64}"
 # Inside a local part the separators may be written out too ("aoife underscore doyle").

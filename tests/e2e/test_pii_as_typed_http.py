@@ -50,6 +50,19 @@ CLASSES = [
     (DEV5, "email_at"),
 ]
 PER_CLASS = 20
+# The sixth pass's classes (ADR 0061 addendum): a domain with its dot glued in words, a first
+# name of three letters in capitals, a name in capitals whose surname is an English word, a
+# lone first name in capitals amid lower case. Values are the test's own, not a set's.
+SIXTH = [
+    ("email me at aoife.doyle at gmaildotcom thanks", ["aoife.doyle at gmaildotcom"]),
+    ("my email is jdoe at yahoodotcodotuk", ["jdoe at yahoodotcodotuk"]),
+    ("i told ZOE the deadline was october.", ["ZOE"]),
+    ("CAN IDA CLAIM THE HOME CARER CREDIT.", ["IDA"]),
+    ("i sent the deposit to LISA BOUTS last week.", ["LISA BOUTS"]),
+    ("paid MAIREAD FIELD for the extension.", ["MAIREAD FIELD"]),
+    ("is the car NUALA uses a benefit in kind?", ["NUALA"]),
+    ("the house is in SIOBHAN's name only.", ["SIOBHAN"]),
+]
 
 
 @dataclass
@@ -127,3 +140,14 @@ async def test_no_value_of_a_class_reaches_the_model_in_enforce_mode(
         await store.aclose()
     assert len(records) >= len(samples) and {r.effective_mode for r in records} == {"enforce"}
     assert all(not r.blocked for r in records)
+
+
+async def test_the_sixth_pass_classes_never_reach_the_model_in_enforce_mode(stack: Stack):
+    stack.llm.script(Reply(text=["The standard rate is 23% ", "[IE:RATE:VAT_STANDARD]."]))
+    async with httpx.AsyncClient(base_url=stack.base, timeout=30) as client:
+        for message, _ in SIXTH:
+            await _turn(client, message + QUESTION)
+    bodies = [json.dumps(body, ensure_ascii=False) for body in stack.llm.requests]
+    assert len(bodies) == len(SIXTH)  # every turn called the model
+    leaked = {m: p for m, values in SIXTH if (p := passed_values(values, bodies))}
+    assert leaked == {}

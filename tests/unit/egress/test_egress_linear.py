@@ -86,6 +86,10 @@ WORST_UNITS = [
     "told kate ",
     "KATE wants ",
     "told vidica and ",
+    # issue 25, sixth pass: glued dots in a domain, names in capitals read by the lexicon
+    "a at bdotcodotcom ",
+    "to LISA BOUTS and ",
+    "can ZOE ",
 ]
 
 
