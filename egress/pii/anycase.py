@@ -403,6 +403,13 @@ class AnyCaseNameRecogniser:
             and (text[first.end : first.end + 1] == ")")
         ):
             return None  # "Research Infrastructure Consortium (ERIC)": an acronym defined
+        slot: list[bool] = []  # ``_person_slot`` of ``first``, asked at most once
+
+        def in_slot() -> bool:
+            if not slot:
+                slot.append(self._person_slot(low, first, kind))
+            return slot[0]
+
         if not first.eligible and not (
             first.case == "caps_alone"
             and (
@@ -410,7 +417,7 @@ class AnyCaseNameRecogniser:
                 or (cue is not None and kind != "unknown")
                 or (cue is not None and self._caps_name(first))
                 or _AFTER_CUE.match(low, first.end) is not None
-                or self._person_slot(low, first, kind)
+                or in_slot()
                 or self._caps_first_name(text, low, first, kind)
             )
         ):
@@ -432,7 +439,7 @@ class AnyCaseNameRecogniser:
         surname_strong = any(
             k == "strong" and w.low in self._surnames for k, w in zip(rest, following, strict=True)
         )
-        if kind == "unknown" and cue is None and j == i + 1 and self._person_slot(low, first, kind):
+        if kind == "unknown" and cue is None and j == i + 1 and in_slot():
             return j, _LONE_IN_SLOT  # "told emidio"
         if kind == "unknown" and cue is None:
             # A word we do not know is a first name only before a surname that is not a word
@@ -441,7 +448,7 @@ class AnyCaseNameRecogniser:
             # "babajide kazlauskiene"); alone it is a word we do not know.
             if surname_strong or self._namelike_pair(first, following, rest):
                 return j, UNKNOWN_FIRST
-            if self._person_slot(low, first, kind):
+            if in_slot():
                 return j, _LONE_IN_SLOT  # "WE PAID JANKA POTTINGER": the place decides
             return None
         if cue is not None:
@@ -451,7 +458,7 @@ class AnyCaseNameRecogniser:
                 return j, STRONG_CUED if cue or has_surname else CUED
             return j, STRONG_CUED if cue else CUED_UNKNOWN
         if not has_surname:
-            if j == i + 1 and self._person_slot(low, first, kind):
+            if j == i + 1 and in_slot():
                 return j, _LONE_IN_SLOT
             if j == i + 1 and self._lone_first_name(text, first, kind):
                 return j, _LONE_FIRST
