@@ -1,5 +1,6 @@
 """The date a question is about: "on 1 December 2020", "in December 2020", "for the 2023 tax
-year", "before the AI Act applied", or the request's ``asAt``; without one, today (ADR 0032).
+year", "the third quarter of 2025" (a calendar quarter), "before the AI Act
+applied", or the request's ``asAt``; without one, today (ADR 0032).
 
 :func:`find_as_at` reads the question and returns an :class:`AsAt`: a window of days (one day,
 a month, a year, a tax year) in which evidence must have been in force, and the words that
@@ -54,12 +55,20 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                             + _YEAR + r"(?:[-/](?P<next>\d\d(?:\d\d)?))?\b", re.I)),
     ("tax_year", re.compile(r"\b(?:for |in |during )?(?:the )?" + _YEAR
                             + r"[-/](?P<next>\d\d(?:\d\d)?)\b(?![-/]\d)", re.I)),
+    ("quarter", re.compile(r"\b(?:in |during |for )?(?:the )?(?P<q>first|second|third|fourth|"
+                           r"1st|2nd|3rd|4th) (?:calendar )?quarter(?: of| in)? " + _YEAR
+                           + r"\b", re.I)),
+    ("quarter", re.compile(r"\b(?:in |during |for )?(?:q(?P<qn>[1-4])[ /-]?" + _YEAR + r"|"
+                           + _YEAR.replace("year", "year2") + r"[ /-]?q(?P<qn2>[1-4]))\b",
+                           re.I)),
     ("month", re.compile(r"\b(?:in |during |for |as at |as of )?" + _MONTH + r",? " + _YEAR
                          + r"\b", re.I)),
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
                         + r"(?![-/]\d)\b", re.I)),
 )  # fmt: skip
 #: Words just before a date that make it a period's end ("the quarter ending 31 March 2025").
+_QUARTERS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3,
+             "4th": 4}  # fmt: skip
 _ENDS = re.compile(r"\b(?:ending|ended|ends|end(?:ing)? on)\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _BEFORE = re.compile(
     r"\bbefore (?P<act>(?:the )?[\w ()/.-]{2,60}?) (?:applied|came into force|took effect|"
@@ -134,6 +143,17 @@ def _dated(kind: str, match: re.Match[str], jurisdictions: Sequence[str]) -> AsA
             year, month = int(match["year"]), _month_number(match["month"])
             described = f"{_MONTHS[month - 1].capitalize()} {year}"
             return AsAt(date(year, month, 1), _last_day(year, month), "question", phrase, described)
+        if kind == "quarter":  # a calendar quarter: "the third quarter of 2025", "Q3 2025"
+            got = match.groupdict()
+            year = int(got.get("year") or got["year2"])
+            number = _QUARTERS.get((got.get("q") or "").lower()) or int(
+                got.get("qn") or got.get("qn2") or 0
+            )
+            first = 3 * number - 2
+            described = f"Q{number} {year} ({_MONTHS[first - 1].capitalize()} to "
+            described += f"{_MONTHS[first + 1].capitalize()} {year})"
+            start, end = date(year, first, 1), _last_day(year, first + 2)
+            return AsAt(start, end, "question", phrase, described)
         if kind == "year":
             year = int(match["year"])
             return AsAt(date(year, 1, 1), date(year, 12, 31), "question", phrase, str(year))

@@ -77,6 +77,7 @@ _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+da
 
 _TIMELINE_QUESTION = re.compile(
     r"\b(when (?:must|should|do|does|did|is|are|was|were|can|could|will|would|had)|by when|"
+    r"(?:from |by |on |until )?(?:what|which) (?:date|day)|(?:filing|payment|pay and file) dates?|"
     r"deadlines?|due (?:date|by)|"
     r"file by|time limits?|how long|how far back|lock[- ]in|holding period|hold (?:it|them|the)|"
     r"sell (?:\w+ ){0,3}before|before (?:i|we) can|within \d+|look ?back|claw ?back|"
@@ -457,7 +458,9 @@ def when(
       text says which year was assumed.
     - A deadline counted from an event (a disposal, the end of a VAT period) is computed from
       the day or month named; a rule stating which events it covers ("disposals made between 1
-      January and 30 November") is left out for any other; periodic returns know their periods.
+      January and 30 November") is left out for any other, whatever it counts from (a CAT
+      return for valuation dates from 1 September counts from the end of the year, and says
+      nothing of a gift on 15 March); periodic returns know their periods.
     - Dates the rule states ("from 2 February 2025") are quoted, never counted from today.
     - Only a question naming nothing depends on ``today``.
     """
@@ -482,6 +485,8 @@ def when(
         computed = compute(rule, at)
         return replace(computed, text=computed.text + assumed)
     if rule.counts_from_tax_year or "into the tax year" in rule.anchor:
+        if asked.kind == "day" and not applies_to(rule.description, asked.start):
+            return None  # the rule states the events it covers, and this day is not one
         return _tax_year_deadline(rule, asked, today)
     event = at
     if asked.kind in ("year", "tax_year", "month"):

@@ -23,6 +23,10 @@ TODAY = date(2026, 11, 23)
         ("NIC for the 2023-24 tax year", [], date(2023, 4, 6), date(2024, 4, 5)),
         ("What was the VAT rate in 2022?", ["IE"], date(2022, 1, 1), date(2022, 12, 31)),
         ("What was the rate in Feb 2021", [], date(2021, 2, 1), date(2021, 2, 28)),
+        # Calendar quarters by number (fact set batch 5: "the third quarter of 2025" named none).
+        ("OSS return for the third quarter of 2025", [], date(2025, 7, 1), date(2025, 9, 30)),
+        ("OSS return for Q1 2026", [], date(2026, 1, 1), date(2026, 3, 31)),
+        ("the 2025 Q4 OSS return", [], date(2025, 10, 1), date(2025, 12, 31)),
     ],
 )  # fmt: skip
 def test_a_date_in_the_question_names_a_window(question, jurisdictions, start, end):

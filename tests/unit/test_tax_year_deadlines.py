@@ -94,7 +94,41 @@ AI_ACT = (
     "with prohibitions and AI literacy from 2 February 2025 and some high-risk product "
     "rules from 2 August 2027.",
 )
+POA_FIRST = (
+    "UK:TIMELINE:PAYMENT_ON_ACCOUNT_31_JAN",
+    "DEADLINE",
+    10,
+    "months into the tax year",
+    "The first Self Assessment payment on account for a tax year is due by 31 January in "
+    "that tax year (the second by 31 July after it ends).",
+)
+CAT_JAN_AUG = (
+    "IE:TIMELINE:CAT_PAY_FILE_31_OCT",
+    "DEADLINE",
+    2,
+    "months after the valuation date",
+    "For gifts and inheritances with a valuation date between 1 January and 31 August, the "
+    "IT38 return must be filed and the CAT paid by 31 October of the same year.",
+)
+CAT_SEP_DEC = (
+    "IE:TIMELINE:CAT_PAY_FILE_NEXT_YEAR",
+    "DEADLINE",
+    10,
+    "months after the end of the tax year",
+    "For gifts and inheritances with a valuation date between 1 September and 31 December, "
+    "the IT38 return must be filed and the CAT paid by 31 October of the following year.",
+)
+OSS = (
+    "EU:TIMELINE:OSS_QUARTERLY_RETURN",
+    "DEADLINE",
+    1,
+    "months after the end of the quarter",
+    "The OSS VAT return and payment for each calendar quarter are due by the last day of the "
+    "month following the end of the quarter.",
+)
 TAX_YEAR_RULES = [FORM_11, SA_ONLINE, SA_PAPER, POA]
+EVENT_RULES = [PRELIMINARY, CGT_DEC, CGT_JAN, VAT3, AI_ACT, POA_FIRST, CAT_JAN_AUG, CAT_SEP_DEC]
+EVENT_RULES += [OSS]
 
 
 def rule(spec: tuple[str, ...] | tuple[object, ...]) -> TimelineRule:
@@ -139,6 +173,38 @@ def test_a_named_year_is_a_tax_year_and_its_obligations_count_from_its_end(
     computed = when(rule(spec), asked(question, jurisdictions), TODAY)
     assert computed is not None and computed.end == due, computed
     assert due.isoformat() in computed.text and "assumed" not in computed.text
+
+
+def test_a_payment_on_account_falls_due_inside_the_tax_year_it_is_for():
+    # Fact set batch 5, run once: the first payment on account for 2025-26 is due 31 January
+    # 2026, not with the 2025-26 return on 31 January 2027.
+    computed = when(rule(POA_FIRST), asked("first payment on account for 2025-26", ["UK"]), TODAY)
+    assert computed is not None and computed.end == date(2026, 1, 31), computed
+
+
+@pytest.mark.parametrize(
+    ("question", "due_jan_aug", "due_sep_dec"),
+    [
+        ("I received a gift on 15 March 2025", date(2025, 10, 31), None),
+        ("valuation date of 31 August 2025", date(2025, 10, 31), None),
+        ("an inheritance valued on 2 September 2025", None, date(2026, 10, 31)),
+        ("a valuation date of 20 October 2025", None, date(2026, 10, 31)),
+    ],
+)
+def test_a_rule_stating_the_events_it_covers_is_left_out_for_others_whatever_it_counts_from(
+    question, due_jan_aug, due_sep_dec
+):
+    # Fact set batch 5: the CAT return took the Form 11 deadline (31 October after the year).
+    day = asked(question, ["IE"])
+    for spec, due in ((CAT_JAN_AUG, due_jan_aug), (CAT_SEP_DEC, due_sep_dec)):
+        computed = when(rule(spec), day, TODAY)
+        assert (computed.end if computed is not None else None) == due, (spec[0], computed)
+
+
+def test_a_calendar_quarter_named_by_its_number_is_the_period_asked():
+    for question in ("the OSS return for the third quarter of 2025", "the OSS return for Q3 2025"):
+        computed = when(rule(OSS), asked(question, ["EU"]), TODAY)
+        assert computed is not None and computed.end == date(2025, 10, 31), (question, computed)
 
 
 def test_without_a_year_the_answer_says_which_tax_year_it_assumed():
@@ -204,7 +270,7 @@ def test_a_deadline_for_tax_year_y_falls_after_the_end_of_y(spec, year, kind, to
 
 
 @given(
-    spec=st.sampled_from([*TAX_YEAR_RULES, PRELIMINARY, CGT_DEC, CGT_JAN, VAT3, AI_ACT]),
+    spec=st.sampled_from([*TAX_YEAR_RULES, *EVENT_RULES]),
     day=days,
     kind=st.sampled_from(["day", "month", "year"]),
     today=days,

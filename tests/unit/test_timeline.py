@@ -144,6 +144,10 @@ def test_a_node_without_a_readable_duration_is_no_rule():
         # Past tense (fact set batch 4, run once: the rule was found, no date computed).
         ("When was the UK online self assessment return for 2019-20 due?", True),
         ("I exercised share options on 10 March 2023. When was the RTSO due?", True),
+        # "What date" asks for a date (fact set batch 5: no date was computed).
+        ("From what date do the AI Act's penalty provisions apply?", True),
+        ("By what date must the IT38 be filed?", True),
+        ("What is the filing date for a VAT return covering January and February 2026?", True),
         ("What is the standard rate of VAT in Ireland?", False),
     ],
 )
