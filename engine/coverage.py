@@ -17,6 +17,12 @@ relevance gate, for the questions the gate's lexical coverage lets through.
   Z"): the question names a designated part of a scheme ("group", "class", "category" or "tier"
   and a letter or number); the graph holds it only when a rule node or provision of the
   question's jurisdictions says those words ("CAT Group A threshold" does not hold Group C).
+- **A tax or scheme named by its acronym the graph holds no rule for** ("What rate of DIRT is
+  deducted?", "the UK IHT threshold"): a word of three to six capitals in a question that names
+  no concept of the graph and no act; held when the title of a rule node of the question's
+  jurisdictions (or EU law) says it ("PRSI Class A employee rate", "VAT3 due by the 19th (23rd
+  on ROS)"). A title, not any text: the Help to Buy rule says "income tax and DIRT paid", and
+  that holds no rule on DIRT. A message in capitals throughout names no acronym by its case.
 - **Outside coverage**: every jurisdiction the question names is outside the graph's (France)
   and it names no act the graph holds (the GDPR applies in France; the capital of France is
   not a rule).
@@ -42,6 +48,7 @@ __all__ = [
     "COVERED",
     "Uncovered",
     "evidence_texts",
+    "named_acronyms",
     "named_designators",
     "named_schemes",
     "named_taxes",
@@ -82,6 +89,19 @@ _REGULATORY = re.compile(
     r"posted|social|security|state|scheme\w*|invoice\w*|accounting|period|year|tax-free)\b",
     re.I,
 )
+
+
+_ACRONYM = re.compile(r"(?<![\w\[&'-])([A-Z]{3,6})s?(?![\w\]&'-])")
+_CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
+
+
+def named_acronyms(question: str) -> list[str]:
+    """The words of three to six capitals a question names things by ("DIRT", "IHT"), in order;
+    none in a message written in capitals throughout (its case says nothing)."""
+    words = re.findall(r"[A-Za-z]+", question)
+    if not words or len(_CAPITALS.findall(question)) * 2 > len(words):
+        return []
+    return list(dict.fromkeys(m[1] for m in _ACRONYM.finditer(question)))
 
 
 _DESIGNATOR = re.compile(r"\b(group|class|category|tier) ([a-z]|\d{1,2})\b(?![-'’])")
@@ -144,11 +164,13 @@ def uncovered(
     names_act: bool,
     names_concept: bool,
     rules_saying: Callable[[str, Sequence[str]], Sequence[str]],
+    rules_titled: Callable[[str, Sequence[str]], Sequence[object]] | None = None,
 ) -> Uncovered | None:
     """Why the graph holds no answer to ``question``, or ``None`` when it may.
 
     ``rules_saying(words, jurisdictions)`` gives the texts of the graph's rule nodes and
-    provisions (of those jurisdictions and EU law) that a search for ``words`` finds.
+    provisions (of those jurisdictions and EU law) that a search for ``words`` finds;
+    ``rules_titled(words, jurisdictions)`` the rule nodes whose title says ``words``.
     """
     outside = [j for j in jurisdictions if j not in COVERED]
     if outside and len(outside) == len(jurisdictions) and not names_act:
@@ -166,8 +188,22 @@ def uncovered(
             "The rules graph has no evidence on this question: it holds rules on tax, social "
             "welfare, pensions and EU law, and this question is about none of them.",
         )
+    if rules_titled is not None and not names_act and not names_concept:
+        for acronym in named_acronyms(question):
+            if not rules_titled(acronym, jurisdictions):
+                where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
+                verdict = RelevanceVerdict(
+                    answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=acronym
+                )
+                return Uncovered(
+                    verdict,
+                    f"The rules graph has no evidence on {acronym}{where}: it holds no rule "
+                    "for it.",
+                )
     taxes = [(tax, re.escape(tax)) for tax in named_taxes(question)]
     groups = [(group, rf"\b{re.escape(group)}\b") for group in named_designators(question)]
+    # "gift tax" is held where a rule says "gift and inheritance tax" (a coordinated name)
+    taxes = [(tax, _coordinated(tax)) for tax, _ in taxes]
     for tax, pattern in taxes + groups:
         held = [_flat(t) for t in evidence_texts(evidence) + reviewed_concepts(evidence)] + [
             _flat(t) for t in rules_saying(tax, jurisdictions)
@@ -196,6 +232,20 @@ def uncovered(
                 f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
             )
     return None
+
+
+def _coordinated(name: str) -> str:
+    """The pattern of a tax's name as a rule may say it: as written, or one of two names that
+    share their noun ("gift tax" in "gift and inheritance tax", "inheritance tax" too)."""
+    *words, noun = name.split()
+    said = re.escape(" ".join(words))
+    other = r"[a-z][\w'-]*(?: [a-z][\w'-]*)?"
+    return (
+        rf"{re.escape(name)}|\b{said} (?:and|or|&) {other} {noun}\b"
+        rf"|\b{other} (?:and|or|&) {said} {noun}\b"
+        if words
+        else re.escape(name)
+    )
 
 
 def _titled(name: str, text: str) -> bool:

@@ -1,6 +1,7 @@
 """Refuse what the graph does not hold (issue 23): taxes without a rule, jurisdictions outside
 coverage, questions with no regulatory content; never a subject the graph holds."""
 
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -165,3 +166,42 @@ def test_regression_a_name_the_sanitiser_replaced_is_never_held():
     assert refused is not None and "this allowance (UK)" in refused.sentence
     assert "[" not in refused.sentence
     assert named_schemes("What is the UK [PERSON_1] allowance?") == ["[person_1] allowance"]
+
+
+TITLES = {"IE": ["PRSI Class A employee rate", "VAT3 due by the 19th (23rd on ROS)"]}
+
+
+def rules_titled(words: str, jurisdictions: Sequence[str]) -> list[str]:
+    return [t for j in jurisdictions for t in TITLES.get(j, []) if re.search(rf"\b{words}\b", t)]
+
+
+def test_an_acronym_no_rules_title_says_is_refused_unless_the_question_names_a_concept():
+    # Fact set batch 5: "What rate of DIRT is deducted …?" names no tax word; the Help to Buy
+    # rule says "income tax and DIRT paid", which holds no rule on DIRT.
+    def ask(question: str, *, concept: bool = False):
+        return uncovered(
+            question, ["IE"], ANSWERABLE, names_act=False, names_concept=concept,
+            rules_saying=rules_saying, rules_titled=rules_titled,
+        )  # fmt: skip
+
+    gap = ask("What rate of DIRT is deducted from interest on an Irish deposit account?")
+    assert gap is not None and gap.verdict.subject == "DIRT" and "on DIRT (IE)" in gap.sentence
+    assert ask("What is the PRSI employee rate?") is None
+    assert ask("And if I file the VAT3 through ROS?") is None
+    assert ask("What is the DIRT rate?", concept=True) is None  # a concept the graph holds
+    assert ask("WHAT RATE OF DIRT IS DEDUCTED") is None  # capitals throughout: no acronym
+
+
+def test_a_tax_named_by_one_of_two_coordinated_names_is_held():
+    # Fact set batch 5, run once: "any gift tax" was refused; Revenue's rules say "gift and
+    # inheritance tax" (CAT). The UK still holds no inheritance tax rule.
+    def ask(question: str, jurisdictions: list[str]):
+        return uncovered(
+            question, jurisdictions, ANSWERABLE, names_act=False, names_concept=False,
+            rules_saying=lambda words, where: ["Form IT38 — the return for gift and inheritance "
+                                               "tax"] if "IE" in where else [],
+        )  # fmt: skip
+
+    assert ask("When do I file the IT38 and pay any gift tax?", ["IE"]) is None
+    assert ask("What is the Irish inheritance tax threshold?", ["IE"]) is None
+    assert ask("What is the inheritance tax threshold in the UK?", ["UK"]) is not None
