@@ -27,8 +27,10 @@ from engine.evidence import MAX_EVIDENCE_CHARS, Evidence, EvidenceHit
 from engine.retrieval.tokenise import tokenise
 
 __all__ = [
+    "AMOUNT",
     "OPERATIVE",
     "OPERATIVE_WORDS",
+    "amount_tokens",
     "answering_text",
     "operative_words",
     "with_answering_passages",
@@ -43,6 +45,23 @@ OPERATIVE_WORDS = ("shall be prohibited", "are prohibited", "is prohibited", "pr
                    "shall not", "must not", "may not", "shall be lawful only if",
                    "shall be lawful", "shall apply from", "must", "shall")  # fmt: skip
 OPERATIVE = re.compile(r"\b(" + "|".join(OPERATIVE_WORDS) + r")\b", re.I)
+
+
+#: A pseudo-token: a part that states an amount or a percentage ("20 000 000 EUR", "4 %"),
+#: wanted by a question that asks for one ("the maximum fine in euro", "how much").
+AMOUNT = "\u2316amount"
+_STATES_AMOUNT = re.compile(r"\d[\d\s,.]*\s*(?:%|per ?cent\b|eur\b|euros?\b|gbp\b)|[€£]\s*\d", re.I)
+_ASKS_AMOUNT = re.compile(
+    r"\b(?:how much|how many|maximum|minimum|max|min|amount|limit|threshold|rate|fine|fines|"
+    r"in euros?|in eur|in pounds|in sterling|percentage|per ?cent|cap|ceiling)\b",
+    re.I,
+)
+
+
+def amount_tokens(text: str, *, question: bool = False) -> frozenset[str]:
+    """:data:`AMOUNT` when ``text`` states an amount (or, for a question, asks for one)."""
+    pattern = _ASKS_AMOUNT if question else _STATES_AMOUNT
+    return frozenset({AMOUNT}) if pattern.search(text) else frozenset()
 
 
 @dataclass(frozen=True)
@@ -75,12 +94,15 @@ def _parsed(text: str) -> tuple[tuple[_Unit, ...], tuple[frozenset[str], ...]]:
     """A provision's units and each unit's tokens: the same texts come back turn after turn
     (the evidence of every question about them), so they are split and tokenised once."""
     units = tuple(_units(text))
-    return units, tuple(frozenset(tokenise(unit.text)) for unit in units)
+    return units, tuple(frozenset(tokenise(unit.text)) | amount_tokens(unit.text) for unit in units)
 
 
 def _asked(question: str) -> frozenset[str]:
-    # "Article 5" names the provision quoted, it says nothing about which part answers.
-    return frozenset(tokenise(_REFERENCE.sub(" ", question)))
+    # "Article 5" names the provision quoted, it says nothing about which part answers; a
+    # question asking for an amount wants the parts that state one.
+    return frozenset(tokenise(_REFERENCE.sub(" ", question))) | amount_tokens(
+        question, question=True
+    )
 
 
 def _score(tokens: Sequence[frozenset[str]], wanted: frozenset[str]) -> list[float]:

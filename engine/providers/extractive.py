@@ -33,7 +33,7 @@ from engine.prompt import (
     quoted_section,
     refusal_line,
 )
-from engine.quotes import operative_words
+from engine.quotes import amount_tokens, operative_words
 from engine.retrieval.tokenise import tokenise
 from infra.lifetime import Lifetime
 from scenarios.chat import markdown_table, read_section
@@ -149,7 +149,7 @@ def best_sentences(text: str, question: str, evidence: Sequence[str]) -> str:
     head, sep, body = text.partition(": ")
     if not sep:
         head, body = "", text
-    wanted = _words(question)
+    wanted = _words(question) | amount_tokens(question, question=True)
     documents = [_words(other) for other in evidence] or [set()]
     weight = {w: 1.0 / (1 + sum(w in d for d in documents)) for w in wanted}
     parts = [p.strip(" …") for p in body.split(" … ") if p.strip(" …")]
@@ -171,8 +171,9 @@ def best_sentences(text: str, question: str, evidence: Sequence[str]) -> str:
 
 def _words(text: str) -> set[str]:
     """The retriever's tokens (legal-aware, stemmed, stopwords out), so the sentences quoted
-    are matched to the question the way the evidence was."""
-    return set(tokenise(text))
+    are matched to the question the way the evidence was; and :data:`engine.quotes.AMOUNT`
+    where the text states an amount."""
+    return set(tokenise(text)) | amount_tokens(text)
 
 
 def _jurisdictions(system: str) -> list[str]:

@@ -66,7 +66,7 @@ from engine.as_at import AsAt, resolve_as_at
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
-from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe
+from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe, node_title
 from engine.evidence_cache import EvidenceCache
 from engine.followups import follow_up_query, with_earlier_evidence
 from engine.grounding import refusal_sentence
@@ -74,6 +74,7 @@ from engine.lexicon import ConceptLexicon
 from engine.model_summary import SummaryJob, summary_job
 from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdictions
 from engine.quotes import with_answering_passages
+from engine.retrieval.tokenise import tokenise
 from engine.router import LlmRouter, Route
 from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
 from engine.turn.what_if import WhatIfStep
@@ -488,6 +489,7 @@ class TurnPreparer:
             # A follow-up ("And what about children?") is searched with the previous question.
             names_act = index.act_start(query) is not None
             followed = follow_up_query(query, history, bool(focus) or names_act, names_act)
+            own = query if followed != query else ""  # a follow-up's own words
             if followed != query and as_at.origin != "question":  # the date asked before
                 before = resolve_as_at(
                     followed, request.as_at, self._today(), jurisdictions, index.act_start
@@ -524,6 +526,7 @@ class TurnPreparer:
             evidence = Evidence(hits=[], verdict=evidence.verdict)
         else:  # each provision quoted by the parts that answer the question (issue 23)
             evidence = self._designated_first(evidence, query, jurisdictions)
+            evidence = _rules_before_concepts(_aspect_first(evidence, own))
             evidence = with_answering_passages(evidence, query)
             evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(
@@ -617,6 +620,7 @@ class TurnPreparer:
             names_act=named_act,
             names_concept=bool(focus),
             rules_saying=rules_saying,
+            rules_titled=index.rules_titled,
         )
 
     def _named_concepts(self, question: str, jurisdictions: Sequence[str]) -> list[str]:
@@ -662,8 +666,17 @@ class TurnPreparer:
         ids = [*named, *(i for i in evidence.ids() if i not in named)]
         nodes = {node.id: node for node in self._evidence.timelines_of(ids, acts)}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
-        # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS).
-        rules.sort(key=lambda r: r.jurisdiction not in jurisdictions)
+        # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS),
+        # and among them those whose names say most of the question's words ("the second
+        # payment on account" before the first; "through ROS" the 23rd before the 19th): the
+        # answer quotes three at most.
+        asked_words = set(tokenise(question))
+        rules.sort(
+            key=lambda r: (
+                r.jurisdiction not in jurisdictions,
+                -len(asked_words & set(tokenise(r.name))),
+            )
+        )
         asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.
@@ -680,6 +693,34 @@ class TurnPreparer:
                 evidence.hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
                 known.add(node.id)
         return [(computed.rule_id, computed.text) for computed in dates]
+
+
+def _aspect_first(evidence: Evidence, own: str) -> Evidence:
+    """A follow-up's evidence with the hits whose titles say most of its own words first
+    ("And the additional rate threshold?" after the personal allowance: the search ran on
+    both questions, and the previous one's subject outranked the aspect asked now); the
+    search's order otherwise. ``own`` empty (not a follow-up): as found."""
+    words = set(tokenise(own)) if own else set()
+    if not words or not evidence.hits:
+        return evidence
+    said = [len(words & set(tokenise(node_title(hit.node)))) for hit in evidence.hits]
+    if max(said) == 0:
+        return evidence
+    order = sorted(range(len(evidence.hits)), key=lambda i: -said[i])
+    return Evidence(hits=[evidence.hits[i] for i in order], verdict=evidence.verdict)
+
+
+def _rules_before_concepts(evidence: Evidence) -> Evidence:
+    """The rule nodes and provisions first, in the search's order, then the concepts: a
+    concept says what a thing is, a rule what it is worth. Since the seeds hold narrower
+    concepts of their own ("Basic rate of income tax (United Kingdom)", ADR 0060 addendum),
+    their definitions ranked above the rule nodes with the values and took the answer's
+    quotes ("And the additional rate?" answered with two definitions and the basic rate)."""
+    rules = [hit for hit in evidence.hits if hit.node.label != "Concept"]
+    if len(rules) == len(evidence.hits):
+        return evidence
+    concepts = [hit for hit in evidence.hits if hit.node.label == "Concept"]
+    return Evidence(hits=[*rules, *concepts], verdict=evidence.verdict)
 
 
 def conversation_jurisdictions(message: str, history: Sequence[StoredMessage]) -> list[str]:

@@ -82,3 +82,27 @@ def test_what_earlier_answers_cited_stays_citable_after_this_turns_evidence():
     assert found.hits[1].text.startswith(EARLIER)
     refused = Evidence(hits=[], verdict=RelevanceVerdict(answerable=False))
     assert with_earlier_evidence(refused, ["EU:REG_2016_679:ART_7"], known.get) is refused
+
+
+def rule_hit(node_id: str, label: str, name: str) -> EvidenceHit:
+    node = GraphNode(id=node_id, label=label, properties={"name": name, "pref_label": name})
+    return EvidenceHit(node=node, text=name, score=1.0)
+
+
+def test_a_follow_ups_aspect_comes_first_and_concepts_follow_the_rules():
+    # Fact set (fol-084, fol-190, regressions of the narrower seeded concepts): the definitions
+    # of "basic rate" and "higher rate" took the quotes from the rule with the value asked.
+    from engine.turn.prepare import _aspect_first, _rules_before_concepts
+
+    hits = [
+        rule_hit("TAX:UK:HIGHER_RATE", "Concept", "Higher rate of income tax (United Kingdom)"),
+        rule_hit("UK:THRESHOLD:PERSONAL_ALLOWANCE", "Threshold", "UK personal allowance"),
+        rule_hit("UK:THRESHOLD:HIGHER_RATE", "Threshold", "UK higher rate threshold"),
+        rule_hit("UK:THRESHOLD:ADDITIONAL_RATE", "Threshold", "UK additional rate threshold"),
+    ]
+    evidence = Evidence(hits=hits, verdict=RelevanceVerdict(answerable=True))
+    ordered = _rules_before_concepts(_aspect_first(evidence, "And the additional rate threshold?"))
+    assert [h.node.id for h in ordered.hits] == [
+        "UK:THRESHOLD:ADDITIONAL_RATE", "UK:THRESHOLD:HIGHER_RATE",
+        "UK:THRESHOLD:PERSONAL_ALLOWANCE", "TAX:UK:HIGHER_RATE"]  # fmt: skip
+    assert _aspect_first(evidence, "").hits == hits  # not a follow-up: the search's order

@@ -79,3 +79,23 @@ def test_shortened_points_stay_points_for_the_extractive_provider():
     text = f"{HEAD}: {answering_text(long_art_5, question, limit=600)}"
     quoted = best_sentences(text, question, [text])
     assert "(c)" in quoted and "(g)" in quoted, quoted
+
+
+ART_83 = "\n".join([
+    "2. Administrative fines shall, depending on the circumstances of each individual case, be "
+    "imposed in addition to, or instead of, measures referred to in Article 58(2).",
+    "3. If a controller or processor intentionally or negligently infringes several provisions, "
+    "the total amount of the administrative fine shall not exceed the amount specified for the "
+    "gravest infringement.",
+    "5. Infringements of the following provisions shall be subject to administrative fines up to "
+    "20 000 000 EUR, or in the case of an undertaking, up to 4 % of the total worldwide annual "
+    "turnover of the preceding financial year, whichever is higher:",
+])  # fmt: skip
+
+
+def test_a_question_asking_for_an_amount_gets_the_part_that_states_one():
+    # Fact set (the GDPR's maximum fine in euro, a known miss): paragraph 2 says "fines" most.
+    quote = answering_text(ART_83, "What is the maximum GDPR fine in euro?", 300)
+    assert quote is not None and "20 000 000 EUR" in quote, quote
+    sentences = best_sentences(f"{HEAD}: {ART_83}", "What is the maximum fine in euro?", [ART_83])
+    assert "20 000 000 EUR" in sentences
