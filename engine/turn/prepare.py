@@ -489,7 +489,11 @@ class TurnPreparer:
             # A follow-up ("And what about children?") is searched with the previous question.
             names_act = index.act_start(query) is not None
             followed = follow_up_query(query, history, bool(focus) or names_act, names_act)
-            own = query if followed != query else ""  # a follow-up's own words
+            # A follow-up's own words, those the previous question did not say (the aspect).
+            own: frozenset[str] = frozenset()
+            if followed != query:
+                said = set(tokenise(followed[: -len(query)] if followed.endswith(query) else ""))
+                own = frozenset(tokenise(query)) - said
             if followed != query and as_at.origin != "question":  # the date asked before
                 before = resolve_as_at(
                     followed, request.as_at, self._today(), jurisdictions, index.act_start
@@ -511,6 +515,22 @@ class TurnPreparer:
                 window,
                 lambda: index.search(query, k, jurisdictions, focus, as_at=window),
             )
+            # Concepts say what a thing is, not what it is worth: as many more hits as the
+            # search gave concepts, so that k rules and provisions can still be quoted (the
+            # narrower seeded concepts, ADR 0060 addendum, took half of a follow-up's hits).
+            if wanted := sum(hit.node.label == "Concept" for hit in evidence.hits):
+                wider = self._evidence_cache.search(
+                    index.generation,
+                    tenant,
+                    query,
+                    k + wanted,
+                    jurisdictions,
+                    focus,
+                    window,
+                    lambda: index.search(query, k + wanted, jurisdictions, focus, as_at=window),
+                )
+                if evidence.answerable:
+                    evidence = Evidence(hits=wider.hits, verdict=evidence.verdict)
             span.set_attributes(
                 {
                     "regintel.evidence.hits": len(evidence.hits),
@@ -667,16 +687,11 @@ class TurnPreparer:
         nodes = {node.id: node for node in self._evidence.timelines_of(ids, acts)}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
         # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS),
-        # and among them those whose names say most of the question's words ("the second
-        # payment on account" before the first; "through ROS" the 23rd before the 19th): the
-        # answer quotes three at most.
-        asked_words = set(tokenise(question))
-        rules.sort(
-            key=lambda r: (
-                r.jurisdiction not in jurisdictions,
-                -len(asked_words & set(tokenise(r.name))),
-            )
-        )
+        # and among them those whose words say most of the question's, rarer words among these
+        # rules counting more and a word of the name twice ("the second payment on account"
+        # before the first, "the balancing payment" the 31 January return date before both):
+        # the answer quotes three at most.
+        rules.sort(key=lambda r: (r.jurisdiction not in jurisdictions, -_said(question, r, rules)))
         asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.
@@ -695,12 +710,27 @@ class TurnPreparer:
         return [(computed.rule_id, computed.text) for computed in dates]
 
 
-def _aspect_first(evidence: Evidence, own: str) -> Evidence:
-    """A follow-up's evidence with the hits whose titles say most of its own words first
-    ("And the additional rate threshold?" after the personal allowance: the search ran on
-    both questions, and the previous one's subject outranked the aspect asked now); the
-    search's order otherwise. ``own`` empty (not a follow-up): as found."""
-    words = set(tokenise(own)) if own else set()
+def _said(question: str, rule: TimelineRule, rules: Sequence[TimelineRule]) -> float:
+    """How much of ``question`` the rule's words say: each question word the rule's name or
+    description says counts 1 / (how many of ``rules`` say it), once more in the name."""
+    asked = set(tokenise(question))
+    if not asked:
+        return 0.0
+    words = {r.id: set(tokenise(f"{r.name} {r.description}")) for r in rules}
+    name = set(tokenise(rule.name))
+    score = 0.0
+    for word in asked & words.get(rule.id, set()):
+        weight = 1.0 / sum(word in said for said in words.values())
+        score += weight * (2 if word in name else 1)
+    return score
+
+
+def _aspect_first(evidence: Evidence, words: frozenset[str]) -> Evidence:
+    """A follow-up's evidence with the hits whose titles say most of its own ``words`` (the
+    retriever's tokens the previous question did not say) first ("And the additional rate
+    threshold?" after the personal allowance: the search ran on both questions, and the
+    previous one's subject outranked the aspect asked now); the search's order otherwise.
+    ``words`` empty (not a follow-up, or nothing new): as found."""
     if not words or not evidence.hits:
         return evidence
     said = [len(words & set(tokenise(node_title(hit.node)))) for hit in evidence.hits]

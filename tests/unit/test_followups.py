@@ -101,8 +101,42 @@ def test_a_follow_ups_aspect_comes_first_and_concepts_follow_the_rules():
         rule_hit("UK:THRESHOLD:ADDITIONAL_RATE", "Threshold", "UK additional rate threshold"),
     ]
     evidence = Evidence(hits=hits, verdict=RelevanceVerdict(answerable=True))
-    ordered = _rules_before_concepts(_aspect_first(evidence, "And the additional rate threshold?"))
+    from engine.retrieval.tokenise import tokenise
+
+    aspect = frozenset(tokenise("And the additional rate threshold?"))
+    ordered = _rules_before_concepts(_aspect_first(evidence, aspect))
     assert [h.node.id for h in ordered.hits] == [
         "UK:THRESHOLD:ADDITIONAL_RATE", "UK:THRESHOLD:HIGHER_RATE",
         "UK:THRESHOLD:PERSONAL_ALLOWANCE", "TAX:UK:HIGHER_RATE"]  # fmt: skip
-    assert _aspect_first(evidence, "").hits == hits  # not a follow-up: the search's order
+    assert _aspect_first(evidence, frozenset()).hits == hits  # not a follow-up: as found
+
+
+def test_the_computed_dates_of_the_rules_the_question_words_come_first():
+    # Fact set batch 5: three dates are quoted; the first payment on account's rule pushed the
+    # second's (fol-537), and the name-only order pushed the balancing payment's (dea-509).
+    from engine.timeline import TimelineRule
+    from engine.turn.prepare import _said
+
+    def made(node_id: str, name: str, description: str) -> TimelineRule:
+        unit = "months after the end of the tax year"
+        props = {"name": name, "description": description, "window_kind": "DEADLINE",
+                 "duration_value": 4, "duration_unit": unit}  # fmt: skip
+        found = TimelineRule.from_node(node_id, props)
+        assert found is not None
+        return found
+
+    rules = [
+        made("UK:SA", "Self Assessment online deadline 31 January",
+             "Online returns and the balancing payment for a tax year are due by 31 January."),
+        made("UK:POA_JAN", "First payment on account 31 January in the tax year",
+             "The first payment on account is due by 31 January in the tax year."),
+        made("UK:POA_JUL", "Second payment on account 31 July",
+             "The second payment on account is due by 31 July after the end of the tax year."),
+    ]  # fmt: skip
+
+    def first(question: str) -> str:
+        return max(rules, key=lambda r: _said(question, r, rules)).id
+
+    assert first("When is the balancing payment for 2024-25 due?") == "UK:SA"
+    assert first("And the second payment on account for that year?") == "UK:POA_JUL"
+    assert first("When is the first payment on account for 2025-26 due?") == "UK:POA_JAN"
