@@ -222,6 +222,7 @@ def test_concepts_are_complete_and_aligned(
         "aligns_with",
         "broader",  # SKOS broader / related: other seeded concepts (ADR 0060 addendum)
         "related",
+        "not_labels",  # terms decided not to name the concept (ADR 0075)
     }
     seeded = {f"{c.get('domain')}:{c.get('jurisdiction')}:{c.get('kind')}" for c in concepts}
     keys: Counter[tuple[str, ...]] = Counter()
@@ -248,6 +249,7 @@ def test_concepts_are_complete_and_aligned(
             "aligns_with",
             "broader",
             "related",
+            "not_labels",
         ):
             value = concept.get(field, [])
             if not _type_ok("string[]", value):
