@@ -155,7 +155,7 @@ CASES: list[C] = [
     ("surface", "revenue", "TAX", "RD_TAX_CREDIT", "IE", "Research and Development (R&D) Tax Credit", [], IE, "TAX:IE:RD_TAX_CREDIT"),
     ("surface", "revenue", "TAX", "PAYE", "IE", "Pay As You Earn (PAYE)", [], IE, "TAX:IE:PAYE"),
     ("surface", "revenue", "TAX", "PAYE", "IE", "P.A.Y.E.", [], IE, "TAX:IE:PAYE"),
-    ("surface", "revenue", "TAX", "PAYE_MODERNIZATION", "IE", "PAYE modernization", [], IE, "TAX:IE:PAYE"),
+    ("surface", "revenue", "TAX", "PAYE_MODERNIZATION", "IE", "PAYE modernization", [], IE, "new:ie_paye_modernisation"),
     ("surface", "revenue", "TAX", "CGT", "IE", "C.G.T.", [], IE, "TAX:IE:CGT"),
     ("surface", "revenue", "TAX", "RENT_TAX_CREDIT", "IE", "Rent Tax Credit", [], IE, "TAX:IE:RENT_TAX_CREDIT"),
     ("surface", "revenue", "TAX", "ENTREPRENEUR_RELIEF", "IE", "Revised Entrepreneur Relief", [], IE, "TAX:IE:ENTREPRENEUR_RELIEF"),

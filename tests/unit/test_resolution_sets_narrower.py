@@ -1,4 +1,5 @@
-"""No resolution set labels a capture of a narrower concept as its parent (ADR 0060 addendum).
+"""No resolution set labels a capture of a narrower concept as its parent (ADR 0060 addendum),
+nor a capture of a term the seeds decided is not a label of a concept as that concept (ADR 0075).
 
 A seeded concept with ``broader`` (or ``related``) links is a concept of its own: a capture
 whose preferred label has an exact form (the resolver's own :func:`engine.matching.label_forms`)
@@ -76,5 +77,47 @@ def test_no_set_labels_a_narrower_capture_as_its_parent() -> None:
                 f"{case['id']}: {case['gold']} is above {cid}"
                 for cid in named
                 if case["gold"] in above[cid]
+            ]
+    assert not wrong, wrong
+
+
+def _not_label_forms() -> dict[str, set[str]]:
+    """Exact form -> the seeded concepts that term was decided not to name (``not_labels``:
+    something broader, related, a condition, a person, a document or a reform; ADR 0075)."""
+    out: dict[str, set[str]] = {}
+    for c in read_seed_files()["concepts"]:
+        cid = concept_id(c["domain"], c["jurisdiction"], c["kind"])
+        for term in c.get("not_labels") or []:
+            for form in label_forms(term):
+                out.setdefault(form.form, set()).add(cid)
+    return out
+
+
+def test_a_not_label_is_no_label_of_its_concept() -> None:
+    nots = _not_label_forms()
+    assert len(nots) >= 7
+    clash = []
+    for c in read_seed_files()["concepts"]:
+        cid = concept_id(c["domain"], c["jurisdiction"], c["kind"])
+        texts = [c["pref_label"], *(c.get("alt_labels") or []), *(c.get("hidden_labels") or [])]
+        clash += [
+            f"{cid}: {text!r}"
+            for text in texts
+            for form in label_forms(text)
+            if cid in nots.get(form.form, ())
+        ]
+    assert not clash, clash
+
+
+def test_no_set_labels_a_not_label_capture_as_that_concept() -> None:
+    nots = _not_label_forms()
+    wrong = []
+    for path in SETS:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            case = json.loads(line)
+            wrong += [
+                f"{case['id']}: {case['concept']['prefLabel']!r} is not {case['gold']}"
+                for form in label_forms(case["concept"]["prefLabel"])
+                if case["gold"] in nots.get(form.form, ())
             ]
     assert not wrong, wrong
