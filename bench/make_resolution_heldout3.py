@@ -242,7 +242,7 @@ CASES: list[C] = [
     ("jurisdiction", "iso3166", "TAX", "INCOME_TAX", "United Kingdom of Great Britain and Northern Ireland", "Income Tax", [], UK, "TAX:UK:INCOME_TAX"),
     ("jurisdiction", "iso3166", "SOCIAL_INSURANCE", "NATIONAL_INSURANCE", "Great Britain", "National Insurance", [], UK, "SOCIAL_INSURANCE:UK:NATIONAL_INSURANCE"),
     ("jurisdiction", "iso3166", "TAX", "CGT", "U.K", "CGT", [], UK, "TAX:UK:CGT"),
-    ("jurisdiction", "iso3166", "TAX", "WINDSOR_FRAMEWORK", "GB-NIR", "Northern Ireland Protocol", [], NI, "TAX:NI:WINDSOR_FRAMEWORK_VAT_ON_GOODS"),
+    ("jurisdiction", "iso3166", "TAX", "WINDSOR_FRAMEWORK", "GB-NIR", "Northern Ireland Protocol", [], NI, "new:ni_protocol"),
     ("jurisdiction", "iso3166", "EU_LAW", "GDPR", "European Union", "GDPR", [], EU, "EU_LAW:EU:GDPR"),
     ("jurisdiction", "iso3166", "EU_LAW", "AI_ACT", "E.U.", "AI Act", [], EU, "EU_LAW:EU:AI_ACT"),
     ("jurisdiction", "iso3166", "EU_LAW", "GDPR", "DE", "GDPR", [], [], "EU_LAW:EU:GDPR"),

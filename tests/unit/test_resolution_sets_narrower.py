@@ -17,6 +17,7 @@ import pytest
 
 from engine.concepts import concept_id
 from engine.matching import label_forms
+from engine.normalise import normalise_jurisdiction
 from engine.seeding import read_seed_files
 
 pytestmark = pytest.mark.unit
@@ -115,9 +116,13 @@ def test_no_set_labels_a_not_label_capture_as_that_concept() -> None:
     for path in SETS:
         for line in path.read_text(encoding="utf-8").splitlines():
             case = json.loads(line)
+            capture = case["concept"]
+            where = normalise_jurisdiction(capture["jurisdiction"])
+            if concept_id(capture["domain"], where, capture["kind"]) == case["gold"]:
+                continue  # the capture's own key names the concept: its label decides nothing
             wrong += [
-                f"{case['id']}: {case['concept']['prefLabel']!r} is not {case['gold']}"
-                for form in label_forms(case["concept"]["prefLabel"])
+                f"{case['id']}: {capture['prefLabel']!r} is not {case['gold']}"
+                for form in label_forms(capture["prefLabel"])
                 if case["gold"] in nots.get(form.form, ())
             ]
     assert not wrong, wrong
