@@ -44,7 +44,7 @@ def concept_entry(node: GraphNode, labels: Sequence[str]) -> LexiconEntry:
         definition=props.get("definition"),
         source_urls=tuple(props.get("source_urls", ())),
         scheme="graph",
-        notation=None,
+        notation=str(props["notation"]) if props.get("notation") else None,
     )
 
 

@@ -13,7 +13,10 @@ on an *exact* match after the normalisation of :func:`label_forms` (Unicode
 compatibility forms, case, diacritics, punctuation, hyphens and compounds, possessives, "&",
 plurals, jurisdiction words naming the concept's own jurisdiction) against the concept's
 labels (preferred, alternative and hidden labels, and its kind); an acronym joins only as a
-label the graph records ("LPT" captured, "LPT" a label of the concept). Nothing else merges:
+label the graph records ("LPT" captured, "LPT" a label of the concept); a citation of an EU
+act joins the concept whose notation is that act (:func:`citation`, ADR 0075); another
+capture's quarantined concept is joined on the same exact forms when its id is spelled by
+the mention itself (:func:`captured_twin`, ADR 0036, ADR 0075). Nothing else merges:
 initials ("CAT group threshold" is not CGT, though the graph records "CGT"), an acronym that
 takes letters from inside words or leaves out an instrument word ("IHT" and inheritance tax,
 "MiCA" and Markets in Crypto-Assets Regulation: :func:`_abbreviates`), a kind or label
@@ -45,6 +48,7 @@ concept on without review. They handle, and only handle:
 - possessives ("Jobseeker's", "Jobseekers'" and "Jobseekers" are one form);
 - "&" read as "and" ("R&D" is "R and D");
 - plurals, word by word (:func:`singular`: "duties", "taxes", "benefits");
+- a roman numeral after a name's first word ("MiFID II" is "MiFID 2", ADR 0075);
 - jurisdiction words ("Irish", "UK", "(United Kingdom)", "European Union"): a form without
   them is kept *with the jurisdictions they named*, and it may only meet a concept of one
   of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR).
@@ -87,6 +91,8 @@ __all__ = [
     "MatchedBy",
     "ReviewedConcepts",
     "Suggestion",
+    "captured_twin",
+    "citation",
     "decide",
     "label_forms",
     "quarantined_candidates",
@@ -233,10 +239,16 @@ def spelling(word: str) -> str:
     return word
 
 
+# A roman numeral after a name's first word is its number ("MiFID II" and "MiFID 2", "NIS II"
+# and "NIS 2"): two letters or more, so never a lone "I", "V" or "X" (ADR 0075).
+_ROMAN: Final = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9"}
+
+
 def words_of(text: str) -> list[str]:
     """The normalised words of a label: possessives dropped, "&" read as "and", each word
-    singular and in one spelling (:func:`spelling`), and a run of single letters one word
-    (a dotted or spaced acronym: "V.A.T." and "A.I. Act" are "vat" and "ai act")."""
+    singular and in one spelling (:func:`spelling`), a roman numeral after the first word
+    its number ("MiFID II" is "mifid 2"), and a run of single letters one word (a dotted or
+    spaced acronym: "V.A.T." and "A.I. Act" are "vat" and "ai act")."""
     text = _PLURAL_POSSESSIVE.sub("", _POSSESSIVE.sub("", text)).replace("&", " and ")
     words: list[str] = []
     run = ""
@@ -247,7 +259,8 @@ def words_of(text: str) -> list[str]:
         if run:
             words.append(run)
             run = ""
-        words.append(spelling(singular(token)))
+        roman = _ROMAN.get(token) if words else None
+        words.append(roman or spelling(singular(token)))
     if run:
         words.append(run)
     return words
@@ -410,6 +423,49 @@ def _contains(long_: Sequence[str], short: Sequence[str]) -> bool:
     )
 
 
+# An EU act as its ELI names it in a concept's notation (SKOS notation: the act the concept
+# is, ``eli/reg/2016/679``; not merely its source, the OSS is sourced from an amending
+# directive it is not), and as a label cites it: the whole
+# label is the citation ("Regulation (EU) 2016/679", "Council Directive 2006/112/EC",
+# "Regulation (EC) No 883/2004", "règlement (UE) 2016/679"); "Article 6 of Regulation (EU)
+# 2016/679" cites a provision, not the act, and is no citation here (ADR 0075).
+_ELI: Final = re.compile(r"(?:^|/)eli/(reg|dir|dec)/(\d{4})/(\d{1,4})(?:/|$)")
+_ACT_TYPES: Final = {
+    "regulation": "reg", "reglement": "reg", "directive": "dir", "decision": "dec",
+}  # fmt: skip
+_CITATION: Final = re.compile(
+    r"^(?:(?:council|commission|european|parliament|eu|ec|the|and|of) )*"
+    r"(regulation|reglement|directive|decision)"
+    r"(?: (?:eu|ec|eec|ue|ce|cee|euratom|no|n|implementing|delegated))* "
+    r"(\d{1,4}) (\d{1,4})(?: (?:eu|ec|eec|ue|ce|cee|euratom))?$"
+)
+_YEARS: Final = range(1950, 2036)
+
+
+def citation(text: str) -> tuple[str, int, int] | None:
+    """The EU act a label is the citation of, as its ELI's ``(type, year, number)``
+    (``("reg", 2016, 679)``), or ``None``. Regulations before 2015 write the number first
+    ("883/2004"), later ones and directives the year; a two-digit year is the 1900s
+    ("Directive 95/46/EC")."""
+    m = _CITATION.match(normalise_label(text))
+    if m is None:
+        return None
+    kind, a, b = _ACT_TYPES[m.group(1)], int(m.group(2)), int(m.group(3))
+    if a in _YEARS and (b not in _YEARS or a >= 2015 or kind != "reg"):
+        return kind, a, b
+    if b in _YEARS:
+        return kind, b, a
+    if kind != "reg" and len(m.group(2)) == 2:
+        return kind, 1900 + a, b
+    return None
+
+
+def eli_of(url: str) -> tuple[str, int, int] | None:
+    """``(type, year, number)`` of an ELI path or EUR-Lex ELI URL, or ``None``."""
+    m = _ELI.search(url)
+    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Indexed:
     key: str
@@ -451,6 +507,11 @@ class ReviewedConcepts:
         self._acronym: dict[str, list[_Indexed]] = {}  # a one-word label: recorded acronym
         self._initials: dict[str, list[_Indexed]] = {}  # initials of a longer label
         self._forms: dict[str, list[LabelForm]] = {}
+        # the EU act each concept is (its notation, an ELI): a label citing that act names it
+        self._cited: dict[tuple[str, int, int], list[str]] = {}
+        for entry in self._entries.values():
+            if entry.notation and (act := eli_of(entry.notation)) is not None:
+                self._cited.setdefault(act, []).append(entry.key)
         for entry in self._entries.values():
             where = entry.jurisdiction or EU
             mine: list[LabelForm] = []
@@ -530,6 +591,9 @@ class ReviewedConcepts:
         mine: list[LabelForm] = []
         for text in (*labels, kind.replace("_", " ")):
             mine.extend(label_forms(text))
+        for text in labels:  # the citation of the act a concept is (its notation): its name
+            for key in self._cited.get(citation(text) or ("", 0, 0), ()):
+                add(key, FoundBy.LABEL)
         for form in mine:
             for item in self._exact.get(form.form, ()):
                 verdict = qualified_ok(item, form)
@@ -671,6 +735,54 @@ def _initials_match(
     return None
 
 
+def captured_twin(
+    concept: CapturedConcept, held: Iterable[tuple[GraphNode, Sequence[str]]]
+) -> GraphNode | None:
+    """Another capture's quarantined concept this one names exactly (ADR 0075): one of its
+    label forms (:func:`label_forms`, the same normalisation a reviewed concept is joined
+    on) is one of the capture's, it lies in the capture's jurisdiction or the EU (rule 2 of
+    :func:`decide`), and its id is spelled by the capture itself, so the join tells this
+    conversation nothing it did not say (ADR 0036): the id's kind is a run of the capture's
+    words written together ("NIS2" in "NIS 2 Directive"), or its words are all the capture's
+    own words. Its own jurisdiction first; two such concepts there: none (no guess)."""
+    texts = [concept.prefLabel, *concept.altLabels]
+    mine = [
+        form
+        for text in texts
+        for form in label_forms(text)
+        if not form.named or form.named <= {concept.jurisdiction, EU}
+    ]
+    own = {w for form in mine for w in form.words} | _kind_of(concept.id)
+    # every run of consecutive words of the capture's forms, joined ("NIS 2" spells NIS2)
+    runs = {
+        "".join(form.words[i:j])
+        for form in mine
+        for i in range(len(form.words))
+        for j in range(i + 1, len(form.words) + 1)
+    }
+    exact: dict[str, list[GraphNode]] = {}
+    for node, labels in held:
+        where = str(node.properties.get("jurisdiction") or EU)
+        if node.id == concept.id or where not in (concept.jurisdiction, EU):
+            continue
+        theirs = {
+            form.form
+            for text in (str(node.properties.get("pref_label") or ""), *labels)
+            for form in label_forms(text)
+            if not form.named or form.named <= {where}
+        }
+        if not theirs & {f.form for f in mine if not f.named or f.named <= {where}}:
+            continue
+        kind = node.id.rsplit(":", 1)[-1].replace("_", " ")
+        spelled = [f for f in label_forms(kind) if not f.named or f.named <= {where}]
+        if any(set(f.words) <= own or f.form in runs for f in spelled):
+            exact.setdefault(where, []).append(node)
+    for where in (concept.jurisdiction, EU):
+        if found := exact.get(where):
+            return found[0] if len({n.id for n in found}) == 1 else None
+    return None
+
+
 def decide(
     jurisdiction: str, candidates: Sequence[Candidate], *, stated: bool = True
 ) -> Candidate | None:
@@ -747,8 +859,21 @@ class ConceptMatcher:
             return Match(None, "skipped", skipped="out_of_coverage")
         if not stated:  # never guessed: "not stated" is not IE
             return Match(None, "skipped", skipped="jurisdiction_not_stated")
+        held = await self._held(concept)
+        if (twin := captured_twin(concept, held)) is not None:
+            return Match(twin, "alias")
         # Near matches never merge (ADR 0049): they go with the new concept to review.
-        return Match(None, "created", suggestions=tuple(await self._suggestions(concept)))
+        return Match(None, "created", suggestions=tuple(await self._suggestions(concept, held)))
+
+    async def _held(self, concept: CapturedConcept) -> list[tuple[GraphNode, Sequence[str]]]:
+        """The quarantined concepts of the capture's jurisdiction and the EU, with their
+        labels (none when the reader cannot list them)."""
+        if not isinstance(self._reader, QuarantinedConceptReader):
+            return []
+        found = await self._reader.quarantined_concepts(
+            sorted({concept.jurisdiction, EU}), limit=_QUARANTINED_MAX
+        )
+        return [(node, list(texts)) for node, texts in found]
 
     async def _follow(self, node: GraphNode) -> GraphNode:
         """The end of ``node``'s chain of merge redirects (bounded; the last node found)."""
@@ -762,22 +887,21 @@ class ConceptMatcher:
             node = targets[0]
         return node
 
-    async def _suggestions(self, concept: CapturedConcept) -> list[Suggestion]:
+    async def _suggestions(
+        self, concept: CapturedConcept, held: Sequence[tuple[GraphNode, Sequence[str]]]
+    ) -> list[Suggestion]:
         """The concepts a capture that matched none may duplicate, for review: reviewed ones
         (:meth:`ReviewedConcepts.candidates`) and quarantined ones other captures created
-        (:func:`quarantined_candidates`), closest first."""
+        (``held``, :func:`quarantined_candidates`), closest first."""
         texts = [concept.prefLabel, *concept.altLabels]
         found: list[Candidate] = []
         synonyms: frozenset[str] = frozenset()
         if (reviewed := self._reviewed_concepts()) is not None:
             found = reviewed.candidates(concept.domain, concept.kind, texts, concept.jurisdiction)
             synonyms = reviewed.synonyms(f for text in texts for f in label_forms(text))
-        if isinstance(self._reader, QuarantinedConceptReader):
+        if held:
             # Operators only (ADR 0020): stored on the new provisional node for the review
             # queue, never in the turn's reply.
-            held = await self._reader.quarantined_concepts(
-                sorted({concept.jurisdiction, EU}), limit=_QUARANTINED_MAX
-            )
             known = {c.id for c in found}
             found += [
                 c
@@ -903,5 +1027,6 @@ def _words(concept: CapturedConcept, labels: Sequence[str]) -> set[str]:
 
 
 def _kind_of(concept_id: str) -> set[str]:
-    """The words of an id's kind, singular (``FLAT_RATE_EXPENSES`` -> flat, rate, expense)."""
-    return {spelling(singular(w)) for w in concept_id.rsplit(":", 1)[-1].lower().split("_") if w}
+    """The words of an id's kind as :func:`words_of` reads them, singular (``FLAT_RATE_EXPENSES``
+    -> flat, rate, expense; ``MIFID_II`` -> mifid, 2)."""
+    return set(words_of(concept_id.rsplit(":", 1)[-1].replace("_", " ")))

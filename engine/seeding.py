@@ -185,6 +185,7 @@ async def seed_graph(
                 status="confirmed",
                 scheme="seed",
                 aligns_with=[(a, labels[a]) for a in aligns],
+                notation=raw.get("notation"),
             )
         )
         report.concepts[outcome.value] += 1

@@ -92,6 +92,9 @@ class ConceptWrite:
     scheme: str = "captured"
     # existing concepts a new provisional one may duplicate, for review (``id|reason|score``)
     candidates: Sequence[str] = ()
+    # SKOS notation: the EU act a seeded concept is (its ELI path, ``eli/reg/2016/679``): a
+    # label citing that act names the concept (ADR 0075)
+    notation: str | None = None
 
 
 class ConceptWriter:
@@ -124,6 +127,8 @@ class ConceptWriter:
             props["source_urls"] = list(concept.sourceUrls)
         if item.candidates:
             props["candidates"] = list(item.candidates)
+        if item.notation:
+            props["notation"] = item.notation
         texts = {normalise_label(t): t for t in reversed([concept.prefLabel, *concept.altLabels])}
         labels = [
             NodeWrite(

@@ -135,3 +135,46 @@ def test_an_acronym_that_is_not_just_initials_is_a_candidate_either_way():
     # every content word gives a letter, in order: "IHT" is not income tax, "TAX" not taxation
     assert found("IHT", "IHT", among=[held("TAX:UK:INCOME_TAX", "Income tax")]) == set()
     assert found("TAX", "TAX", among=[held("TAX:UK:TAXATION", "taxation")]) == set()
+
+
+def eu_capture(kind: str, label: str, *alts: str, jurisdiction: str = "EU") -> CapturedConcept:
+    return CapturedConcept(
+        domain="EU_LAW", kind=kind, jurisdiction=jurisdiction, prefLabel=label, altLabels=[*alts]
+    )
+
+
+EUDR = held("EU_LAW:EU:EU_DEFORESTATION_REGULATION", "EU Deforestation Regulation")
+DSA = held("EU_LAW:EU:DIGITAL_SERVICES_ACT", "Digital Services Act")
+
+
+async def test_another_captures_concept_with_the_same_label_form_is_joined():
+    # ADR 0075: the exact forms a reviewed concept is joined on, here "EU" naming the EU
+    match = await ConceptMatcher(Reader([EUDR])).identify(
+        eu_capture("DEFORESTATION_REGULATION", "Deforestation Regulation"), ["EU"]
+    )
+    assert match.node is not None and match.node.id == EUDR.id
+    assert match.matched_by == "alias"
+    # an EU-level capture joins from a member state's conversation when its words spell it
+    match = await ConceptMatcher(Reader([DSA])).identify(
+        eu_capture("DSA", "DSA", "Digital Services Act", jurisdiction="IE"), ["IE"]
+    )
+    assert match.node is not None and match.node.id == DSA.id
+
+
+async def test_a_twin_whose_id_the_capture_does_not_spell_is_only_a_candidate():
+    short = held("EU_LAW:EU:DSA", "Digital Services Act")  # another capture keyed it DSA
+    match = await ConceptMatcher(Reader([short])).identify(
+        eu_capture("DIGITAL_SERVICE_ACTS", "Digital Services Act"), ["EU"]
+    )  # the same form, but joining would tell this conversation the words "DSA"
+    assert match.node is None
+    assert [(s.id, s.reason) for s in match.suggestions] == [("EU_LAW:EU:DSA", "label")]
+
+
+async def test_no_twin_in_another_member_state_and_no_guess_between_two():
+    match = await ConceptMatcher(Reader([UK_SMALL])).identify(
+        capture("SMALL_BENEFIT", "small benefit exemption"), ["IE"]
+    )
+    assert match.node is None
+    two = [held("TAX:IE:MOTOR_TAX", "motor tax"), held("TAX:IE:MOTOR_TAXES", "motor taxes")]
+    match = await ConceptMatcher(Reader(two)).identify(capture("TAX", "motor tax"), ["IE"])
+    assert match.node is None and {s.id for s in match.suggestions} == {n.id for n in two}

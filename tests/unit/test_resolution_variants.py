@@ -146,3 +146,40 @@ def test_a_dotted_acronyms_key_is_screened_as_one_word() -> None:
     chat = captured.model_copy(update={"kind": "I_WANT_TAX", "prefLabel": "tax"})
     assert screen_concepts([chat], drops=drops) == []
     assert drops == Counter({"concept:kind:chat": 1})
+
+
+def test_a_roman_numeral_after_a_name_is_its_number() -> None:
+    # ADR 0075: "MiFID II" and "MiFID 2" are one form; a lone letter or a first word is not
+    assert words_of("MiFID II") == words_of("MiFID 2") == ["mifid", "2"]
+    assert words_of("NIS II Directive") == ["nis", "2", "directive"]
+    assert words_of("IV drip") == ["iv", "drip"]
+    assert words_of("Class I") == ["class", "i"]
+
+
+def test_the_citation_of_the_act_a_concept_is_names_it() -> None:
+    # ADR 0075: the concept's notation (an ELI) is the act; its citation joins it, nothing else
+    gdpr = LexiconEntry(
+        key="EU_LAW:EU:GDPR", pref_label="General Data Protection Regulation",
+        alt_labels=("GDPR",), domain="EU_LAW", kind="GDPR", jurisdiction="EU",
+        definition=None, source_urls=(), scheme="graph", notation="eli/reg/2016/679",
+    )  # fmt: skip
+    oss = LexiconEntry(
+        key="EU_LAW:EU:ONE_STOP_SHOP", pref_label="VAT One-Stop Shop", alt_labels=("OSS",),
+        domain="EU_LAW", kind="ONE_STOP_SHOP", jurisdiction="EU", definition=None,
+        source_urls=("https://eur-lex.europa.eu/eli/dir/2017/2455/oj",), scheme="graph",
+        notation=None,
+    )  # fmt: skip
+    acts = ReviewedConcepts([gdpr, oss])
+
+    def resolved(label: str, jurisdiction: str = "EU") -> str | None:
+        found = acts.candidates("EU_LAW", "ACT", [label], jurisdiction, suggest=False)
+        best = decide(jurisdiction, found)
+        return best.id if best else None
+
+    for label in ("Regulation (EU) 2016/679", "règlement (UE) 2016/679", "Regulation 2016/679"):
+        assert resolved(label) == "EU_LAW:EU:GDPR", label
+    assert resolved("Regulation (EU) 2016/679", "IE") == "EU_LAW:EU:GDPR"  # an EU act anywhere
+    # a provision of the act, another act, or an act the concept is only sourced from: no join
+    assert resolved("Article 6 of Regulation (EU) 2016/679") is None
+    assert resolved("Regulation (EU) 2016/680") is None
+    assert resolved("Directive (EU) 2017/2455") is None
