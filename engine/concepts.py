@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from egress.sanitiser import PLACEHOLDER  # an egress pseudonym, e.g. [PERSON_1]
 from egress.wire import ToolSpec
-from engine.normalise import normalise_label, upper_snake
+from engine.normalise import normalise_jurisdiction, normalise_label, upper_snake
 from errors import MalformedToolPayload
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
 
 CAPTURE_TOOL_NAME = "capture_concepts"
 _MAX_CONCEPTS = 10
+_JURISDICTION_MAX = 16  # a stored key's jurisdiction part, after normalisation
 
 
 def concept_id(domain: str, jurisdiction: str, kind: str) -> str:
@@ -46,7 +47,9 @@ class CapturedConcept(BaseModel):
 
     domain: str = Field(min_length=1, max_length=64)
     kind: str = Field(min_length=1, max_length=64)
-    jurisdiction: str = Field(min_length=2, max_length=16)
+    # as written ("United Kingdom of Great Britain and Northern Ireland"), the project's code
+    # once validated (:func:`engine.normalise.normalise_jurisdiction`, ADR 0049, ADR 0075)
+    jurisdiction: str = Field(min_length=2, max_length=80)
     prefLabel: str = Field(min_length=1, max_length=200)  # the tool's camelCase names
     altLabels: list[str] = Field(default_factory=list, max_length=20)
     definition: str | None = Field(default=None, max_length=2000)
@@ -59,6 +62,17 @@ class CapturedConcept(BaseModel):
         if not key:
             raise ValueError("must contain letters or digits")
         return key
+
+    @field_validator("jurisdiction")
+    @classmethod
+    def _jurisdiction(cls, value: str) -> str:
+        # A long official name ("Republic of Ireland", 19 letters) was refused by the length
+        # limit before it was read; the code is at most a few letters, an unknown place its
+        # key, short enough for an id.
+        code = normalise_jurisdiction(value)
+        if len(code) > _JURISDICTION_MAX:
+            raise ValueError("not a jurisdiction")
+        return code
 
     @field_validator("prefLabel", "definition")
     @classmethod

@@ -65,7 +65,7 @@ it is skipped. Nothing is guessed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
@@ -484,6 +484,7 @@ class ReviewedConcepts:
         self._groups_of: dict[str, list[int]] = {}
         # each EuroVoc label's content words, by word: "tax on motor vehicles" under "motor"
         self._label_words: dict[str, list[tuple[frozenset[str], int]]] = {}
+        self._eurovoc_keys = frozenset(e.key for e in entries if e.scheme == "eurovoc")
         for entry in entries:
             if entry.scheme != "eurovoc":
                 continue
@@ -531,6 +532,19 @@ class ReviewedConcepts:
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    def translations(self, forms: Iterable[LabelForm]) -> tuple[LabelForm, ...]:
+        """The forms of the other preferred labels of every EuroVoc concept (of this
+        lexicon) one of ``forms`` is a *preferred* label of: "taux de TVA" -> "VAT rate".
+        Preferred labels in two languages name one concept (SKOS); alternative labels may be
+        broader or narrower and give nothing (ADR 0075)."""
+        preferred = _eurovoc_preferred()
+        out: list[LabelForm] = []
+        for form in forms:
+            for key in preferred[0].get(form.form, ()):
+                if key in self._eurovoc_keys:
+                    out.extend(f for f in preferred[1][key] if f.form != form.form)
+        return tuple(out)
 
     def synonyms(self, forms: Iterable[LabelForm]) -> frozenset[str]:
         """The exact forms of the other labels of every EuroVoc concept one of ``forms``
@@ -628,6 +642,28 @@ class ReviewedConcepts:
         ]
 
 
+@lru_cache(maxsize=1)
+def _eurovoc_preferred() -> tuple[dict[str, list[str]], dict[str, list[LabelForm]]]:
+    """EuroVoc's preferred labels (English and French), as exact forms: form -> concept
+    keys, and concept key -> its preferred forms."""
+    from engine.eurovoc import load_eurovoc  # the packaged subset the lexicon loads
+
+    by_form: dict[str, list[str]] = {}
+    by_key: dict[str, list[LabelForm]] = {}
+    for concept in load_eurovoc():
+        key = concept.entry.key
+        forms = [
+            f
+            for text in concept.preferred_labels
+            for f in label_forms(text)[:1]
+            if f.form not in _GENERIC_FORMS
+        ]
+        by_key[key] = forms
+        for form in forms:
+            by_form.setdefault(form.form, []).append(key)
+    return by_form, by_key
+
+
 def _near(
     mine: Sequence[LabelForm], theirs: Sequence[LabelForm], kind: str, their_kind: str
 ) -> tuple[FoundBy, float] | None:
@@ -673,6 +709,7 @@ def quarantined_candidates(
     labels: Sequence[str],
     held: Iterable[tuple[GraphNode, Sequence[str]]],
     synonyms: frozenset[str] = frozenset(),
+    synonyms_of: Callable[[Iterable[LabelForm]], frozenset[str]] | None = None,
 ) -> list[Candidate]:
     """The quarantined concepts (``held``: each with its labels' texts, as
     :meth:`graph.port.QuarantinedConceptReader.quarantined_concepts` reads them) a capture
@@ -706,6 +743,10 @@ def quarantined_candidates(
             near = _near(mine, theirs, kind, their_kind)
         if near is None and synonyms & {f.form for f in theirs}:
             near = (FoundBy.SYNONYM, _SYNONYM_SCORE)
+        # and the other way round: the held concept's synonyms name the capture ("road tax"
+        # after "motor tax": only "motor tax" is one word from a EuroVoc label)
+        if near is None and synonyms_of is not None and synonyms_of(theirs) & exact:
+            near = (FoundBy.SYNONYM, _SYNONYM_SCORE)
         if near is not None:
             domain = str(props.get("domain") or node.id.split(":", 1)[0])
             out.append(Candidate(node.id, domain, where, their_kind, *near))
@@ -736,7 +777,9 @@ def _initials_match(
 
 
 def captured_twin(
-    concept: CapturedConcept, held: Iterable[tuple[GraphNode, Sequence[str]]]
+    concept: CapturedConcept,
+    held: Iterable[tuple[GraphNode, Sequence[str]]],
+    translations: Callable[[Iterable[LabelForm]], tuple[LabelForm, ...]] | None = None,
 ) -> GraphNode | None:
     """Another capture's quarantined concept this one names exactly (ADR 0075): one of its
     label forms (:func:`label_forms`, the same normalisation a reviewed concept is joined
@@ -744,7 +787,12 @@ def captured_twin(
     :func:`decide`), and its id is spelled by the capture itself, so the join tells this
     conversation nothing it did not say (ADR 0036): the id's kind is a run of the capture's
     words written together ("NIS2" in "NIS 2 Directive"), or its words are all the capture's
-    own words. Its own jurisdiction first; two such concepts there: none (no guess)."""
+    own words. Its own jurisdiction first; two such concepts there: none (no guess).
+
+    ``translations`` (:meth:`ReviewedConcepts.translations`): a EuroVoc preferred label in
+    the other language is one of the capture's forms too ("congé de paternité" joins
+    "paternity leave"); its words then spell an id as the capture's own do, since the
+    thesaurus, not another conversation, gave them."""
     texts = [concept.prefLabel, *concept.altLabels]
     mine = [
         form
@@ -752,6 +800,8 @@ def captured_twin(
         for form in label_forms(text)
         if not form.named or form.named <= {concept.jurisdiction, EU}
     ]
+    if translations is not None:
+        mine += [f for f in translations(mine) if f not in mine]
     own = {w for form in mine for w in form.words} | _kind_of(concept.id)
     # every run of consecutive words of the capture's forms, joined ("NIS 2" spells NIS2)
     runs = {
@@ -860,7 +910,9 @@ class ConceptMatcher:
         if not stated:  # never guessed: "not stated" is not IE
             return Match(None, "skipped", skipped="jurisdiction_not_stated")
         held = await self._held(concept)
-        if (twin := captured_twin(concept, held)) is not None:
+        reviewed = self._reviewed_concepts()
+        translations = reviewed.translations if reviewed is not None else None
+        if (twin := captured_twin(concept, held, translations)) is not None:
             return Match(twin, "alias")
         # Near matches never merge (ADR 0049): they go with the new concept to review.
         return Match(None, "created", suggestions=tuple(await self._suggestions(concept, held)))
@@ -903,9 +955,10 @@ class ConceptMatcher:
             # Operators only (ADR 0020): stored on the new provisional node for the review
             # queue, never in the turn's reply.
             known = {c.id for c in found}
+            of = reviewed.synonyms if reviewed is not None else None
             found += [
                 c
-                for c in quarantined_candidates(concept.kind, texts, held, synonyms)
+                for c in quarantined_candidates(concept.kind, texts, held, synonyms, of)
                 if c.id not in known
             ]
         return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)

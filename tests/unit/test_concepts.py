@@ -83,3 +83,16 @@ def test_malformed_payloads_raise_a_clear_error(payload):
 def test_tool_schema_requires_the_four_key_fields():
     item = CAPTURE_TOOL.parameters["properties"]["concepts"]["items"]
     assert item["required"] == ["domain", "kind", "jurisdiction", "prefLabel"]
+
+
+def test_a_jurisdiction_is_read_as_written_and_kept_as_the_projects_code():
+    from engine.concepts import CapturedConcept
+
+    def where(written: str) -> str:
+        return CapturedConcept(
+            domain="TAX", kind="X", jurisdiction=written, prefLabel="x"
+        ).jurisdiction
+
+    assert where("Republic of Ireland") == "IE"  # 19 letters: refused before ADR 0075
+    assert where("United Kingdom of Great Britain and Northern Ireland") == "UK"
+    assert where("IRL") == "IE" and where("Deutschland") == "DE"

@@ -178,3 +178,21 @@ async def test_no_twin_in_another_member_state_and_no_guess_between_two():
     two = [held("TAX:IE:MOTOR_TAX", "motor tax"), held("TAX:IE:MOTOR_TAXES", "motor taxes")]
     match = await ConceptMatcher(Reader(two)).identify(capture("TAX", "motor tax"), ["IE"])
     assert match.node is None and {s.id for s in match.suggestions} == {n.id for n in two}
+
+
+async def test_a_eurovoc_preferred_label_in_the_other_language_joins_alternatives_do_not():
+    from engine.lexicon import ConceptLexicon
+
+    lexicon = ConceptLexicon.from_eurovoc()
+    rate = held("TAX:IE:VAT_RATE", "VAT rate")  # EuroVoc 4392: "VAT rate" / "taux de TVA"
+    match = await ConceptMatcher(Reader([rate]), lexicon).identify(
+        capture("TAUX_DE_TVA", "taux de TVA"), ["IE"]
+    )
+    assert match.node is not None and match.node.id == rate.id
+    # "road tax" is an alternative label of EuroVoc's vehicle tax: a candidate, both ways round
+    motor = held("TAX:IE:MOTOR_TAX", "Motor Tax")
+    match = await ConceptMatcher(Reader([motor]), lexicon).identify(
+        capture("ROAD_TAX", "road tax"), ["IE"]
+    )
+    assert match.node is None
+    assert [(s.id, s.reason) for s in match.suggestions] == [(motor.id, "synonym")]
