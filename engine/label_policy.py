@@ -134,9 +134,22 @@ def term_problem(
         return "too_many_words"
     branded = _BRAND_MY.sub("", stripped)  # "My Future Fund": a scheme's name, not chat
     for reason, pattern in _TERM_CHECKS:
-        if pattern.search(branded if reason == "chat" else stripped):
+        judged = branded if reason == "chat" else stripped
+        if reason == "identifier":  # an EU act's number is no identifier (ADR 0075)
+            judged = _ACT_CITATION.sub(" act ", judged)
+        if pattern.search(judged):
             return reason
     return _tokens_problem(stripped, forbidden, names)
+
+
+# An EU act's citation, as a label or a key writes it ("Regulation (EU) 2016/679", "Council
+# Directive 2006/112/EC", "Regulation (EC) No 883/2004", key "REGULATION_2016_679"): its year
+# and number are the act's name, not an identifier of a person (ADR 0075).
+_ACT_CITATION: Final = re.compile(
+    r"(?i)\b(?:regulation|directive|decision|r[eè]glement|d[eé]cision)"
+    r"(?:[\s_]+(?:\((?:eu|ec|eec|ue|ce|cee)\)|eu|ec|eec|ue|ce|cee|no\.?|n°))*"
+    r"[\s_]+\d{1,4}(?:/|[\s_]+)\d{1,4}(?:/(?:eu|ec|eec|ue|ce|cee))?\b"
+)
 
 
 # "Finance Act, 1997", "Data Protection Act, 2018": the comma of an Irish Act's citation.

@@ -183,3 +183,12 @@ def test_the_citation_of_the_act_a_concept_is_names_it() -> None:
     assert resolved("Article 6 of Regulation (EU) 2016/679") is None
     assert resolved("Regulation (EU) 2016/680") is None
     assert resolved("Directive (EU) 2017/2455") is None
+
+
+def test_an_eu_acts_citation_is_a_term_its_digits_no_identifier() -> None:
+    names = person_name_words()
+    for label in ("Regulation (EU) 2016/679", "Council Directive 2006/112/EC",
+                  "Regulation (EC) No 883/2004", "REGULATION 2016 679"):  # fmt: skip
+        assert term_problem(label, names=names) is None, label
+    for label in ("regulation 5260181", "directive 12345 67890", "0871234567"):
+        assert term_problem(label, names=names) == "identifier", label
