@@ -94,6 +94,7 @@ __all__ = [
     "captured_twin",
     "citation",
     "decide",
+    "eli_of",
     "label_forms",
     "quarantined_candidates",
     "singular",
