@@ -125,8 +125,10 @@ class PromptInputs:
     # (changed node id, what changed), from the ChangeEvents of the graph.
     changed: Sequence[tuple[str, str]] = ()
     # The scenario engine's what-if section (scenarios.chat.prompt_section): the user's own
-    # figures, so never marked sanitised (issue 28).
+    # figures (issue 28), and whether egress already sanitised this text (the turn scans the
+    # section alone, ADR 0063 addendum; not in egress ``off``, which sends originals).
     what_if: str | None = None
+    what_if_sanitised: bool = False
     # Compaction (ADR 0065): the quoted lines that stand for the older messages of the branch
     # (the pinned first question, the summary, the cited ids), how many messages they replaced,
     # and whether they are sanitised text (not in egress ``off``, which sends originals).
@@ -253,9 +255,12 @@ def timeline_aspect(inputs: PromptInputs) -> PromptSection:
 
 
 def what_if_aspect(inputs: PromptInputs) -> PromptSection:
-    """The what-if computed before the call: it carries the user's figures, so it is not
-    marked sanitised and egress scans the system message (ADR 0063)."""
-    return PromptSection(inputs.what_if or "", sanitised=not inputs.what_if)
+    """The what-if computed before the call: it carries the user's figures, so it is marked
+    sanitised only when it is egress's sanitised text; otherwise egress scans the whole system
+    message (ADR 0063)."""
+    return PromptSection(
+        inputs.what_if or "", sanitised=not inputs.what_if or inputs.what_if_sanitised
+    )
 
 
 def disclaimer_aspect(_: PromptInputs) -> PromptSection:

@@ -77,7 +77,7 @@ from engine.quotes import with_answering_passages
 from engine.retrieval.tokenise import tokenise
 from engine.router import LlmRouter, Route
 from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
-from engine.turn.what_if import WhatIfStep
+from engine.turn.what_if import WhatIfOutcome, WhatIfStep
 from errors import ConversationReadOnly, InvalidInput
 from graph.models import utc_timestamp
 from infra.spans import stage
@@ -256,6 +256,7 @@ class TurnPreparer:
             evidence, refusal = scenario.evidence(found.evidence, found.refusal, self._evidence)
             found = replace(found, evidence=evidence, refusal=refusal)
         unsanitised = mode is EgressMode.OFF  # "off" (where the tenant allows it) sends originals
+        what_if = await self.what_if_section(ctx, scenario, unsanitised)
         inputs = PromptInputs(
             question=ChatMessage(role="user", content=message)
             if unsanitised
@@ -268,7 +269,8 @@ class TurnPreparer:
             as_at_named=found.as_at.origin != "today",
             computed=found.computed,
             changed=[(c["nodeId"], c["description"]) for c in found.changed],
-            what_if=scenario.section() if scenario is not None else None,
+            what_if=what_if,
+            what_if_sanitised=not unsanitised,
         )
         compacted = self.compact_history(inputs, history, loaded)
         prompt = build_messages(
@@ -309,6 +311,17 @@ class TurnPreparer:
                 compacted.added,
             ),
         )
+
+    async def what_if_section(
+        self, ctx: EgressContext, scenario: WhatIfOutcome | None, unsanitised: bool
+    ) -> str | None:
+        """Step 6b's prompt section: egress scans it alone, as it scans the question, so the
+        system message stays sanitised and is not scanned whole (its graph text passed ingress;
+        ADR 0063 addendum); in egress ``off`` the original."""
+        section = scenario.section() if scenario is not None else None
+        if section is None or unsanitised:
+            return section
+        return (await self._egress.sanitise_message(ctx, section)).text
 
     async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
         """A turn refused before it was prepared (a tenant past its hard quota, ADR 0050): the

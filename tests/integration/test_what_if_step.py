@@ -6,13 +6,19 @@ the index's rules it also assesses eligibility, reading the rules once per index
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
+from opentelemetry.trace import NoOpTracer
 
 from conversations.sqlite import SqliteConversationStore
+from egress.client import EgressContext
+from egress.sanitiser import SanitisedText
 from engine.evidence import Evidence
 from engine.retrieval.gate import RefusalReason, RelevanceVerdict
+from engine.turn.prepare import ChatLimits, TurnPreparer
 from engine.turn.what_if import WhatIfStep
 from graph.models import GraphNode, GraphSnapshot
 from scenarios.chat import CHAT_SCENARIO_PREFIX
@@ -68,6 +74,44 @@ async def test_the_what_if_assesses_eligibility_reading_rules_once_per_generatio
         refused = Evidence(hits=[], verdict=RelevanceVerdict(False, RefusalReason.NO_EVIDENCE))
         evidence, _ = outcome.evidence(refused, "no evidence", SeedNodes())
         assert "IE:CONDITION:NOT_PROPRIETARY_DIRECTOR" in evidence.ids()
+    finally:
+        await store.aclose()
+
+
+class ScanningEgress:
+    """Egress's sanitiser as the turn calls it: records each text and marks it scanned."""
+
+    def __init__(self) -> None:
+        self.scanned: list[str] = []
+
+    async def sanitise_message(self, ctx: EgressContext, text: str) -> SanitisedText:
+        self.scanned.append(text)
+        return SanitisedText(text.replace("€60,000.00", "<MONEY_1>"), {"MONEY": 1})
+
+
+async def test_the_section_is_scanned_alone_by_egress_unless_egress_is_off(tmp_path: Path) -> None:
+    """The prompt gets egress's sanitised text of the what-if section (so the system message
+    can stay marked sanitised and is not scanned whole); in egress ``off``, the original."""
+    store = SqliteConversationStore(tmp_path / "c.db")
+    await store.init()
+    try:
+        step = WhatIfStep(store.scenario_store(), SeedNodes())
+        await step.run("t1", "u1", "c1", "I earn €50,000 (PAYE), single, 2025", [])
+        outcome = await step.run("t1", "u1", "c1", "what if I earned €60,000 instead?", [])
+        assert outcome is not None and (section := outcome.section()) is not None
+        egress = ScanningEgress()
+        unused = cast(Any, None)
+        preparer = TurnPreparer(
+            store=store, egress=cast(Any, egress), router=unused, evidence=unused, lexicon=None,
+            limits=ChatLimits(), aspects=(), today=date.today, tracer=NoOpTracer(),
+        )  # fmt: skip
+        ctx = EgressContext("t1", "u1", "c1")
+        sent = await preparer.what_if_section(ctx, outcome, unsanitised=False)
+        assert egress.scanned == [section] and "€60,000.00" in section
+        assert sent is not None and "<MONEY_1>" in sent and "€60,000.00" not in sent
+        assert await preparer.what_if_section(ctx, outcome, unsanitised=True) == section
+        assert await preparer.what_if_section(ctx, None, unsanitised=False) is None
+        assert len(egress.scanned) == 1
     finally:
         await store.aclose()
 

@@ -4,6 +4,7 @@ provider's table with citations."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -103,6 +104,11 @@ async def test_the_section_is_quoted_data_and_makes_the_system_prompt_unsanitise
     assert section in system.content and not system.sanitised
     plain = build_messages(PromptInputs(question=inputs.question, jurisdictions=["IE"]))[0]
     assert plain.sanitised and "WHAT-IF" not in plain.content
+    # egress's sanitised text of the section alone (the turn scans it as it scans the question,
+    # ADR 0063 addendum): the system message stays sanitised, so egress does not scan it whole
+    scanned = replace(inputs, what_if_sanitised=True)
+    system = build_messages(scanned)[0]
+    assert section in system.content and system.sanitised
 
 
 async def test_the_offline_provider_answers_with_the_table_and_its_citations() -> None:
