@@ -1,7 +1,7 @@
 """The scenario engine (issue 28): worked examples passed, dev vs held-out, and evaluation time.
 
     .venv/bin/python bench/scenario_bench.py [--data-dir DIR] [--rounds 50] [--json out.json]
-        [--chat-turns 20]
+        [--chat-turns 20] [--profile-turns 20]
 
 Examples: ``bench/data/scenario_examples.jsonl`` (published figures, to the cent; ``gap``
 examples must come back with gaps and no figures), graded per split. Timing: each example's
@@ -15,6 +15,15 @@ on that folder (offline extractive provider), and N pairs of turns over real HTT
 a plain question ("What is the standard rate of VAT in Ireland?") and a what-if ("what if I
 earned €60,000 instead?") in a conversation that stated its facts first (ADR 0063); request ->
 first ``text`` event and -> ``done``, p50/p95, and what the what-if adds at the median.
+
+With ``--data-dir`` and ``--profile-turns N``: where a what-if turn's extra time goes. The API
+and the client share one event loop in this process (uvicorn served as a task), N pairs of
+turns alternated as above after a warm-up of each kind; per turn the process's CPU time
+(``time.process_time``: every thread, so the client's share too, which both kinds pay alike)
+and wall time, and a ``cProfile`` of each kind on a CPU clock; reported: CPU per turn p50/p95
+per kind, the cumulative CPU of the steps before the first token (``prepare``, the what-if
+step's ``run``, egress's scans) and the functions whose own CPU per turn grows most from a
+plain turn to a what-if.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -251,12 +261,184 @@ async def chat_figures(data_dir: Path, turns: int) -> dict[str, Any]:
     return out
 
 
+def _per_turn(profile: Any, turns: int) -> dict[str, tuple[float, float, int]]:
+    """``cProfile`` stats as ``{"file:line(function)": (own and cumulative CPU seconds per
+    turn, calls)}``."""
+    import pstats
+
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    out = {}
+    for (file, line, name), (_cc, calls, own, cumulative, _callers) in stats.items():
+        where = f"{Path(file).name}:{line}({name})" if line else name
+        out[where] = (own / turns, cumulative / turns, calls)
+    return out
+
+
+# The steps before the first token, and egress's scans, whose CPU per turn the profile reports.
+_STEPS = ("(prepare)", "(run)", "(sanitise_message)", "(_sanitise_request)", "(sanitise)")
+
+
+_TIMED_STEPS = (
+    ("engine.turn.prepare", "TurnPreparer", "prepare"),
+    ("engine.turn.prepare", "TurnPreparer", "find_evidence"),
+    ("engine.turn.prepare", "TurnPreparer", "what_if_section"),
+    ("engine.turn.what_if", "WhatIfStep", "run"),
+    ("egress.client", "EgressClient", "_sanitise_request"),
+)
+
+
+@contextmanager
+def _timed_steps(kind: list[str], into: dict[str, dict[str, list[tuple[float, float]]]]) -> Any:
+    """Wrap the steps before the first token: wall and this thread's CPU per call, by the turn
+    kind in ``kind[0]`` (a worker thread's CPU shows as wall here: egress scans long texts in
+    one)."""
+    import importlib
+    import inspect
+
+    saved = []
+    for module_name, class_name, name in _TIMED_STEPS:
+        owner = getattr(importlib.import_module(module_name), class_name, None)
+        if owner is None or not hasattr(owner, name):
+            continue  # a tree without that step
+        original = getattr(owner, name)
+
+        def record(name: str, began: float, cpu: float) -> None:
+            samples = into.setdefault(kind[0], {}).setdefault(name, [])
+            samples.append((time.perf_counter() - began, time.thread_time() - cpu))
+
+        def wrapped(*args: Any, __original: Any = original, __name: str = name, **kw: Any) -> Any:
+            began, cpu = time.perf_counter(), time.thread_time()
+            if not inspect.iscoroutinefunction(__original):
+                try:
+                    return __original(*args, **kw)
+                finally:
+                    record(__name, began, cpu)
+
+            async def run() -> Any:
+                try:
+                    return await __original(*args, **kw)
+                finally:
+                    record(__name, began, cpu)
+
+            return run()
+
+        saved.append((owner, name, original))
+        setattr(owner, name, wrapped)
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+async def profile_figures(data_dir: Path, turns: int, top: int = 30) -> dict[str, Any]:
+    """CPU per turn of a what-if against a plain turn, and what a what-if adds (cProfile)."""
+    import cProfile
+    import socket
+
+    import httpx
+    import uvicorn
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    os.environ.setdefault("REGINTEL_RATE_LIMIT_USER_PER_MINUTE", "100000")
+    os.environ.setdefault("REGINTEL_RATE_LIMIT_TENANT_PER_MINUTE", "100000")
+    app = create_app(Settings(data_dir=data_dir, log_json=False, log_level="WARNING"))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    serving = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:  # noqa: ASYNC110 (uvicorn exposes a flag, no event)
+        await asyncio.sleep(0.02)
+    headers = {"Authorization": "Bearer dev-acme-alice"}
+    kinds = ("plain", "what_if")
+    # CPU time, not wall: an event loop's waits in select() would otherwise dominate
+    profiles = {kind: cProfile.Profile(time.process_time) for kind in kinds}
+    cpu: dict[str, list[float]] = {kind: [] for kind in kinds}
+    wall: dict[str, list[float]] = {kind: [] for kind in kinds}
+    current = ["warm-up"]
+    step_samples: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    timing = _timed_steps(current, step_samples)
+    timing.__enter__()
+    try:
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as client:
+            _, _, plain = await _turn(client, PLAIN, None)
+            _, _, stated = await _turn(client, STATED, None)
+            plain_id, what_if_id = plain["conversationId"], stated["conversationId"]
+            for _ in range(2):  # warm-up of each kind: caches, the what-if's rules
+                await _turn(client, PLAIN, plain_id)
+                await _turn(client, WHAT_IF, what_if_id)
+            for _ in range(turns):
+                for kind, message, conversation in (
+                    ("plain", PLAIN, plain_id),
+                    ("what_if", WHAT_IF, what_if_id),
+                ):
+                    current[0] = kind
+                    began, cpu_began = time.perf_counter(), time.process_time()
+                    profiles[kind].enable()
+                    _, _, done = await _turn(client, message, conversation)
+                    profiles[kind].disable()
+                    cpu[kind].append(time.process_time() - cpu_began)
+                    wall[kind].append(time.perf_counter() - began)
+                    if kind == "what_if" and "scenario" not in done:
+                        raise SystemExit("the what-if turn carried no scenario in done")
+    finally:
+        timing.__exit__(None, None, None)
+        server.should_exit = True
+        await serving
+        sock.close()
+    plain_stats = _per_turn(profiles["plain"], turns)
+    what_if_stats = _per_turn(profiles["what_if"], turns)
+    grown = sorted(
+        (
+            (own - plain_stats.get(where, (0.0, 0.0, 0))[0], where, own, calls)
+            for where, (own, _, calls) in what_if_stats.items()
+        ),
+        reverse=True,
+    )[:top]
+    steps = {
+        kind: {
+            where: round(cumulative * 1000, 3)
+            for where, (_, cumulative, _) in stats.items()
+            if where.endswith(_STEPS) and cumulative > 0.0002
+        }
+        for kind, stats in (("plain", plain_stats), ("what_if", what_if_stats))
+    }
+    out: dict[str, Any] = {kind: {"cpu": _ms(cpu[kind]), "wall": _ms(wall[kind])} for kind in kinds}
+    out["what_if_adds_cpu_p50_ms"] = round(
+        out["what_if"]["cpu"]["p50_ms"] - out["plain"]["cpu"]["p50_ms"], 3
+    )
+    out["steps_cumulative_cpu_ms_per_turn"] = steps
+    out["steps_p50_ms"] = {
+        kind: {
+            name: {
+                "wall": round(statistics.median(w for w, _ in samples) * 1000, 3),
+                "thread_cpu": round(statistics.median(c for _, c in samples) * 1000, 3),
+            }
+            for name, samples in step_samples.get(kind, {}).items()
+        }
+        for kind in kinds
+    }
+    out["grown_own_cpu_ms_per_turn"] = [
+        {"function": where, "added_ms": round(added * 1000, 3), "what_if_ms": round(s * 1000, 3),
+         "calls_total": calls}
+        for added, where, s, calls in grown
+    ]  # fmt: skip
+    return out
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, help="a seeded (or empty) data folder")
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--chat-turns", type=int, default=0, help="what-if vs plain turn pairs")
+    parser.add_argument(
+        "--profile-turns", type=int, default=0, help="pairs profiled in-process (cProfile)"
+    )
     args = parser.parse_args()
     seeds = SeedFiles()
     report: dict[str, Any] = {
@@ -269,6 +451,8 @@ async def main() -> None:
         report["ladybug"] = await _graph_figures(args.data_dir, args.rounds)
         if args.chat_turns:
             report["chat"] = await chat_figures(args.data_dir, args.chat_turns)
+        if args.profile_turns:
+            report["profile"] = await profile_figures(args.data_dir, args.profile_turns)
     text = json.dumps(report, indent=2)
     print(text)
     if args.json is not None:
