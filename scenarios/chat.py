@@ -7,8 +7,9 @@ the engine's :class:`~scenarios.models.Facts` (saying what it assumed and what i
 line, each row with the node ids of the rates it used — and :func:`read_section` reads those
 rows back (the offline provider renders them as a table, :func:`markdown_table`).
 
-The section carries the user's own figures, so it is never marked sanitised: egress scans the
-system message like any text the user typed (:mod:`engine.prompt`, provenance).
+The section carries the user's own figures, so it is never sent unscanned: the turn passes it
+through egress's sanitiser alone, like the question, before it joins the prompt
+(:meth:`engine.turn.prepare.TurnPreparer.what_if_section`, ADR 0063 addendum).
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ evidence is found and before the prompt is built. In order:
    :class:`scenarios.RuleSet` built once per index generation), each column also says which
    reliefs and obligations apply and which deadlines bind (ADR 0071).
 
-The result joins the turn as (a) a ``WHAT-IF`` prompt section of quoted data (unsanitised: it
-carries the user's figures, so egress scans it), (b) the parameter nodes (and the items,
-conditions and timelines that decided eligibility) as evidence, so the answer's citations of
-them are kept, and (c) ``done``'s ``scenario``. A what-if the engine
+The result joins the turn as (a) a ``WHAT-IF`` prompt section of quoted data (it carries the
+user's figures, so egress scans it, alone, before it joins the prompt), (b) the parameter nodes
+(and the items, conditions and timelines that decided eligibility) as evidence, so the answer's
+citations of them are kept, and (c) ``done``'s ``scenario``. A what-if the engine
 computed is answerable even where the relevance gate would have refused its words.
 """
 
