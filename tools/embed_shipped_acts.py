@@ -3,6 +3,7 @@
 vectors already stored are kept).
 
     .venv/bin/python tools/embed_shipped_acts.py [--limit N]
+    .venv/bin/python tools/embed_shipped_acts.py --chunks --out /tmp/chunks.npz  # + chunk vectors
 
 It embeds exactly what an index build of the seeded graph looks up
 (``engine.retrieval.dense.texts_of_graph`` over ``corpus.to_graph_writes`` of the shipped acts,
@@ -32,7 +33,7 @@ from engine.rate_history import (  # noqa: E402
     history_writes,
     load_history,
 )
-from engine.retrieval.dense import texts_of_graph  # noqa: E402
+from engine.retrieval.dense import CHUNK_MARK, texts_of_graph  # noqa: E402
 from engine.seeding import read_seed_files  # noqa: E402
 from engine.self_population import ConceptWrite, ConceptWriter  # noqa: E402
 from graph.models import GraphNode  # noqa: E402
@@ -68,7 +69,7 @@ def seeded_rule_nodes() -> list[GraphNode]:
                      for w in written]  # fmt: skip
 
 
-def shipped_texts() -> dict[str, str]:
+def shipped_texts(chunks: bool = False) -> dict[str, str]:
     acts = prefer_official_journal([parse_act(p) for p in shipped_acts()])
     # A seeded rule node and an act may share an id (``EU:REG_2016_679``): the seed writes the
     # rule node first and the ingest merges the act's properties into it, as here.
@@ -81,8 +82,12 @@ def shipped_texts() -> dict[str, str]:
             merged[n.id] = GraphNode(id=n.id, label=n.label, properties=props)
     nodes = list(merged.values())
     labels = {node.id: node.label for node in nodes}
-    texts = texts_of_graph(nodes)
-    ordered = sorted(texts, key=lambda i: (_PRIORITY.get(labels[i], 4), i))
+    texts = texts_of_graph(nodes, chunks=chunks)
+    # Chunks (``<id>#<n>``, the text past the model's 128 tokens) after every row's own vector.
+    ordered = sorted(
+        texts,
+        key=lambda i: (5 if CHUNK_MARK in i else _PRIORITY.get(labels[i], 4), i),
+    )
     return {node_id: texts[node_id] for node_id in ordered}
 
 
@@ -90,11 +95,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0, help="stop after N new vectors")
     parser.add_argument("--prune", action="store_true", help="drop vectors no text uses")
+    parser.add_argument(
+        "--chunks",
+        action="store_true",
+        help="also the chunk texts (RetrievalConfig.dense_chunks, off by default; not shipped)",
+    )
+    parser.add_argument("--out", type=Path, help="another file (default: the shipped one)")
     args = parser.parse_args()
     embedder = LocalModelEmbedder(max_tokens=128)
-    path = SHIPPED_VECTORS / model_file_name(embedder.model)
+    path = args.out or SHIPPED_VECTORS / model_file_name(embedder.model)
+    if args.out and not args.out.exists():  # start from the shipped vectors
+        shipped = SHIPPED_VECTORS / model_file_name(embedder.model)
+        VectorStore.load(shipped, embedder.model, embedder.dimension).save(args.out)
     store = VectorStore.load(path, embedder.model, embedder.dimension)
-    texts = list(dict.fromkeys(shipped_texts().values()))
+    texts = list(dict.fromkeys(shipped_texts(args.chunks).values()))
     if args.prune:  # texts that changed (a new act title, a reworded seed) leave orphans
         kept = VectorStore(embedder.model, embedder.dimension)
         keys = [k for k in (content_key(t) for t in texts) if k in store]

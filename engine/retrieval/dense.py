@@ -17,11 +17,21 @@ What is embedded (:func:`embedding_text`), one vector per retrieval row:
   prompt quotes still carries the value), and a code says nothing to a sentence model.
 
 An article scores as the best of its own vector (its heading and the start of its text: the
-model reads 128 tokens) and its paragraphs', as in the lexical channel. Every unit the lexical
-channel ranks has a vector, so the two channels rank the same kinds of node: with provisions
-only, the semantic channel's best cosines for a tax question were off-topic provisions, and it
-pushed the rule nodes the lexical channel had found down (ADR 0058). Texts are cut at
-:data:`MAX_CHARS` before tokenising (the tokenizer cuts again at the model's token budget).
+model reads 128 tokens) and its paragraphs', as in the lexical channel. The model reads no
+further than 128 tokens (over the 49 acts 2,243 of 10,550 paragraphs are longer), so a long
+paragraph, an article without numbered paragraphs and an annex may also have **chunk vectors**
+(:func:`chunk_texts`): the rest of their text in windows of about :data:`CHUNK_CHARS`
+characters, cut at clause ends, each after the heading; the row's cosine is then the best of
+its own vector's and its chunks' (max-sim). **Off by default** (``RetrievalConfig.dense_chunks``,
+ADR 0058, seventh-pass addendum): they lift the semantic channel alone on the broad dev set, but
+the fused ranking gains one or two dev questions, held-out 2 does not move and the first
+held-out set loses two; their vectors are not shipped (``tools/embed_shipped_acts.py
+--chunks``). Every unit
+the lexical channel ranks has a vector, so the two channels rank the same kinds of node: with
+provisions only, the semantic channel's best cosines for a tax question were off-topic
+provisions, and it pushed the rule nodes the lexical channel had found down (ADR 0058). Texts
+are cut at :data:`MAX_CHARS` before tokenising (the tokenizer cuts again at the model's token
+budget).
 
 Vectors come from a :class:`embeddings.VectorStore` keyed by the hash of the embedded text, so
 an index build looks vectors up instead of computing them; rows whose vector is missing are left
@@ -33,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -45,9 +55,13 @@ from errors import RegintelError
 from graph.models import GraphEdge, GraphNode
 
 __all__ = [
+    "CHUNK_CHARS",
+    "CHUNK_MARK",
     "EMBED_AT_BUILD",
     "MAX_CHARS",
     "DenseRows",
+    "chunk_texts",
+    "chunk_texts_of",
     "embedding_text",
     "embedding_texts",
     "texts_of_graph",
@@ -60,6 +74,13 @@ MAX_CHARS = 1200
 #: it they wait for ``regintel embed``): a seed file edited after the shipped vectors were
 #: computed, captures confirmed since the last ``regintel embed``.
 EMBED_AT_BUILD = 256
+#: Characters of a chunk's window (a heading of ~40 characters and 520 of text are about 80-110
+#: tokens of the model's 128; 2 % of the shipped acts' chunks are cut by the tokenizer).
+CHUNK_CHARS = 520
+#: Between a row's id and its chunk's number in :func:`texts_of_graph` (``...:ART_5_1#2``).
+CHUNK_MARK = "#"
+# Where a window may end: after a sentence, a semicolon or a colon, or before a point "(a) ".
+_CLAUSE = re.compile(r"(?<=[.;:])\s+(?=\S)|\s+(?=\([a-z0-9ivx]{1,4}\)\s)")
 _ARTICLE_OF = re.compile(r"^(?P<article>.+:ART_[0-9A-Z]+)_")
 # Nodes that are not provisions, embedded by name and self-description (module docstring).
 _NAMED = (DocKind.RULE, DocKind.CONCEPT, DocKind.INSTRUMENT)
@@ -110,6 +131,63 @@ def embedding_text(
     return None
 
 
+def _windows(text: str, size: int) -> list[str]:
+    """``text`` in windows of at most ``size`` characters, cut at clause ends (a clause longer
+    than ``size`` at a space)."""
+    pieces: list[str] = []
+    for clause in _CLAUSE.split(text):
+        while len(clause) > size:
+            cut = clause.rfind(" ", 0, size)
+            cut = cut if cut > size // 2 else size
+            pieces.append(clause[:cut])
+            clause = clause[cut:].lstrip()
+        if clause:
+            pieces.append(clause)
+    windows: list[str] = []
+    current = ""
+    for piece in pieces:
+        if current and len(current) + 1 + len(piece) > size:
+            windows.append(current)
+            current = piece
+        else:
+            current = f"{current} {piece}" if current else piece
+    if current:
+        windows.append(current)
+    return windows
+
+
+def chunk_texts(
+    doc: RetrievalDoc, docs: Mapping[str, RetrievalDoc], has_paragraphs: bool
+) -> list[str]:
+    """The chunk texts of ``doc`` (see the module docstring): the windows of its text after
+    the first (the row's own vector reads that one), each after its heading; none for a text
+    of one window, a recital, a rule node, a concept or an act, and an article whose
+    paragraphs are rows of their own (they have their own vectors and chunks)."""
+    if doc.provisional or not doc.body:
+        return []
+    if doc.kind is DocKind.PARAGRAPH:
+        heading = doc.heading  # a definition's term
+        if not heading and (match := _ARTICLE_OF.match(doc.id)) is not None:
+            article = docs.get(match["article"])
+            heading = article.heading if article is not None else ""
+    elif doc.kind is DocKind.ANNEX or (doc.kind is DocKind.ARTICLE and not has_paragraphs):
+        heading = doc.heading
+    else:
+        return []
+    windows = _windows(" ".join(doc.body.split()), CHUNK_CHARS)[1:]
+    return [_cut(f"{heading}. {w}" if heading else w) for w in windows]
+
+
+def chunk_texts_of(docs: Mapping[str, RetrievalDoc]) -> dict[str, list[str]]:
+    """Id -> chunk texts of every row that has some."""
+    articles = _with_paragraphs(docs)
+    chunks = {}
+    for doc_id, doc in docs.items():
+        if texts := chunk_texts(doc, docs, doc_id in articles):
+            chunks[doc_id] = texts
+    return chunks
+
+
 def _with_paragraphs(docs: Mapping[str, RetrievalDoc]) -> set[str]:
     return {
         match["article"]
@@ -131,21 +209,34 @@ def embedding_texts(docs: Mapping[str, RetrievalDoc]) -> dict[str, str]:
     return texts
 
 
-def texts_of_graph(nodes: Sequence[GraphNode], edges: Sequence[GraphEdge] = ()) -> dict[str, str]:
-    """:func:`embedding_texts` of a graph's nodes (what ``regintel embed`` computes)."""
+def texts_of_graph(
+    nodes: Sequence[GraphNode], edges: Sequence[GraphEdge] = (), *, chunks: bool = False
+) -> dict[str, str]:
+    """:func:`embedding_texts` of a graph's nodes (what ``regintel embed`` computes), and with
+    ``chunks`` their chunk texts too (keyed ``<id>#<n>``, n from 1): the chunk vectors are off
+    by default (``RetrievalConfig.dense_chunks``), so only ``tools/embed_shipped_acts.py
+    --chunks`` computes them."""
     docs = {n.id: d for n in nodes if (d := document_of(n)) is not None}
     del edges  # the embedded text depends on ids and properties only
-    return embedding_texts(docs)
+    texts = embedding_texts(docs)
+    for doc_id, windows in (chunk_texts_of(docs) if chunks else {}).items():
+        texts.update({f"{doc_id}{CHUNK_MARK}{n}": t for n, t in enumerate(windows, start=1)})
+    return texts
 
 
 @dataclass
 class DenseRows:
-    """Row-aligned unit vectors (a zero row: no vector) and the question encoder."""
+    """Row-aligned unit vectors (a zero row: no vector), the chunk vectors with the row each
+    belongs to (ascending), and the question encoder."""
 
     embedder: Embedder
     matrix: npt.NDArray[np.float32]
     present: int
     missing: int
+    chunks: npt.NDArray[np.float32] = field(
+        default_factory=lambda: np.zeros((0, 0), dtype=np.float32)
+    )
+    chunk_rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @classmethod
     def build(
@@ -154,16 +245,28 @@ class DenseRows:
         docs: Mapping[str, RetrievalDoc],
         embedder: Embedder,
         store: VectorStore,
+        *,
+        chunks: bool = False,
     ) -> DenseRows:
-        """Rows of ``ids`` from ``store``; rule nodes, concepts and acts it lacks (a rule node
-        written after the vectors were computed, a confirmed capture) are embedded now, up to
-        :data:`EMBED_AT_BUILD` (short texts: milliseconds each) and added to ``store``."""
+        """Rows of ``ids`` from ``store`` (with ``chunks``, their chunk vectors too); rule
+        nodes, concepts and acts it lacks (a rule node written after the vectors were computed,
+        a confirmed capture) are embedded now, up to :data:`EMBED_AT_BUILD` (short texts:
+        milliseconds each) and added to ``store``."""
         texts = embedding_texts(docs)
+        windows = chunk_texts_of(docs) if chunks else {}
         matrix = np.zeros((len(ids), embedder.dimension), dtype=np.float32)
         stored = store.matrix()
         present = missing = 0
         late: list[tuple[int, str]] = []
+        chunk_rows: list[int] = []
+        chunk_found: list[int] = []
         for row, doc_id in enumerate(ids):
+            for chunk in windows.get(doc_id, ()):
+                if (at := store.row_of(content_key(chunk))) is None:
+                    missing += 1  # computed by `regintel embed` as the rows' own are
+                else:
+                    chunk_rows.append(row)
+                    chunk_found.append(at)
             text = texts.get(doc_id)
             if text is None:
                 continue
@@ -176,7 +279,14 @@ class DenseRows:
                 continue
             matrix[row] = stored[found]
             present += 1
-        rows = cls(embedder, matrix, present, missing)
+        rows = cls(
+            embedder,
+            matrix,
+            present,
+            missing,
+            stored[chunk_found].astype(np.float32),
+            np.array(chunk_rows, dtype=np.int64),
+        )
         rows.embed_now(late, store)
         return rows
 
@@ -204,10 +314,15 @@ class DenseRows:
         if store is not None:
             store.add([content_key(t) for t in texts], np.asarray(vectors, dtype=np.float32))
 
-    def scores(self, query_vector: npt.NDArray[np.float32], rows: int) -> npt.NDArray[np.float32]:
-        """Cosine of each of ``rows`` rows with the question (0 for rows without a vector:
-        provisions added after the build have none until the next build)."""
+    def scores(
+        self, query_vector: npt.NDArray[np.float32], rows: int, chunk_weight: float = 1.0
+    ) -> npt.NDArray[np.float32]:
+        """Cosine of each of ``rows`` rows with the question: the best of its own vector's and
+        of its chunks' (each times ``chunk_weight``; 0: the rows' own vectors only). 0 for rows
+        without a vector: provisions added after the build have none until the next build."""
         cosine = (self.matrix @ query_vector).astype(np.float32)
+        if chunk_weight and len(self.chunk_rows):
+            np.maximum.at(cosine, self.chunk_rows, chunk_weight * (self.chunks @ query_vector))
         if rows > len(cosine):
             cosine = np.concatenate([cosine, np.zeros(rows - len(cosine), dtype=np.float32)])
         return cosine
@@ -216,7 +331,9 @@ class DenseRows:
         """Row ``row`` no longer holds what was embedded (its node was replaced)."""
         if row < len(self.matrix):
             self.matrix[row] = 0.0
+        if len(self.chunk_rows):
+            self.chunks[self.chunk_rows == row] = 0.0
 
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes)
+        return int(self.matrix.nbytes + self.chunks.nbytes)

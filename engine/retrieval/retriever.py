@@ -154,6 +154,13 @@ class RetrievalConfig:
     dense_feedback: float = 0.0
     dense_feedback_depth: int = 3
     lexical_trust: float = 0.0
+    # A row's cosine is the best of its own vector's and its chunks' (the text past the model's
+    # 128 tokens, dense.py), each chunk's times this weight; 0: no chunks (none are loaded).
+    # Off: on the dev sets 0.85-0.9 gain little (broad R@5 0.626 -> 0.631, old 0.715 -> 0.741;
+    # 0.591 at 1.0), held-out 2 does not move (0.600) and the first held-out set loses two plain
+    # questions (0.675 -> 0.575); ADR 0058, seventh-pass addendum. Its vectors are not shipped:
+    # ``tools/embed_shipped_acts.py --chunks`` computes them.
+    dense_chunks: float = 0.0
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -189,7 +196,9 @@ class Retriever:
             )
         self._dense: DenseRows | None = None
         if embedder is not None and embedder.dimension and vectors is not None:
-            self._dense = DenseRows.build(self._rows.ids, docs, embedder, vectors)
+            self._dense = DenseRows.build(
+                self._rows.ids, docs, embedder, vectors, chunks=self.config.dense_chunks > 0
+            )
         self._query_vectors: dict[str, npt.NDArray[np.float32] | None] = {}
         self._absorbed = 0  # nodes taken in by :meth:`absorb` since this build
         self._catalogue = ActCatalogue(
@@ -241,7 +250,8 @@ class Retriever:
             adjacent=dict(shape.adjacent),
         )
         if self._dense is not None:
-            twin._dense = replace(self._dense, matrix=self._dense.matrix.copy())
+            dense = self._dense
+            twin._dense = replace(dense, matrix=dense.matrix.copy(), chunks=dense.chunks.copy())
         twin._query_vectors = {}
         touched = {node.id for node in changed}
         for edge in added:
@@ -266,7 +276,14 @@ class Retriever:
         state["_query_vectors"] = {}
         if self._dense is not None:
             state["_dense"] = None
-            state["_dense_saved"] = (self._dense.matrix, self._dense.present, self._dense.missing)
+            dense = self._dense
+            state["_dense_saved"] = (
+                dense.matrix,
+                dense.present,
+                dense.missing,
+                dense.chunks,
+                dense.chunk_rows,
+            )
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -276,9 +293,9 @@ class Retriever:
         """Give a loaded retriever its embedder back (without one it searches lexically)."""
         saved = self.__dict__.pop("_dense_saved", None)
         if saved is not None and embedder is not None and embedder.dimension:
-            matrix, present, missing = saved
+            matrix, present, missing, chunks, chunk_rows = saved
             if matrix.shape[1] == embedder.dimension:
-                self._dense = DenseRows(embedder, matrix, present, missing)
+                self._dense = DenseRows(embedder, matrix, present, missing, chunks, chunk_rows)
 
     @classmethod
     def from_snapshot(
@@ -412,7 +429,7 @@ class Retriever:
 
             def cosines(query: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
                 filtered = self._rows.filtered(
-                    dense.scores(query, len(self._rows.ids)),
+                    dense.scores(query, len(self._rows.ids), config.dense_chunks),
                     set(jurisdictions),
                     set(instruments) or named,
                     rules_pass=None if instruments else near_acts,
