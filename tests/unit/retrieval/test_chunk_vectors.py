@@ -92,6 +92,13 @@ def test_a_row_scores_as_the_best_of_its_vector_and_its_chunks() -> None:
     off = Retriever(nodes, edges, RetrievalConfig(), embedder=embedder, vectors=store)
     assert off.search(question, 3, channels_used=dense_only).ids[0] == f"{ACT}:ART_8"
     assert off.dense is not None and len(off.dense.chunk_rows) == 0  # off: none loaded
+    # As a channel of its own beside the rows' own vectors, the chunks lift the paragraph too.
+    channel = RetrievalConfig(dense_chunk_channel=0.5)
+    both = Retriever(nodes, edges, channel, embedder=embedder, vectors=store)
+    assert both.dense is not None and len(both.dense.chunk_rows) > 0
+    scored = {h.node.id: h.score for h in both.search(question, 3, channels_used=dense_only).hits}
+    alone = {h.node.id: h.score for h in off.search(question, 3, channels_used=dense_only).hits}
+    assert scored[f"{ACT}:ART_4"] > alone.get(f"{ACT}:ART_4", 0.0)
     # A chunk the store lacks waits for `regintel embed`, counted as missing.
     chunk = texts_of_graph(nodes, chunks=True)[f"{ACT}:ART_4_1{CHUNK_MARK}1"]
     partial = VectorStore(embedder.model, embedder.dimension)
