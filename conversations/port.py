@@ -452,6 +452,18 @@ class ScenarioStore(Protocol):
 
     async def delete_scenario(self, tenant_id: str, scenario_id: str, *, user_id: str) -> None: ...
 
+    async def link_conversation(
+        self, tenant_id: str, conversation_id: str, scenario_id: str, *, user_id: str
+    ) -> StoredScenario:
+        """Link the caller's conversation to their scenario (``NotFound`` if not theirs)."""
+        ...
+
+    async def linked_scenario(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> StoredScenario | None:
+        """The caller's scenario the conversation is linked to, if any."""
+        ...
+
 
 class ConversationBackend(ConversationStore, Protocol):
     """A conversation store that also hands out its egress ports and its scenario store."""

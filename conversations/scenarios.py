@@ -92,6 +92,38 @@ class SqlScenarioStore:
         if deleted != 1:
             raise NotFound(f"scenario {scenario_id} not found")
 
+    async def link_conversation(
+        self, tenant_id: str, conversation_id: str, scenario_id: str, *, user_id: str
+    ) -> StoredScenario:
+        """Link the caller's conversation to one of their scenarios (replacing an earlier
+        link); the scenario is read first, bound to the caller, so another user's or tenant's
+        id, or an unknown one, is :class:`errors.NotFound` and nothing is written."""
+        statements = self._database.dialect.statements
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "scenario_id": scenario_id,
+            "user_id": user_id,
+            "now": self._database.dialect.timestamp(datetime.now(UTC)),
+        }
+        async with self._database.unit_of_work(tenant_id, user_id) as work:
+            row = await work.fetch_one(statements.select_scenario, params)
+            scenario = _scenario(row, scenario_id)
+            await work.execute(statements.upsert_conversation_scenario, params)
+            await work.commit()
+        return scenario
+
+    async def linked_scenario(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> StoredScenario | None:
+        """The caller's scenario their conversation is linked to; ``None`` without a link (or
+        when the scenario was deleted since)."""
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        statement = self._database.dialect.statements.select_conversation_scenario
+        async with self._database.unit_of_work(tenant_id, user_id) as work:
+            row = await work.fetch_one(statement, key)
+        return None if row is None else StoredScenario.model_validate(dict(row))
+
 
 def _scenario(row: Row | None, scenario_id: str) -> StoredScenario:
     if row is None:

@@ -725,6 +725,7 @@ class SqlConversationStore(ABC):
                 calls = await work.execute(statements.anonymise_user_calls, key)
                 totals = totals.plus(ErasureTotals(model_calls=calls))
                 policies = await work.execute(statements.delete_user_policy, key)
+                await work.execute(statements.delete_user_conversation_scenarios, key)
                 scenarios = await work.execute(statements.delete_user_scenarios, key)
                 await self._fold_usage(work, tenant_id, user_id)
                 if not (ids or calls or policies or scenarios):
@@ -813,6 +814,7 @@ class SqlConversationStore(ABC):
         counted = await work.fetch_one(statements.count_conversation_messages, key)
         pseudonyms = await work.execute(statements.delete_pseudonyms, key)
         await work.execute(statements.delete_summaries, key)
+        await work.execute(statements.delete_conversation_scenarios, key)
         await work.execute(statements.delete_messages, key)
         await work.execute(statements.delete_context, key)
         calls = await work.execute(

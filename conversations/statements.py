@@ -461,6 +461,29 @@ class Statements:
     delete_user_scenarios: str = (
         "DELETE FROM {schema}scenarios WHERE tenant_id = :tenant_id AND user_id = :user_id"
     )
+    # a conversation linked to one of the user's scenarios (ADR 0063 second addendum): one
+    # link per user and conversation; read back joined to the scenario, both owner-bound
+    upsert_conversation_scenario: str = (
+        "INSERT INTO {schema}conversation_scenarios (tenant_id, conversation_id, user_id,"
+        " scenario_id, linked_at) VALUES (:tenant_id, :conversation_id, :user_id, :scenario_id,"
+        " :now) ON CONFLICT (tenant_id, conversation_id, user_id) DO UPDATE SET"
+        " scenario_id = excluded.scenario_id, linked_at = excluded.linked_at"
+    )
+    select_conversation_scenario: str = (
+        "SELECT s.id, s.tenant_id, s.user_id, s.label, s.body, s.created_at, s.updated_at"
+        " FROM {schema}conversation_scenarios l JOIN {schema}scenarios s"
+        " ON s.tenant_id = l.tenant_id AND s.id = l.scenario_id AND s.user_id = l.user_id"
+        " WHERE l.tenant_id = :tenant_id AND l.conversation_id = :conversation_id"
+        " AND l.user_id = :user_id"
+    )
+    delete_conversation_scenarios: str = (
+        "DELETE FROM {schema}conversation_scenarios WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    delete_user_conversation_scenarios: str = (
+        "DELETE FROM {schema}conversation_scenarios WHERE tenant_id = :tenant_id"
+        " AND user_id = :user_id"
+    )
 
     # -- compaction (issue 27, ADR 0065): a branch's summaries, owner-only ---------------------
     insert_summary: str = (

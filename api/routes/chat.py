@@ -58,9 +58,12 @@ equals the event name:
 - `error` `{code, message}` — the provider failed or egress blocked the call; `done` follows
 - `done` `{conversationId, referencedNodes, citations, confidence, refused, usage, warnings,
   status, capturePending, scenario?}` — always last. `scenario` only on a turn that stated
-  facts and asked a what-if (issue 28): `{columns, facts, assumed, missing, comparison,
-  node_ids, eligibility, scenario_id, currency}`, the scenario engine's comparison computed from
-  the graph's parameter nodes before the model call; `eligibility` is each column's reliefs and
+  facts and asked a what-if, or asked one in a conversation linked to a stored scenario
+  (`scenarioId`; issue 28): `{columns, facts, assumed, missing, comparison, node_ids,
+  eligibility, scenario_id, currency, base}`, the scenario engine's comparison computed from
+  the graph's parameter nodes before the model call; `base` `{scenarioId, label, snapshot,
+  asAt}` names the linked scenario's snapshot the first column is (null for facts stated in
+  the chat); `eligibility` is each column's reliefs and
   obligations (`applies` / `does_not_apply` / `cannot_tell` with the missing facts, the
   condition nodes, the binding deadlines; ADR 0071), and `comparison.snapshots[].eligibility`
   what changed between the columns. `capturePending: true`: the concepts this turn
@@ -148,6 +151,20 @@ class ChatRequest(TurnOptions):
         pattern=r"^[A-Za-z0-9-]+$",
         description="Continue this conversation (its active branch); omit to start a new one.",
     )
+    scenarioId: str | None = Field(
+        default=None,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description=(
+            "Link the conversation to one of your stored scenarios (`POST /api/scenarios`); "
+            "the link is kept, so later turns need not send it again (sending another id "
+            'replaces it). A what-if asked in a linked conversation ("what if I earned '
+            "€60,000 instead?\") evaluates the scenario's latest snapshot as the first column "
+            "and the change as the second (`done.scenario.base` names the scenario and "
+            "snapshot). Another user's or tenant's scenario, or an unknown id, is a 404 and "
+            "nothing is stored."
+        ),
+    )
 
     @field_validator("message")
     @classmethod
@@ -189,6 +206,7 @@ async def chat(
             conversation_id=body.conversationId,
             egress_mode=body.egress_mode(),
             as_at=body.asAt,
+            scenario_id=body.scenarioId,
         )
     )
     return stream_turn(container, prepared)

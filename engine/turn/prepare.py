@@ -127,6 +127,8 @@ class TurnRequest:
     # answer is asked again (``message`` unused); the earlier branch is kept.
     edit_of: str | None = None
     regenerate_of: str | None = None
+    # link the conversation to this stored scenario of the user's (issue 28, ADR 0063)
+    scenario_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ class TurnPreparer:
         message = "" if regenerating else self.checked_message(request.message)
         route = self._router.route("main_chat", request.tenant_id)
         ctx, mode = await self.bind_egress(request, route)
+        if request.scenario_id is not None and self._what_if is not None:  # 404 before a write
+            await self._what_if.check_link(request.tenant_id, request.user_id, request.scenario_id)
         loaded = await self.load_conversation(request)
         message = message if loaded.question is None else loaded.question
         ctx = replace(ctx, conversation_id=loaded.conversation_id)
@@ -250,7 +254,12 @@ class TurnPreparer:
         scenario = None  # step 6b: a what-if, computed before the call (engine.turn.what_if)
         if self._what_if is not None:
             scenario = await self._what_if.run(
-                request.tenant_id, request.user_id, loaded.conversation_id, message, history
+                request.tenant_id,
+                request.user_id,
+                loaded.conversation_id,
+                message,
+                history,
+                link=request.scenario_id,
             )
         if scenario is not None:
             evidence, refusal = scenario.evidence(found.evidence, found.refusal, self._evidence)

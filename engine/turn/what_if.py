@@ -7,7 +7,12 @@ evidence is found and before the prompt is built. In order:
    with no amount and no what-if word ends the step here — no parse, no store read;
 2. the parse (:func:`scenarios.stated.parse_what_if`): the facts the message states and the
    change its what-if asks; a message that states no income and asks no what-if ends here;
-3. the conversation's scenario (labelled ``Stated in conversation <id>``, the user's own, in
+3. a conversation linked to one of the user's stored scenarios (the request's ``scenarioId``,
+   kept in the conversation store; ADR 0063 second addendum): a what-if evaluates that
+   scenario's latest snapshot, with the facts this message states laid over it, as the first
+   column and the change asked as the second; nothing is written to the scenario (facts
+   stated without a what-if are not the engine's matter then). Otherwise
+   the conversation's scenario (labelled ``Stated in conversation <id>``, the user's own, in
    the conversation store — never in the graph): the facts stated earlier, else those of the
    conversation's earlier questions; the facts of this message laid over them are stored;
 4. the what-if, when asked: both sets of facts evaluated from the graph's parameter nodes as
@@ -32,7 +37,7 @@ from typing import Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
-from conversations.models import StoredMessage
+from conversations.models import StoredMessage, StoredScenario
 from conversations.port import ScenarioStore
 from engine.evidence import Evidence, EvidenceHit, describe
 from engine.retrieval.gate import RelevanceVerdict
@@ -40,10 +45,12 @@ from graph.models import GraphNode
 from scenarios.chat import (
     CHAT_SCENARIO_PREFIX,
     WhatIfResult,
+    latest_snapshot,
     prompt_section,
     snapshot_of,
     to_facts,
     what_if,
+    what_if_stored,
 )
 from scenarios.eligibility import RuleSet, RulesReader, load_rules
 from scenarios.models import Facts, Snapshot
@@ -136,6 +143,11 @@ class WhatIfStep:
             self._rule_set = (generation, await load_rules(self._rules))
         return self._rule_set[1]
 
+    async def check_link(self, tenant_id: str, user_id: str, scenario_id: str) -> None:
+        """A request's ``scenarioId``, checked before the conversation is loaded (or created):
+        :class:`errors.NotFound` unless it is the caller's scenario in the caller's tenant."""
+        await self._scenarios.get_scenario(tenant_id, scenario_id, user_id=user_id)
+
     async def run(
         self,
         tenant_id: str,
@@ -143,13 +155,37 @@ class WhatIfStep:
         conversation_id: str,
         message: str,
         history: Sequence[StoredMessage],
+        link: str | None = None,
     ) -> WhatIfOutcome | None:
-        """The step (module docstring); ``None`` when the message is no scenario matter."""
+        """The step (module docstring); ``None`` when the message is no scenario matter.
+        ``link``: the request's ``scenarioId``, stored as the conversation's scenario first."""
+        linked: StoredScenario | None = None
+        if link is not None:
+            linked = await self._scenarios.link_conversation(
+                tenant_id, conversation_id, link, user_id=user_id
+            )
         if not maybe_scenario(message):
             return None
         question = parse_what_if(message)
         if question.change is None and not question.stated.states_income():
             return None
+        if linked is None:
+            linked = await self._scenarios.linked_scenario(
+                tenant_id, conversation_id, user_id=user_id
+            )
+        if linked is not None and (base := _latest(linked)) is not None:
+            if question.change is None:
+                return None  # facts alone: the stored scenario is edited in the panel
+            on_stored = await what_if_stored(
+                self._reader,
+                linked.id,
+                linked.label,
+                base,
+                question.stated,
+                question.change,
+                await self._current_rules(),
+            )
+            return WhatIfOutcome(on_stored, linked.id)
         label = f"{CHAT_SCENARIO_PREFIX}{conversation_id}"
         stored_id, earlier = await self._stored(tenant_id, user_id, label)
         if earlier is None:
@@ -201,6 +237,14 @@ class WhatIfStep:
                 if alternative is not None and not missing:
                     out.append(snapshot_of(alternative, "what if"))
         return out
+
+
+def _latest(scenario: StoredScenario) -> Snapshot | None:
+    """The stored scenario's latest snapshot; ``None`` if its body holds none readable."""
+    try:
+        return latest_snapshot(_SNAPSHOTS.validate_json(scenario.body))
+    except ValidationError:
+        return None
 
 
 def _stated(facts: Facts) -> StatedFacts:
