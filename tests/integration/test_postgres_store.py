@@ -155,6 +155,8 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "010_branches.sql",
         "011_summaries.sql",
         "012_quota_exceeded_status.sql",
+        "013_model_summaries.sql",
+        "014_conversation_scenarios.sql",
     ]
 
 

@@ -150,6 +150,8 @@ async def exercise_everything(db):
     scenario = await scenarios.create_scenario("acme", "alice", "what if", "{}")
     await scenarios.get_scenario("acme", scenario.id, user_id="alice")
     await scenarios.list_scenarios("acme", "alice")
+    await scenarios.link_conversation("acme", conversation.id, scenario.id, user_id="alice")
+    await scenarios.linked_scenario("acme", conversation.id, user_id="alice")
     await scenarios.replace_scenario("acme", scenario.id, "what if 2", "{}", user_id="alice")
     await scenarios.delete_scenario("acme", scenario.id, user_id="alice")
     await db.erase_conversation("acme", conversation.id, user_id="alice", requested_by="alice")
@@ -263,7 +265,8 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
-    assert len(erasing) == 12  # with scenarios (issue 28) and summaries (ADR 0065)
+    # with scenarios and conversations' links to them (issue 28) and summaries (ADR 0065)
+    assert len(erasing) == 14
     for name in erasing:
         assert db.erasure[name] == {True}, name
 
