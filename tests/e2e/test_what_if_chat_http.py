@@ -145,3 +145,52 @@ async def test_what_if_after_stated_facts_answers_with_the_cited_comparison(
             # never in the graph: no node holds the conversation's label or the stated figure
             graph = await client.get("/api/graph/snapshot", params={"limit": "5000"}, headers=ALICE)
             assert conversation not in graph.text and "60000.00" not in graph.text
+
+            # a conversation linked to a stored scenario (ADR 0063 second addendum): the what-if
+            # evaluates its latest snapshot, no facts stated in the chat; another user's link
+            # to it is a 404 that tells nothing of it
+            facts = {"tax_year": 2025, "jurisdiction": "IE", "status": "single", "age": 35}
+            created = await client.post(
+                "/api/scenarios",
+                headers=ALICE,
+                json={
+                    "label": "Salary review",
+                    "snapshots": [
+                        {"label": "Now", "as_at": "2025-12-31",
+                         "facts": {**facts, "paye_income": "50000"}},
+                        {"label": "January", "as_at": "2025-01-31",
+                         "facts": {**facts, "paye_income": "30000"}},
+                    ],
+                },
+            )  # fmt: skip
+            assert created.status_code == 201, created.text
+            review = created.json()
+            refused = await client.post(
+                "/api/chat",
+                headers=BOB,
+                json={"message": "what if I earned €60,000 instead?", "scenarioId": review["id"]},
+            )
+            assert refused.status_code == 404
+            assert "Salary review" not in refused.text and "50000" not in refused.text
+            linked = await chat(
+                client,
+                {"message": "what if I earned €60,000 instead?", "scenarioId": review["id"]},
+            )
+            scenario = linked[-1].payload["scenario"]
+            assert scenario["base"] == {
+                "scenarioId": review["id"],
+                "label": "Salary review",
+                "snapshot": "Now",
+                "asAt": "2025-12-31",
+            }
+            assert scenario["columns"] == ["Salary review (Now)", "what if"]
+            (compared,) = scenario["comparison"]["snapshots"]
+            totals = {t["tax"]: Decimal(t["difference"]) for t in compared["totals"]}
+            assert totals["income_tax"] == Decimal("4000.00")
+            answer = _answer(linked)
+            assert "€7,200.00" in answer and "€11,200.00" in answer
+            assert "Salary review (Now)" in answer
+            cited = set(_CITED.findall(answer))
+            assert cited and cited <= {c["id"] for c in linked[-1].payload["citations"]}
+            again = (await client.get(f"/api/scenarios/{review['id']}", headers=ALICE)).json()
+            assert again["snapshots"] == review["snapshots"]  # read, never rewritten
