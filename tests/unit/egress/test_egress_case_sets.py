@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import pii_make_dev2, pii_make_dev3, pii_make_dev4, pii_make_dev5
+from bench import pii_make_dev2, pii_make_dev3, pii_make_dev4, pii_make_dev5, pii_make_dev6
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
 pytestmark = pytest.mark.unit
@@ -202,3 +202,37 @@ def test_the_fifth_sets_halves_share_no_name_and_no_template() -> None:
             for w in v.split()
         }
     assert not seen["dev"] & seen["heldout"]
+
+
+# The sixth dev set (bench/pii_make_dev6.py, issue 25 second pass): lower-case names and
+# postcodes as typed, frozen before that pass changed any rule. A dev set only.
+DEV6_SHA256 = "0cd46f38ce1bcac6b3e823b3260a2c7d95d41dad92f05f5aba46e944914610a3"
+
+
+def test_the_sixth_dev_set_is_frozen_and_what_its_generator_makes() -> None:
+    assert hashlib.sha256(pii_make_dev6.OUT.read_bytes()).hexdigest() == DEV6_SHA256
+    assert json.loads(pii_make_dev6.OUT.read_text("utf-8")) == pii_make_dev6.build()
+
+
+def test_the_sixth_dev_set_uses_no_held_out_name_and_has_enough_values() -> None:
+    dev4_held = json.loads(pii_make_dev4.OUT_HELDOUT.read_text("utf-8"))
+    held_words = {
+        w.lower()
+        for s in dev4_held
+        if s["metadata"]["class"].startswith("name")
+        for v in s["metadata"]["values"]
+        for w in v.split()
+    }
+    samples = json.loads(pii_make_dev6.OUT.read_text("utf-8"))
+    counts: dict[str, int] = {}
+    for s in samples:
+        for span in s["spans"]:
+            assert (
+                s["full_text"][span["start_position"] : span["end_position"]]
+                == span["entity_value"]
+            )
+            counts[s["metadata"]["class"]] = counts.get(s["metadata"]["class"], 0) + 1
+            if s["metadata"]["class"] == "name_lower":
+                assert not set(span["entity_value"].split()) & held_words
+    assert counts["name_lower"] + counts["postcode"] >= 200
+    assert counts["name_lower"] >= 100 and counts["postcode"] >= 100
