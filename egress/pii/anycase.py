@@ -168,9 +168,20 @@ _PERSON_VERB_BEFORE = re.compile(
     r"|sent|send|owe|owes|owed|help|helped|helping|call|called|ring|rang|email|emailed|text"
     r"|texted|meet|met|hired|hire|employ|employs|employed|marry|married|thank|thanked"
     r"|lend|lent|loaned|visit|visited|mind|minds|minding|me\s+and|gift\s+from|money\s+from"
-    r"|loan\s+from|inherited\s+from|emailed|(?:payment|paid|gave|transfer|transferred|gift"
+    r"|loan\s+from|inherited\s+from|emailed|(?:live|lives|lived|living|stay|stays|staying"
+    r"|moved\s+in|share|shares|sharing)\s+with|(?:payment|paid|gave|transfer|transferred|gift"
     r"|loan|money|lent|left|sold|owed)\s+to"
     r"|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")\s+and)[ \t]+$"
+)
+# A question about what a person may or must do: a modal before the word, a verb of people's
+# money and papers in its base form after it ("does jildau need", "how much can maika earn").
+_PERSON_MODAL_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:does|did|can|could|will|would|should|must|might|do)[ \t]+$"
+)
+_PERSON_BASE_VERB_AFTER = re.compile(
+    r"[ \t]+(?:need|needs|pay|earn|get|claim|file|owe|qualify|keep|sell|buy|receive|inherit"
+    r"|work|live|move|register|submit|declare|report|want|have|know|still|also|ever|really"
+    r"|lose|sign|gift|rent|let|own|retire)\b"
 )
 _PERSON_PREP_BEFORE = re.compile(r"(?<![\w'’-])(?:and|with|for|from)[ \t]+$")
 _PERSON_SUBJECT = re.compile(
@@ -655,6 +666,12 @@ class AnyCaseNameRecogniser:
         after = _PERSON_SUBJECT.match(low, word.end)
         if after is not None and not (verbs_only and after.group(1) is not None):
             return True
+        if (
+            word.case == "lower"
+            and _PERSON_MODAL_BEFORE.search(low, window, word.start) is not None
+            and _PERSON_BASE_VERB_AFTER.match(low, word.end) is not None
+        ):
+            return True  # "does jildau need to file", "can maika earn": lower case only
         return not verbs_only and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
 
     def _namelike_pair(self, first: _Word, following: list[_Word], kinds: list[str]) -> bool:

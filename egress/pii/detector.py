@@ -138,7 +138,7 @@ def _bisect(spans: list[tuple[int, int]], start: int) -> int:
 def _recognisers(lexicon: Lexicon, *, name_score: float) -> list[Recogniser]:
     return [
         *standard_recognisers(),
-        *identifier_recognisers(),
+        *identifier_recognisers(lexicon.english_words),
         *contextual_recognisers(lexicon.english_words, lexicon.first_names),
         PersonNameRecogniser(lexicon, min_score=name_score),
         AnyCaseNameRecogniser(lexicon, min_score=name_score),

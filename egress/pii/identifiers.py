@@ -275,14 +275,15 @@ SECRET_PATTERNS: tuple[str, ...] = (
 )
 
 
-def identifier_recognisers() -> list[Recogniser]:
-    """Eircodes and UK postcodes, phone numbers, secrets and dates of birth in context.
+def identifier_recognisers(words: frozenset[str] = frozenset()) -> list[Recogniser]:
+    """Eircodes and UK postcodes, phone numbers, secrets and dates of birth in context
+    (``words``: the English words an Eircode typed in lower case must not end with).
 
     PPSNs, UK NINOs and IBANs are searched in the compact identifier views instead
     (:func:`egress.pii.contextual.compact_recognisers`).
     """
     recognisers: list[Recogniser] = [
-        PostcodeRecogniser(),
+        PostcodeRecogniser(words),
         PhoneRecogniser(),
         RegexRecogniser(
             SECRET,

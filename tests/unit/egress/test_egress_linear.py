@@ -90,6 +90,11 @@ WORST_UNITS = [
     "a at bdotcodotcom ",
     "to LISA BOUTS and ",
     "can ZOE ",
+    # issue 25, second pass of session 6: postcodes in lower case alone, names after a modal
+    "sk1 - 5te ",
+    "w60 - nhe2 ",
+    "does jildau need ",
+    "lives with nanaho ",
 ]
 
 
