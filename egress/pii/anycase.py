@@ -668,8 +668,8 @@ class AnyCaseNameRecogniser:
             return True
         if (
             word.case == "lower"
-            and _PERSON_MODAL_BEFORE.search(low, window, word.start) is not None
             and _PERSON_BASE_VERB_AFTER.match(low, word.end) is not None
+            and _PERSON_MODAL_BEFORE.search(low, window, word.start) is not None
         ):
             return True  # "does jildau need to file", "can maika earn": lower case only
         return not verbs_only and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
