@@ -38,6 +38,15 @@ long this stream's next chunk would wait), and how long each admitted turn takes
 response's start (preparing it; a turn still preparing counts with its age so far). A
 refusal's ``Retry-After`` is drawn between ``retry_after`` and ``retry_after_max`` so refused
 clients do not return together.
+
+Slow start (ADR 0055, second addendum): a fresh worker's limit starts low and grows by one per
+turn that starts on time (:meth:`infra.adaptive_limit.AdaptiveLimit.started`); until its first
+cut a turn beyond it waits up to ``burst_queue_timeout`` rather than ``queue_timeout`` and the
+lag gate is not consulted — a burst waits for the limit rather than being refused. The body's
+deadline starts once the request has room (the wait for room is the worker's time), and a body
+not read in time on a worker that itself ran late (:meth:`TurnAdmission.starved`) is refused
+503 ``overloaded`` with ``Retry-After``, not 408.
+
 :func:`turn_admission` builds the gate from the settings; :func:`admission_metrics` renders
 what ``/metrics`` shows of it.
 """
@@ -131,10 +140,11 @@ class Admitted:
         admission._starting[self] = time.perf_counter()
 
     def started(self) -> None:
-        """The turn's response has started (it is prepared): its start delay is measured."""
+        """The turn's response has started (it is prepared): its start delay is measured (and,
+        in slow start, a turn started on time lets the limit grow)."""
         since = self._admission._starting.pop(self, None)
         if since is not None:
-            self._admission.start_delays.add(time.perf_counter() - since)
+            self._admission._started(time.perf_counter() - since)
 
     def release(self) -> None:
         if not self._released:
@@ -154,6 +164,7 @@ class TurnAdmission:
         limit: int,
         queue_timeout: float,
         *,
+        burst_queue_timeout: float = 0.0,
         retry_after: int = 1,
         retry_after_max: int | None = None,
         lag: Lag | None = None,
@@ -166,6 +177,7 @@ class TurnAdmission:
         self.ceiling = limit
         self.limiter = limiter
         self.queue_timeout = queue_timeout
+        self.burst_queue_timeout = burst_queue_timeout  # the wait while the limit is growing
         self.retry_after = retry_after
         self.retry_after_max = max(retry_after, retry_after_max or retry_after)
         self.chunk_delays = DelayWindow()
@@ -173,6 +185,7 @@ class TurnAdmission:
         self._starting: dict[Admitted, float] = {}  # admitted, not started: since (in order)
         self.lag, self.max_lag, self.lag_floor = lag, max_lag, lag_floor  # max_lag 0: not used
         self.refused = 0  # turns refused since start (a counter for metrics)
+        self.waits = 0  # times a turn waited for room or a slot (a counter for metrics)
         self._in_flight = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._room: list[asyncio.Future[None]] = []  # waiting for room, holding nothing
@@ -184,6 +197,46 @@ class TurnAdmission:
     @property
     def in_flight(self) -> int:
         return self._in_flight
+
+    def queue_seconds(self) -> float:
+        """How long a turn beyond the limit may wait for a slot: ``queue_timeout``, or while
+        the adaptive limit is in slow start (still growing to meet its load, never cut, below
+        the ceiling) up to ``burst_queue_timeout`` — a burst on a fresh worker waits for the
+        limit to grow rather than being refused (ADR 0055, second addendum)."""
+        limiter = self.limiter
+        if limiter is not None and limiter.slow_start and limiter.limit < self.ceiling:
+            return max(self.queue_timeout, self.burst_queue_timeout)
+        return self.queue_timeout
+
+    def starved(self, late: float, budget: float) -> bool:
+        """The worker itself ran late against a client's ``budget`` (seconds): a timer meant
+        for now fired ``late`` seconds after its time, or the loop lags, by a quarter of the
+        budget or more (at least ``max_lag``, 25 ms when unset). A request not read within its
+        budget on a starved worker is the worker's fault: 503, not 408 or 429. (A quarter: a
+        loop a few hundred ms late now and then on a shared machine does not turn a client
+        that trickles its body into an overload.)"""
+        threshold = max(self.max_lag if self.max_lag > 0 else 0.025, budget / 4)
+        lag = self.lag.current if self.lag is not None else 0.0
+        return late >= threshold or lag >= threshold
+
+    def too_busy_to_read(self) -> Overloaded:
+        """The refusal of a request this worker was too busy to read in time."""
+        self.refused += 1
+        retry_after = random.randint(self.retry_after, self.retry_after_max)
+        return Overloaded(
+            "this worker is too busy to read the request in time; retry shortly",
+            retry_after=retry_after,
+        )
+
+    def _started(self, seconds: float) -> None:
+        self.start_delays.add(seconds)
+        limiter = self.limiter
+        if limiter is None or not limiter.slow_start:
+            return
+        in_use = self._in_flight >= limiter.config.used * self.limit
+        demand = in_use or self.queued > 0 or any(not w.done() for w in self._room)
+        if limiter.started(seconds, demand=demand):
+            self._grant()
 
     def chunk_written(self, since: float) -> None:
         """A chunk handed to ``send`` at ``since`` (``time.perf_counter``) is behind us."""
@@ -219,21 +272,25 @@ class TurnAdmission:
     def queued(self) -> int:
         return sum(1 for waiter in self._waiters if not waiter.done())
 
-    async def admit(self) -> Admitted:
-        """A slot now, or within ``queue_timeout``; else raises :class:`errors.Overloaded`.
-        Refused at once while the loop runs later than ``max_lag`` (with ``lag_floor`` turns or
-        more in flight)."""
+    async def admit(self, until: float | None = None) -> Admitted:
+        """A slot now, or within :meth:`queue_seconds` (or by ``until``, loop time); else
+        raises :class:`errors.Overloaded`. Refused at once while the loop runs later than
+        ``max_lag`` (with ``lag_floor`` turns or more in flight; not in slow start)."""
         if self._lagging():
             raise self._overloaded(busy=True)
         if self._in_flight < self.limit and not self.queued:
             self._in_flight += 1
             return Admitted(self)
-        if self.queue_timeout <= 0:
+        loop = asyncio.get_running_loop()
+        if until is None:
+            until = loop.time() + self.queue_seconds()
+        if until <= loop.time():
             raise self._overloaded()
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[None] = loop.create_future()
         self._waiters.append(waiter)
+        self.waits += 1
         try:
-            async with asyncio.timeout(self.queue_timeout):
+            async with asyncio.timeout_at(until):
                 await waiter
         except TimeoutError:
             if _handed_over(waiter):  # the slot arrived as the time ran out: keep it
@@ -248,9 +305,10 @@ class TurnAdmission:
                 waiter.cancel()
         return Admitted(self)
 
-    async def wait_for_room(self) -> None:
-        """Return once a slot is free — at once, or within ``queue_timeout`` — without taking
-        it; else raise :class:`errors.Overloaded` (at once while the loop lags).
+    async def wait_for_room(self, until: float | None = None) -> None:
+        """Return once a slot is free — at once, or within :meth:`queue_seconds` (or by
+        ``until``, loop time) — without taking it; else raise :class:`errors.Overloaded` (at
+        once while the loop lags).
 
         The cheap first check of :class:`ChatAdmission`: an overloaded worker refuses a request
         before authenticating or reading it, and the check holds nothing, so a caller that
@@ -259,12 +317,16 @@ class TurnAdmission:
             raise self._overloaded(busy=True)
         if self._in_flight < self.limit and not self.queued:
             return
-        if self.queue_timeout <= 0:
+        loop = asyncio.get_running_loop()
+        if until is None:
+            until = loop.time() + self.queue_seconds()
+        if until <= loop.time():
             raise self._overloaded()
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[None] = loop.create_future()
         self._room.append(waiter)
+        self.waits += 1
         try:
-            async with asyncio.timeout(self.queue_timeout):
+            async with asyncio.timeout_at(until):
                 await waiter
         except TimeoutError:
             raise self._overloaded() from None
@@ -302,6 +364,8 @@ class TurnAdmission:
     def _lagging(self) -> bool:
         if self.lag is None or self.max_lag <= 0 or self._in_flight < self.lag_floor:
             return False
+        if self.limiter is not None and self.limiter.slow_start:
+            return False  # a burst on a fresh worker waits for the limit, which watches lag
         return self.lag.current > self.max_lag
 
     def _overloaded(self, *, busy: bool = False) -> Overloaded:
@@ -420,15 +484,17 @@ class ChatAdmission:
             await self.app(scope, receive, send)
             return
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._read_timeout
+        until = loop.time() + gate.queue_seconds()  # the wait for room and slot together
         try:
-            await gate.wait_for_room()
+            await gate.wait_for_room(until)
             if self._authenticate is not None:
                 scope[PRINCIPAL_SCOPE_KEY] = await self._authenticate(scope)
-            body = await self._read_body(scope, receive, deadline)
+            # the client's time to send its body starts once the worker is ready to read it
+            # (not while this request waited for room: that is the worker's, ADR 0055)
+            body = await self._read_body(scope, receive, loop.time() + self._read_timeout, gate)
             if body is None:
                 return  # the client left while sending its body: nothing to answer
-            admitted = await gate.admit()
+            admitted = await gate.admit(max(until, loop.time() + gate.queue_timeout))
         except (RegintelError, CodedHTTPException) as exc:
             await _refusal(exc)(scope, receive, send)
             return
@@ -443,13 +509,22 @@ class ChatAdmission:
             return bool(scope["path"] == path)
         return path.fullmatch(scope["path"]) is not None
 
-    async def _read_body(self, scope: Scope, receive: Receive, deadline: float) -> bytes | None:
+    async def _read_body(
+        self, scope: Scope, receive: Receive, deadline: float, gate: TurnAdmission
+    ) -> bytes | None:
+        """The body, read under the :class:`BodyReads` budget by ``deadline`` (loop time). Past
+        the budget or the deadline the client is told (429, 408) — unless the worker itself
+        ran late (:meth:`TurnAdmission.starved`): then it is 503 ``overloaded`` with
+        ``Retry-After``, as for any turn this worker has no room for."""
+        loop = asyncio.get_running_loop()
         too_large = PayloadTooLarge(f"request body over {self._max_bytes} bytes")
         declared = first_header(scope, b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self._max_bytes):
             raise too_large
         client = (scope.get("client") or ("?", 0))[0]
         if not await self.body_reads.enter(client, deadline):
+            if gate.starved(loop.time() - deadline, self._read_timeout):
+                raise gate.too_busy_to_read()
             raise RateLimited("too many chat requests being sent from this address", retry_after=1)
         nesting = JsonNesting() if parsed_as_json(scope) else None
         chunks: list[bytes] = []
@@ -474,6 +549,8 @@ class ChatAdmission:
                     if not event.get("more_body", False):
                         return b"".join(chunks)
         except TimeoutError:
+            if gate.starved(loop.time() - deadline, self._read_timeout):
+                raise gate.too_busy_to_read() from None
             raise CodedHTTPException(
                 408, "request_timeout", f"request body not received within {self._read_timeout:g} s"
             ) from None
@@ -528,6 +605,7 @@ def turn_admission(settings: Settings, lag: LoopLag | None = None) -> TurnAdmiss
     gate = TurnAdmission(
         settings.max_turns_in_flight,
         settings.admission_queue_seconds,
+        burst_queue_timeout=settings.admission_burst_queue_seconds,
         retry_after=settings.overloaded_retry_after_seconds,
         retry_after_max=spread or max(settings.overloaded_retry_after_seconds, 3),
         lag=lag,
@@ -560,6 +638,11 @@ class _AdmissionCollector(Collector):
         )
         yield CounterMetricFamily(
             "regintel_admission_refused", "Chat turns refused 503 overloaded", value=gate.refused
+        )
+        yield CounterMetricFamily(
+            "regintel_admission_waits",
+            "Times a chat turn waited for room or a slot (queued, not refused at once)",
+            value=gate.waits,
         )
         lag = gate.lag.current if gate.lag is not None else 0.0
         yield GaugeMetricFamily(

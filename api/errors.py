@@ -100,9 +100,10 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         "cannot be fetched; the message "
         "is a fixed sentence (the driver's error is logged, never sent). `overloaded` "
         "(`POST /api/chat`): the worker has its limit of turns in flight (adaptive, at most "
-        "REGINTEL_MAX_TURNS_IN_FLIGHT) and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS, "
-        "or its event loop runs late; `Retry-After` says how many seconds to wait (spread at "
-        "random, ADR 0055). Checked before the request is "
+        "REGINTEL_MAX_TURNS_IN_FLIGHT) and none ended within REGINTEL_ADMISSION_QUEUE_SECONDS "
+        "(REGINTEL_ADMISSION_BURST_QUEUE_SECONDS while the limit is still growing), its event "
+        "loop runs late, or it was too busy to read the request in time; `Retry-After` says "
+        "how many seconds to wait (spread at random, ADR 0055). Checked before the request is "
         "authenticated or read; sent before any stream starts."
     ),
 }

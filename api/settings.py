@@ -275,10 +275,10 @@ class Settings(BaseSettings):
         default=8, ge=1, description="The adaptive limit never falls below this (ADR 0055)."
     )
     admission_initial_turns_in_flight: int = Field(
-        default=64,
+        default=8,
         ge=1,
-        description="The adaptive limit at start: a burst of 50 new conversations on a fresh "
-        "worker is admitted (ADR 0055).",
+        description="The adaptive limit at start; until its first cut it grows by one for each "
+        "turn that starts its response on time (slow start, ADR 0055 second addendum).",
     )
     admission_target_loop_lag_ms: float = Field(
         default=15.0,
@@ -304,12 +304,21 @@ class Settings(BaseSettings):
         ge=0,
         description="How long a turn beyond the limit waits for a slot before 503 overloaded.",
     )
+    admission_burst_queue_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="While the adaptive limit is in slow start (growing, never cut), a turn "
+        "beyond it waits up to this long for a slot, so a burst on a fresh worker is queued "
+        "rather than refused (ADR 0055 second addendum); after the first cut, "
+        "REGINTEL_ADMISSION_QUEUE_SECONDS.",
+    )
     admission_max_loop_lag_ms: float = Field(
         default=25.0,
         ge=0,
         description="With 32 or more turns in flight, a new turn is refused (503 overloaded) "
         "while the worker's event loop runs this many ms late or more: its streams are "
-        "saturating the worker. 0 turns it off (ADR 0030).",
+        "saturating the worker (not while the adaptive limit is in slow start). 0 turns it "
+        "off (ADR 0030).",
     )
     chat_body_read_timeout_seconds: float = Field(
         default=5.0,

@@ -1,5 +1,5 @@
 """An adaptive concurrency limit: additive increase while the worker keeps time, multiplicative
-decrease when it does not (ADR 0055, addendum: the start delay).
+decrease when it does not (ADR 0055; addenda: the start delay, slow start).
 
 How many streams one worker can carry depends on the machine, the answers' length and what
 else runs on its cores; a static limit is either too low (the worker idles while clients are
@@ -28,6 +28,16 @@ overshoot. On target for ``stable`` intervals in a row and the limit in use (``i
 used * limit``): it grows by ``increase``. It never grows while idle (a burst after a quiet
 hour would otherwise meet a limit nothing tested) and stays within ``[floor, ceiling]``.
 
+**Slow start** (second addendum): the limit starts low (``initial``, what any worker carries)
+and, until its first cut, grows by one for every admitted turn that started its response within
+``target_start`` while there was demand (turns waiting, or the limit in use) and the last
+interval was on target — as TCP's congestion window grows by one per acknowledgement. A burst
+on a fresh worker is let in as fast as the worker shows it starts turns on time: a lean worker
+doubles its limit every few milliseconds, a worker whose turns start late does not grow, and
+the turns beyond the limit wait (briefly, in the gate's queue) instead of all preparing at
+once. The first cut ends slow start (:attr:`AdaptiveLimit.slow_start`); growth is additive
+after it.
+
 Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
 recent chunk delays for a percentile.
 """
@@ -48,7 +58,7 @@ _EPSILON = 1e-9  # a clock read at the interval exactly is due
 class LimitConfig:
     ceiling: int  # the static limit (REGINTEL_MAX_TURNS_IN_FLIGHT): never above
     floor: int = 8  # never below (a lone turn is never refused for lag)
-    initial: int = 64
+    initial: int = 8  # at start; slow start grows it by one per turn started on time
     interval: float = 0.1  # seconds between decisions
     target_lag: float = 0.015  # seconds
     target_delay: float = 0.015  # seconds, the chunk-delay percentile
@@ -61,6 +71,7 @@ class LimitConfig:
     patience: int = 2  # intervals over target before a cut (one late timer is not a trend)
     used: float = 0.8  # grow only when in_flight >= used * limit
     cut_above: float = 0.5  # cut only when in_flight >= cut_above * limit
+    slow_start: bool = True  # +1 per turn started on time, until the first cut
 
     def bounded(self) -> LimitConfig:
         """Floor and initial within the ceiling (a ceiling of 2 is a static limit of 2)."""
@@ -81,6 +92,19 @@ class AdaptiveLimit:
         self._good = self._bad = 0
         self.increases = 0
         self.decreases = 0
+        self.slow_start = self.config.slow_start  # until the first congestion cut
+
+    def started(self, seconds: float, *, demand: bool) -> bool:
+        """An admitted turn started its response ``seconds`` after its admission. In slow
+        start, with ``demand`` (turns waiting, or the limit in use) and the last interval on
+        target, one started on time adds one to the limit; True when the limit changed."""
+        c = self.config
+        if not self.slow_start or not demand or self._bad or seconds > c.target_start:
+            return False
+        before = self.limit
+        self._limit = min(c.ceiling, self._limit + 1)
+        self.increases += self.limit > before
+        return self.limit != before
 
     @property
     def limit(self) -> int:
@@ -105,6 +129,7 @@ class AdaptiveLimit:
             mine = in_flight >= c.cut_above * self._limit  # the limit lets this load in
             if mine and self._bad >= c.patience and now - self._last_cut >= c.cooldown:
                 self._last_cut = now
+                self.slow_start = False
                 factor = c.backoff
                 if start > c.target_start:
                     factor = min(factor, max(c.deepest, c.target_start / start))

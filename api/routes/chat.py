@@ -87,8 +87,10 @@ starts (bad input, unknown conversation) are ordinary JSON error responses."""
 
 OVERLOADED_DESCRIPTION = """`overloaded`: this worker already streams its limit of turns (adaptive
 to its loop lag and chunk delay, at most REGINTEL_MAX_TURNS_IN_FLIGHT: ADR 0055) and none ended
-within REGINTEL_ADMISSION_QUEUE_SECONDS, or its event loop runs more than
-REGINTEL_ADMISSION_MAX_LOOP_LAG_MS late (admission control, ADR 0030). Checked first, before
+within REGINTEL_ADMISSION_QUEUE_SECONDS (REGINTEL_ADMISSION_BURST_QUEUE_SECONDS while the
+adaptive limit is still growing), or its event loop runs more than
+REGINTEL_ADMISSION_MAX_LOOP_LAG_MS late (admission control, ADR 0030), or it was too busy to read
+the request within its body deadline (ADR 0055, second addendum). Checked first, before
 the request is authenticated or its body read: an overloaded worker answers this to any chat
 request. A slot itself is held only once the caller is authenticated and its body read (ADR
 0030, third addendum). Sent before any stream starts, with a `Retry-After` header (seconds);

@@ -166,7 +166,8 @@ async def test_retry_after_is_spread_between_the_bounds() -> None:
 
 def test_settings_build_an_adaptive_gate_by_default_and_a_static_one_on_request() -> None:
     gate = turn_admission(Settings(max_turns_in_flight=128, overloaded_retry_after_seconds=2))
-    assert gate.limiter is not None and gate.ceiling == 128 and gate.limit == 64
+    assert gate.limiter is not None and gate.ceiling == 128 and gate.limit == 8
+    assert gate.limiter.slow_start and (gate.queue_timeout, gate.queue_seconds()) == (0.025, 1.0)
     assert (gate.retry_after, gate.retry_after_max) == (2, 3)
     static = turn_admission(Settings(max_turns_in_flight=64, admission_adaptive=False))
     assert static.limiter is None and static.limit == 64
@@ -185,7 +186,7 @@ async def test_metrics_show_limit_in_flight_refusals_lag_and_chunk_delay() -> No
     gate.adapt()
     text = admission_metrics(gate).decode()
     held.release()
-    assert "regintel_admission_limit 64.0" in text
+    assert "regintel_admission_limit 8.0" in text
     assert "regintel_admission_ceiling 128.0" in text
     assert "regintel_turns_in_flight 1.0" in text
     assert "regintel_admission_refused_total 0.0" in text
@@ -257,3 +258,76 @@ async def test_metrics_show_the_start_delay_and_the_turns_preparing() -> None:
     assert "regintel_turns_preparing 1.0" in text
     started.release()
     preparing.release()
+
+
+def test_slow_start_grows_by_one_per_turn_started_on_time_while_there_is_demand() -> None:
+    limit, _ = limiter(initial=4, target_start=0.05)
+    assert limit.slow_start
+    assert [limit.started(0.01, demand=True) for _ in range(4)] == [True] * 4
+    assert limit.limit == 8 and limit.increases == 4
+    assert not limit.started(0.2, demand=True)  # started late: no growth
+    assert not limit.started(0.01, demand=False)  # nobody waiting, limit not in use
+    assert limit.limit == 8
+    top, _ = limiter(initial=4, ceiling=5)
+    assert top.started(0.0, demand=True) and not top.started(0.0, demand=True)
+    assert top.limit == 5  # never above the ceiling
+
+
+def test_slow_start_waits_while_the_last_interval_was_late_and_ends_at_the_first_cut() -> None:
+    limit, clock = limiter(initial=20, target_start=0.05)
+    run(limit, clock, 0.1, in_flight=20, **LATE)  # one late interval: not yet a cut
+    assert limit.limit == 20 and limit.slow_start
+    assert not limit.started(0.01, demand=True)  # the loop is late: no growth on a start
+    run(limit, clock, 0.1, in_flight=20, **LATE)  # the second: a cut
+    assert limit.limit == 18 and not limit.slow_start
+    run(limit, clock, 0.2, in_flight=18, **ON_TIME)
+    before = limit.limit
+    assert not limit.started(0.01, demand=True)  # after the first cut: additive only
+    assert limit.limit == before
+
+
+async def test_a_burst_on_a_fresh_worker_waits_and_is_let_in_in_order_as_turns_start() -> None:
+    """Slow start (ADR 0055, second addendum): beyond the initial limit a burst waits in the
+    queue (the longer burst wait: the limit is growing), each turn that starts on time lets
+    the next one in, first come first served; none is refused."""
+    clock = Clock()
+    config = LimitConfig(ceiling=64, floor=2, initial=2, target_start=10.0)  # any start: on time
+    adaptive = AdaptiveLimit(config, clock)
+    gate = TurnAdmission(64, 0.0, burst_queue_timeout=30.0, lag=FixedLag(0.0), limiter=adaptive)
+    assert gate.queue_seconds() == 30.0
+    first, second = await gate.admit(), await gate.admit()
+    queued = [asyncio.ensure_future(gate.admit()) for _ in range(4)]
+    await asyncio.sleep(0)
+    assert gate.queued == 4 and gate.limit == 2
+    admitted = [first, second]
+    for n in range(4):
+        admitted[n].started()  # on time, with turns waiting: +1, the oldest waiting gets it
+        await asyncio.sleep(0)
+        assert [q.done() for q in queued] == [True] * (n + 1) + [False] * (3 - n)
+        admitted.append(queued[n].result())
+    assert gate.limit == 6 and gate.in_flight == 6 and gate.refused == 0
+    for turn in admitted:
+        turn.release()
+
+
+async def test_after_the_first_cut_a_turn_beyond_the_limit_waits_only_the_short_queue() -> None:
+    clock = Clock()
+    lag = FixedLag(0.0)
+    adaptive = AdaptiveLimit(LimitConfig(ceiling=64, floor=2, initial=4), clock)
+    gate = TurnAdmission(
+        64, 0.0, burst_queue_timeout=30.0, lag=lag, max_lag=0.025, lag_floor=1, limiter=adaptive
+    )
+    held = [await gate.admit() for _ in range(4)]
+    lag.current = 0.1
+    waiting = asyncio.ensure_future(gate.admit())  # a late loop in slow start: it waits
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    for _ in range(2):
+        clock.now += 0.1
+        gate.adapt()
+    assert not adaptive.slow_start and gate.limit < 4 and gate.queue_seconds() == 0.0
+    with pytest.raises(Overloaded):
+        await gate.admit()  # after the cut the lag gate is back, and there is no burst wait
+    waiting.cancel()
+    for turn in held:
+        turn.release()

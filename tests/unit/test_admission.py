@@ -2,7 +2,7 @@
 
 import asyncio
 import time
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -163,13 +163,18 @@ async def test_a_read_over_the_budget_waits_for_one_to_end_until_its_deadline() 
 class _Gate:
     """A stand-in admission gate counting the turns it admitted."""
 
+    queue_timeout = 0.0
+
     def __init__(self) -> None:
         self.admitted = 0
 
-    async def wait_for_room(self) -> None:
+    def queue_seconds(self) -> float:
+        return 0.0
+
+    async def wait_for_room(self, until: float | None = None) -> None:
         return None
 
-    async def admit(self) -> "_Gate":
+    async def admit(self, until: float | None = None) -> "_Gate":
         self.admitted += 1
         return self
 
@@ -225,3 +230,83 @@ async def test_an_edit_and_a_regeneration_take_a_turn_slot_like_a_chat_turn() ->
         await post(path)
     await post("/api/conversations/c1/messages/m1/edit", method="GET")
     assert gate.admitted == 3
+
+
+class _Lag:
+    def __init__(self, seconds: float) -> None:
+        self.current = seconds
+
+
+async def _post_chat(admission: ChatAdmission, receive) -> list[dict[str, object]]:
+    """One ``POST /api/chat`` through ``admission``; the messages it sent."""
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/chat",
+        "headers": [],
+        "client": ("t", 1),
+    }
+    sent: list[dict[str, object]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await admission(scope, receive, send)
+    return sent
+
+
+def _status_and_headers(sent: list[dict[str, object]]) -> tuple[int, dict[bytes, bytes]]:
+    start = sent[0]
+    assert start["type"] == "http.response.start"
+    return cast(int, start["status"]), dict(cast(list[tuple[bytes, bytes]], start["headers"]))
+
+
+async def _no_body_yet() -> dict[str, object]:
+    await asyncio.Event().wait()  # the body never comes in time
+    raise AssertionError
+
+
+async def _reply_204(scope, receive, send) -> None:
+    await send({"type": "http.response.start", "status": 204, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
+@pytest.mark.parametrize(
+    ("lag", "status", "code"), [(0.0, 408, b"request_timeout"), (5.0, 503, b"overloaded")]
+)
+async def test_a_body_not_read_in_time_is_408_unless_the_worker_itself_ran_late(
+    lag: float, status: int, code: bytes
+) -> None:
+    """A starved worker (its loop seconds late) that could not read a request in time says so
+    with 503 ``overloaded`` and ``Retry-After``, not 408: the client was not the slow one."""
+    gate = TurnAdmission(4, 0.0, retry_after=2, lag=_Lag(lag), max_lag=1.0)  # starved: 1 s+
+    admission = ChatAdmission(_reply_204, admission=lambda scope: gate, read_timeout=0.05)
+    sent = await _post_chat(admission, _no_body_yet)
+    got, headers = _status_and_headers(sent)
+    assert got == status and code in cast(bytes, sent[1]["body"])
+    assert (b"retry-after" in headers) is (status == 503)
+    assert gate.in_flight == 0 and gate.refused == (status == 503)
+
+
+async def test_the_body_deadline_starts_once_the_request_has_room_not_before() -> None:
+    """A turn that waited for room longer than the body deadline is read and admitted (it was
+    the worker that kept it waiting; before, it got 408)."""
+    gate = TurnAdmission(1, 5.0)
+    held = await gate.admit()
+    app_ran = asyncio.Event()
+
+    async def app(scope, receive, send) -> None:
+        app_ran.set()
+        await _reply_204(scope, receive, send)
+
+    admission = ChatAdmission(app, admission=lambda scope: gate, read_timeout=0.05)
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    turn = asyncio.create_task(_post_chat(admission, receive))
+    await asyncio.sleep(0.2)  # waiting for room, four times the body deadline
+    assert not turn.done() and not app_ran.is_set()
+    held.release()
+    sent = await asyncio.wait_for(turn, 5)
+    assert _status_and_headers(sent)[0] == 204 and app_ran.is_set()
