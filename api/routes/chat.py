@@ -10,13 +10,13 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 
 from api.auth import Principal, authenticate
 from api.bootstrap import Container
 from api.deps import ContainerDep
 from api.errors import ErrorBody
-from api.sse import heartbeat, to_sse
+from api.sse import heartbeat, sse_frames
 from egress.policy import EgressMode
 from engine.events import TurnEvent
 from engine.turn import PreparedTurn, TurnRequest
@@ -225,9 +225,9 @@ def stream_turn(container: Container, prepared: PreparedTurn) -> EventSourceResp
     )
 
 
-async def _frames(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[ServerSentEvent]:
+async def _frames(events: AsyncGenerator[TurnEvent, None]) -> AsyncIterator[bytes]:
     # aclosing: a client that leaves closes the turn's stream now (its record saves the
     # partial answer at once), not whenever the garbage collector gets to it.
-    async with aclosing(events) as turn:
-        async for event in turn:
-            yield to_sse(event)
+    async with aclosing(events) as turn, aclosing(sse_frames(turn)) as frames:
+        async for frame in frames:
+            yield frame
