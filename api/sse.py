@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 from sse_starlette import ServerSentEvent
 
@@ -31,7 +31,7 @@ def to_sse(event: TurnEvent) -> ServerSentEvent:
     )
 
 
-async def sse_frames(events: AsyncIterator[TurnEvent]) -> AsyncIterator[bytes]:
+async def sse_frames(events: AsyncIterator[TurnEvent]) -> AsyncGenerator[bytes, None]:
     """The SSE bytes of a turn's events, one chunk per event — except the events a turn
     yields at its start, one after the other without waiting (``metadata``, the
     ``retrieval`` and ``prompt_sent`` progress), which go out in one chunk with the event after

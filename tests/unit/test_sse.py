@@ -3,7 +3,7 @@ import json
 import pytest
 
 from api.sse import heartbeat, to_sse
-from engine.events import DoneEvent, TextEvent, TurnWarning, WarningEvent
+from engine.events import DoneEvent, TextEvent, TurnEvent, TurnWarning, WarningEvent
 
 pytestmark = pytest.mark.unit
 
@@ -35,7 +35,7 @@ def test_heartbeat_is_a_comment_frame():
     assert heartbeat().encode().decode().startswith(": heartbeat")
 
 
-def _turn_events() -> list:
+def _turn_events() -> list[TurnEvent]:
     from engine.events import MetadataEvent, ProgressEvent
 
     return [
@@ -50,7 +50,7 @@ def _turn_events() -> list:
     ]
 
 
-async def _chunks(events: list) -> list[bytes]:
+async def _chunks(events: list[TurnEvent]) -> list[bytes]:
     from api.sse import sse_frames
 
     async def source():
