@@ -32,6 +32,7 @@ __all__ = [
     "AsAtOrigin",
     "find_as_at",
     "resolve_as_at",
+    "same_year_as",
     "today_as_at",
 ]
 
@@ -66,10 +67,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
                         + r"(?![-/]\d)\b", re.I)),
 )  # fmt: skip
-#: Words just before a date that make it a period's end ("the quarter ending 31 March 2025").
+#: Words just before a date that make it a period's end ("the quarter ending 31 March 2025",
+#: "our VAT quarter runs to 30 Nov 2025", HMRC's "the period to 30 November 2025").
 _QUARTERS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3,
              "4th": 4}  # fmt: skip
-_ENDS = re.compile(r"\b(?:ending|ended|ends|end(?:ing)? on)\s+(?:on\s+)?(?:the\s+)?$", re.I)
+_ENDS = re.compile(
+    r"\b(?:ending|ended|ends|end(?:ing)? on|(?:runs?|running|ran) (?:up )?(?:to|until|till)|"
+    r"(?:period|quarter|month|year) (?:to|until))\s+(?:on\s+)?(?:the\s+)?$",
+    re.I,
+)
 _BEFORE = re.compile(
     r"\bbefore (?P<act>(?:the )?[\w ()/.-]{2,60}?) (?:applied|came into force|took effect|"
     r"entered into force|started to apply|began to apply|came into effect)\b",
@@ -204,6 +210,34 @@ def find_as_at(
                 )
                 break
     return min(found, key=lambda f: f[0])[1] if found else None
+
+
+#: A day and month with no year after them ("on 14 November", "November 14th").
+_NO_YEAR = r"(?!,? ?(?:19|20)\d\d|\d)"
+_YEARLESS = (
+    re.compile(r"\b(?:on |as at |as of )?(?:the )?" + _DAY + r"(?: of)? " + _MONTH + r"\b"
+               + _NO_YEAR, re.I),
+    re.compile(r"\b(?:on |as at |as of )?" + _MONTH + r" " + _DAY + r"\b" + _NO_YEAR, re.I),
+)  # fmt: skip
+
+
+def same_year_as(question: str, before: AsAt) -> AsAt | None:
+    """A day and month the question names with no year ("What if the disposal had been on 14
+    November instead?"), dated in the year of ``before``, the day an earlier question of the
+    conversation named: a follow-up that moves the event keeps its year. ``None`` when the
+    question names no such day (or names a year: :func:`find_as_at` reads it)."""
+    if before.origin != "question" or before.start != before.end:
+        return None
+    for pattern in _YEARLESS:
+        for match in pattern.finditer(question):
+            try:
+                day = date(before.start.year, _month_number(match["month"]), int(match["day"]))
+            except ValueError:  # "31 February": no date
+                continue
+            ends = _ENDS.search(question[: match.start()]) is not None
+            phrase = match.group(0).strip()
+            return AsAt(day, day, "question", phrase, _long(day), ends_period=ends)
+    return None
 
 
 def resolve_as_at(

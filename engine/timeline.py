@@ -77,6 +77,7 @@ _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+da
 
 _TIMELINE_QUESTION = re.compile(
     r"\b(when (?:must|should|do|does|did|is|are|was|were|can|could|will|would|had)|by when|"
+    r"when(?:'s|’s|s)(?= )|"
     r"(?:from |by |on |until )?(?:what|which) (?:date|day)|(?:filing|payment|pay and file) dates?|"
     r"deadlines?|due (?:date|by)|"
     r"file by|time limits?|how long|how far back|lock[- ]in|holding period|hold (?:it|them|the)|"

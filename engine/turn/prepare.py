@@ -62,7 +62,7 @@ from egress.client import EgressContext
 from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
-from engine.as_at import AsAt, resolve_as_at
+from engine.as_at import AsAt, resolve_as_at, same_year_as
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
@@ -520,7 +520,11 @@ class TurnPreparer:
                 before = resolve_as_at(
                     followed, request.as_at, self._today(), jurisdictions, index.act_start
                 )
-                as_at = before if before.origin == "question" else as_at
+                # "What if the disposal had been on 14 November instead?": the new day, in the
+                # year of the day asked before, not the earlier question's day repeated.
+                moved = same_year_as(question, before)
+                as_at = moved or (before if before.origin == "question" else as_at)
+                followed = before.without_date(followed) if moved else followed
             query = as_at.without_date(followed)
             focus = focus or self._named_concepts(query, jurisdictions)
             window = as_at.window()

@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from engine.as_at import find_as_at, resolve_as_at
+from engine.as_at import find_as_at, resolve_as_at, same_year_as
 
 pytestmark = pytest.mark.unit
 
@@ -77,3 +77,32 @@ def test_the_date_words_are_not_searched_for():
     as_at = find_as_at(question)
     assert as_at is not None
     assert as_at.without_date(question) == "What was the standard rate of VAT in Ireland ?"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Our VAT quarter runs to 30 Nov 2025 - what's the deadline?",
+     "When is the VAT return for the period to 30 November 2025 due?"],
+)  # fmt: skip
+def test_a_day_a_period_runs_to_ends_the_period(question):
+    as_at = find_as_at(question)
+    assert as_at is not None and as_at.ends_period and as_at.start == date(2025, 11, 30)
+
+
+def test_a_day_from_1_may_is_not_a_period_end():
+    as_at = find_as_at("From 1 May 2025 to 30 June 2025")
+    assert as_at is not None and not as_at.ends_period
+
+
+def test_a_follow_up_day_without_a_year_takes_the_year_asked_before():
+    before = find_as_at("Client sold shares on 14 Dec 2025. What's the CGT payment date?")
+    assert before is not None
+    moved = same_year_as("What if the disposal had been on 14 November instead?", before)
+    assert moved is not None and moved.start == moved.end == date(2025, 11, 14)
+    assert moved.phrase == "on 14 November"
+    assert same_year_as("and on November 3rd?", before).start == date(2025, 11, 3)
+    # A year named, a month alone, or no such day: not this rule's to read.
+    assert same_year_as("What if it had been 14 November 2024?", before) is None
+    assert same_year_as("And in May?", before) is None
+    assert same_year_as("What if it had been 31 February?", before) is None
+    assert same_year_as("On 3 March?", resolve_as_at("Why?", None, date(2025, 1, 1))) is None

@@ -148,7 +148,11 @@ def test_a_node_without_a_readable_duration_is_no_rule():
         ("From what date do the AI Act's penalty provisions apply?", True),
         ("By what date must the IT38 be filed?", True),
         ("What is the filing date for a VAT return covering January and February 2026?", True),
+        # "When's"/"whens" as advisers type them (fact set batch 6: the rule cited, no date).
+        ("When's the 2nd payment on account for 2025/26 due?", True),
+        ("Paper filer here - whens my form 11 for 2025 due?", True),
         ("What is the standard rate of VAT in Ireland?", False),
+        ("Is VAT due on exports of goods?", False),
     ],
 )
 def test_questions_about_a_timeline_are_recognised(question, expected):
