@@ -62,6 +62,7 @@ from egress.client import EgressContext
 from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
+from engine.abbreviations import spelled_out
 from engine.as_at import AsAt, resolve_as_at, same_year_as
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
@@ -499,6 +500,11 @@ class TurnPreparer:
         """Step 5: jurisdictions, the date asked about, the evidence, the gate's refusal, the
         computed dates and the material changes; nothing here waits on the graph."""
         jurisdictions = conversation_jurisdictions(message, history)
+        # "PA", "POA", "the 20% band": the official terms the rules say (seeds/abbreviations.yaml).
+        message, question = (
+            spelled_out(message, jurisdictions),
+            spelled_out(question, jurisdictions),
+        )
         index, tenant = self._evidence, request.tenant_id
         with stage("turn.retrieval", tracer=self._tracer) as span:
             # The date the question is about (or the request's asAt, or today): evidence is
@@ -511,6 +517,7 @@ class TurnPreparer:
             # A follow-up ("And what about children?") is searched with the previous question.
             names_act = index.act_start(query) is not None
             followed = follow_up_query(query, history, bool(focus) or names_act, names_act)
+            followed = spelled_out(followed, jurisdictions)  # the earlier question's too
             # A follow-up's own words, those the previous question did not say (the aspect).
             own: frozenset[str] = frozenset()
             if followed != query:
