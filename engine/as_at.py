@@ -33,6 +33,7 @@ __all__ = [
     "find_as_at",
     "resolve_as_at",
     "same_year_as",
+    "split_year_jurisdiction",
     "today_as_at",
 ]
 
@@ -210,6 +211,17 @@ def find_as_at(
                 )
                 break
     return min(found, key=lambda f: f[0])[1] if found else None
+
+
+def split_year_jurisdiction(question: str) -> str | None:
+    """``"UK"`` when the question names a tax year across two calendar years ("2025/26", "the
+    2026-27 tax year"): Ireland's tax year is the calendar year, so only the UK's is written so;
+    else ``None``."""
+    for _, pattern in (p for p in _PATTERNS if p[0] == "tax_year"):
+        for match in pattern.finditer(question):
+            if match["next"] and int(match["next"]) % 100 == (int(match["year"]) + 1) % 100:
+                return "UK"
+    return None
 
 
 #: A day and month with no year after them ("on 14 November", "November 14th").

@@ -63,7 +63,7 @@ from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.abbreviations import spelled_out
-from engine.as_at import AsAt, resolve_as_at, same_year_as
+from engine.as_at import AsAt, resolve_as_at, same_year_as, split_year_jurisdiction
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
@@ -517,7 +517,6 @@ class TurnPreparer:
             # A follow-up ("And what about children?") is searched with the previous question.
             names_act = index.act_start(query) is not None
             followed = follow_up_query(query, history, bool(focus) or names_act, names_act)
-            followed = spelled_out(followed, jurisdictions)  # the earlier question's too
             # A follow-up's own words, those the previous question did not say (the aspect).
             own: frozenset[str] = frozenset()
             if followed != query:
@@ -789,13 +788,22 @@ def _rules_before_concepts(evidence: Evidence) -> Evidence:
 def conversation_jurisdictions(message: str, history: Sequence[StoredMessage]) -> list[str]:
     """The jurisdictions this turn is about: those the message names, else those the latest
     earlier question of the conversation named ("And the reduced rate?" after "VAT in Ireland"
-    stays Irish). None named anywhere: none, never a default (ADR 0023)."""
-    if found := detect_jurisdictions(message):
+    stays Irish); a tax year written "2025/26" names the UK. None named anywhere: none, never a
+    default (ADR 0023)."""
+    if found := _named_jurisdictions(message):
         return found
     for stored in reversed(history):
-        if stored.role == "user" and (found := detect_jurisdictions(stored.content_sanitised)):
+        if stored.role == "user" and (found := _named_jurisdictions(stored.content_sanitised)):
             return found
     return []
+
+
+def _named_jurisdictions(text: str) -> list[str]:
+    """The jurisdictions ``text`` names, or the UK when it names none but a tax year written
+    across two years ("PA for 2025/26?": Ireland's tax year is the calendar year)."""
+    if found := detect_jurisdictions(text):
+        return found
+    return [uk] if (uk := split_year_jurisdiction(text)) else []
 
 
 def _history_message(stored: StoredMessage, unsanitised: bool) -> ChatMessage:

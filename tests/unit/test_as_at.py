@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from engine.as_at import find_as_at, resolve_as_at, same_year_as
+from engine.as_at import find_as_at, resolve_as_at, same_year_as, split_year_jurisdiction
 
 pytestmark = pytest.mark.unit
 
@@ -100,9 +100,19 @@ def test_a_follow_up_day_without_a_year_takes_the_year_asked_before():
     moved = same_year_as("What if the disposal had been on 14 November instead?", before)
     assert moved is not None and moved.start == moved.end == date(2025, 11, 14)
     assert moved.phrase == "on 14 November"
-    assert same_year_as("and on November 3rd?", before).start == date(2025, 11, 3)
+    third = same_year_as("and on November 3rd?", before)
+    assert third is not None and third.start == date(2025, 11, 3)
     # A year named, a month alone, or no such day: not this rule's to read.
     assert same_year_as("What if it had been 14 November 2024?", before) is None
     assert same_year_as("And in May?", before) is None
     assert same_year_as("What if it had been 31 February?", before) is None
     assert same_year_as("On 3 March?", resolve_as_at("Why?", None, date(2025, 1, 1))) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("PA for 2025/26?", "UK"), ("1st POA for the 2026-27 tax year", "UK"),
+     ("Form 11 for 2025", None), ("VAT for 2020-12", None), ("the 2024-26 period", None)],
+)  # fmt: skip
+def test_a_tax_year_across_two_years_names_the_uk(question, expected):
+    assert split_year_jurisdiction(question) == expected
