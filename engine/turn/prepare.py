@@ -718,6 +718,7 @@ class TurnPreparer:
         ids = [*named, *(i for i in evidence.ids() if i not in named)]
         nodes = {node.id: node for node in self._evidence.timelines_of(ids, acts)}
         rules = [r for n in nodes.values() if (r := TimelineRule.from_node(n.id, n.properties))]
+        rules = _of_the_jurisdictions(rules, jurisdictions)
         # The question's own jurisdictions' rules first (an Irish VAT3 before the EU's OSS),
         # and among them those whose words say most of the question's, rarer words among these
         # rules counting more and a word of the name twice ("the second payment on account"
@@ -740,6 +741,22 @@ class TurnPreparer:
                 evidence.hits.append(EvidenceHit(node=node, text=describe(node), score=0.0))
                 known.add(node.id)
         return [(computed.rule_id, computed.text) for computed in dates]
+
+
+#: The national tax jurisdictions whose dates never answer a question about the other.
+_NATIONAL = frozenset({"IE", "UK"})
+
+
+def _of_the_jurisdictions(
+    rules: Sequence[TimelineRule], jurisdictions: Sequence[str]
+) -> list[TimelineRule]:
+    """A question about Ireland gets no UK date, nor a UK one an Irish date (the UK's 60-day
+    CGT report listed for an Irish disposal): the question's national jurisdiction selects the
+    rules; EU rules stay (OSS applies to Irish traders), and a question naming neither or both
+    keeps all."""
+    named = _NATIONAL & set(jurisdictions)
+    other = _NATIONAL - named if named else set()
+    return [rule for rule in rules if rule.jurisdiction not in other]
 
 
 def _said(question: str, rule: TimelineRule, rules: Sequence[TimelineRule]) -> float:

@@ -140,3 +140,24 @@ def test_the_computed_dates_of_the_rules_the_question_words_come_first():
     assert first("When is the balancing payment for 2024-25 due?") == "UK:SA"
     assert first("And the second payment on account for that year?") == "UK:POA_JUL"
     assert first("When is the first payment on account for 2025-26 due?") == "UK:POA_JAN"
+
+
+def test_a_question_about_one_national_jurisdiction_gets_no_date_of_the_other():
+    from engine.timeline import TimelineRule
+    from engine.turn.prepare import _of_the_jurisdictions
+
+    def made(node_id: str) -> TimelineRule:
+        props = {"name": node_id, "window_kind": "DEADLINE", "duration_value": 60,
+                 "duration_unit": "days"}  # fmt: skip
+        found = TimelineRule.from_node(node_id, props)
+        assert found is not None
+        return found
+
+    rules = [made("IE:CGT_15_DEC"), made("UK:CGT_60_DAYS"), made("EU:OSS")]
+
+    def kept(jurisdictions: list[str]) -> list[str]:
+        return [rule.id for rule in _of_the_jurisdictions(rules, jurisdictions)]
+
+    assert kept(["IE"]) == ["IE:CGT_15_DEC", "EU:OSS"]
+    assert kept(["UK", "NI"]) == ["UK:CGT_60_DAYS", "EU:OSS"]
+    assert kept(["IE", "UK"]) == kept([]) == kept(["EU"]) == [r.id for r in rules]
