@@ -13,6 +13,7 @@ given, whatever view found them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from egress.pii.addresses import StreetAddressRecogniser
@@ -24,7 +25,7 @@ from egress.pii.canonical import (
     spoken_identifiers,
 )
 from egress.pii.contextual import compact_recognisers, contextual_recognisers
-from egress.pii.findings import EMAIL_ADDRESS, PHONE_NUMBER, PiiFinding, Recogniser
+from egress.pii.findings import EMAIL_ADDRESS, PERSON, PHONE_NUMBER, PiiFinding, Recogniser
 from egress.pii.identifiers import identifier_recognisers
 from egress.pii.lexicon import Lexicon, load_lexicon
 from egress.pii.names import PersonNameRecogniser
@@ -42,7 +43,9 @@ class PiiDetector:
     """Runs recognisers and returns non-overlapping findings ordered by position.
 
     ``recognisers`` search the canonical text; ``compact`` ones the compact identifier view
-    (the canonical text itself when it has no separator inside a digit run).
+    (the canonical text itself when it has no separator inside a digit run). A person finding
+    that is exactly a name of ``places`` right after a place preposition ("moved to london",
+    "a job in Kerry", "near Victoria") is a place, not a person, and is dropped.
     """
 
     def __init__(
@@ -51,8 +54,10 @@ class PiiDetector:
         *,
         threshold: float = 0.5,
         compact: Sequence[Recogniser] = (),
+        places: frozenset[str] = frozenset(),
     ) -> None:
         self._recognisers = tuple(recognisers)
+        self._places = places
         self._compact = tuple(compact)
         self._threshold = threshold
         confusable_fold_table()  # built now, not on the first request
@@ -77,8 +82,34 @@ class PiiDetector:
                     if f.score >= self._threshold and f.end > f.start:
                         start, end = view.original_span(f.start, f.end)
                         findings.append(PiiFinding(f.entity_type, start, end, f.score))
+        if self._places:
+            findings = [f for f in findings if not self._is_place(text, f)]
         return resolve_overlaps(findings)
 
+    def _is_place(self, text: str, finding: PiiFinding) -> bool:
+        """A person finding that is a known place name right after a place preposition."""
+        if finding.entity_type != PERSON:
+            return False
+        name = " ".join(text[finding.start : finding.end].casefold().split())
+        if name not in self._places or text[finding.end : finding.end + 1] in ("'", "’"):
+            return False  # "in Mary's account" is a person
+        before = max(0, finding.start - 40)
+        if _PLACE_IN.search(text, before, finding.start) is not None:
+            return True
+        return _PLACE_TO.search(text, before, finding.start) is not None
+
+
+# The preposition right before a place: "in Kerry", "near Victoria" alone; "to" and "from" only
+# after a word of moving or living ("moved to london", "flew in from Paris", "back to Clare"),
+# since "gave it to Clare" and "a letter from Mary" are people.
+_PLACE_IN = re.compile(r"(?i)(?<![^\W\d_])(?:in|near)[ \t]+$")
+_PLACE_TO = re.compile(
+    r"(?i)(?<![^\W\d_])(?:mov(?:e|es|ed|ing)|relocat(?:e|es|ed|ing)|go|goes|going|gone|went"
+    r"|came|come|comes|coming|travel(?:s|led|ling|ed|ing)?|fly|flies|flew|flying|flights?|trips?"
+    r"|emigrat(?:e|es|ed|ing)|commut(?:e|es|ed|ing)|back|return(?:s|ed|ing)?|drive|drives|drove"
+    r"|driving|way|road|train|bus|ferry|in|over|up|down|away|originally|home)[ \t]+"
+    r"(?:to|from|into)[ \t]+$"
+)
 
 # Contact details whose written-out form holds a plain-looking part: "jane dot doe@mail.ie"
 # holds "doe@mail.ie", which the plain recogniser scores higher. The whole value wins.
@@ -150,7 +181,10 @@ def build_pii_detector(*, lexicon: Lexicon | None = None, threshold: float = 0.5
     """The egress detector: every recogniser, names and addresses included."""
     lexicon = lexicon if lexicon is not None else load_lexicon()
     return PiiDetector(
-        _recognisers(lexicon, name_score=0.5), threshold=threshold, compact=compact_recognisers()
+        _recognisers(lexicon, name_score=0.5),
+        threshold=threshold,
+        compact=compact_recognisers(),
+        places=lexicon.places,
     )
 
 
@@ -162,5 +196,8 @@ def build_ingress_detector(*, lexicon: Lexicon | None = None) -> PiiDetector:
     """
     lexicon = lexicon if lexicon is not None else load_lexicon()
     return PiiDetector(
-        _recognisers(lexicon, name_score=0.8), threshold=0.5, compact=compact_recognisers()
+        _recognisers(lexicon, name_score=0.8),
+        threshold=0.5,
+        compact=compact_recognisers(),
+        places=lexicon.places,
     )

@@ -21,18 +21,25 @@ class Lexicon:
     """Lower-cased first names, surnames, common English words, non-names
     (countries, days, months, nationalities) and the acronyms of the law text (the words the
     shipped acts write in capitals amid prose: "enisa", "aifm", "eli"; built by
-    ``bench/pii_build_acronyms.py``)."""
+    ``bench/pii_build_acronyms.py``) and place names (ISO 3166 countries and subdivisions,
+    ``bench/pii_build_places.py``; one name a line, several words kept: "new york")."""
 
     first_names: frozenset[str]
     surnames: frozenset[str]
     english_words: frozenset[str]
     non_names: frozenset[str]
     acronyms: frozenset[str] = frozenset()
+    places: frozenset[str] = frozenset()
 
 
 def _read(name: str) -> frozenset[str]:
     data = resources.files("egress").joinpath("data", name).read_bytes()
     return frozenset(gzip.decompress(data).decode("utf-8").split())
+
+
+def _read_lines(name: str) -> frozenset[str]:
+    data = resources.files("egress").joinpath("data", name).read_bytes()
+    return frozenset(line for line in gzip.decompress(data).decode("utf-8").splitlines() if line)
 
 
 def _with_ascii_forms(names: frozenset[str]) -> frozenset[str]:
@@ -54,4 +61,5 @@ def load_lexicon() -> Lexicon:
         english_words=_read("english_words.txt.gz"),
         non_names=_read("non_names.txt.gz"),
         acronyms=_read("law_acronyms.txt.gz"),
+        places=_read_lines("places.txt.gz"),
     )
