@@ -124,10 +124,15 @@ def _flat(text: str) -> str:
     return " ".join(re.sub(r"[-‐–/]", " ", text.lower()).split())
 
 
+_FREE_OF = re.compile(r"\b(?:tax|duty|levy)[-‐–]free\b", re.I)
+
+
 def named_taxes(question: str) -> list[str]:
     """The taxes, duties and levies a question names by name ("inheritance tax", "net wealth
     tax"), without the words around them ("the Irish", "how much"); bare "tax" is none."""
-    return _names_before(_TAX, question)
+    # "tax-free", "duty-free" (the adjective, hyphenated) say what a sum is free of, not a tax's
+    # name: "How much can a child inherit tax-free" names no "child inherit tax".
+    return _names_before(_TAX, _FREE_OF.sub("free", question))
 
 
 def named_schemes(question: str) -> list[str]:

@@ -121,6 +121,9 @@ def test_regression_a_group_no_rule_names_is_refused_though_its_siblings_are_hel
 def test_regression_a_paper_tax_return_names_no_tax_and_word_order_does_not_hide_a_rule():
     assert named_taxes("When is the UK paper tax return for 2023-24 due?") == []
     assert named_taxes("When is the online tax return due?") == []
+    # "tax-free" says what a sum is free of (fact set batch 6: "child inherit tax" refused).
+    assert named_taxes("How much can a child inherit tax-free from a parent?") == []
+    assert named_taxes("What is the UK inheritance tax threshold?") == ["inheritance tax"]
     held = {"IE": ["Corporation tax non-trading rate — 25 percent — passive income."]}
 
     def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
