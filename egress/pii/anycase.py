@@ -201,6 +201,18 @@ _CAPS_PERSON_BEFORE = re.compile(
     r"|(?:gift|money|loan)\s+from|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")"
     r"(?:\s+and)?)[ \t]+$"
 )
+# A first name that is also a word, given money: "gave crystal 3k", "paid chad €500".
+_GIVE_BEFORE = re.compile(
+    r"(?i)(?<![\w'’-])(?:gave|give|giving|paid|pay|paying|lent|lend|owe|owes|owed|sent|send"
+    r"|loaned)[ \t]+$"
+)
+# Names that are also words of money and marks: "paid bill 300", "gave mark 5 out of 10".
+# and prepositions the lists hold ("paid over 2022").
+_MONEY_NOUNS = frozenset(
+    """bill grant mark penny cash sterling bond will tip chase rent over under for per out
+    off back down about around after before since until till into upon via all""".split()
+)
+_AMOUNT_AFTER = re.compile(r"[ \t]+(?:[€£$][ \t]*)?\d")
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
 
 _POSSESSIVE_END = re.compile(r"['’]s\.?$")
@@ -414,6 +426,8 @@ class AnyCaseNameRecogniser:
             and (text[first.end : first.end + 1] == ")")
         ):
             return None  # "Research Infrastructure Consortium (ERIC)": an acronym defined
+        if kind == "weak" and cue is None and self._word_name_in_place(text, first):
+            return i + 1, _LONE_IN_SLOT  # "gave crystal 3k", "CRYSTAL wants to know"
         slot: list[bool] = []  # ``_person_slot`` of ``first``, asked at most once
 
         def in_slot() -> bool:
@@ -496,6 +510,26 @@ class AnyCaseNameRecogniser:
             # krishnan"): the surname decides.
             return j, WEAK_PAIR
         return None
+
+    def _word_name_in_place(self, text: str, word: _Word) -> bool:
+        """A first name that is also an English word, where only a person fits: after a verb
+        of giving and before an amount ("gave crystal 3k", "paid chad €500"), or typed alone
+        in capitals to open a sentence before a lower-case verb a person does ("CRYSTAL
+        wants to know")."""
+        if word.low not in self._first or len(word.low) < 3 or word.possessive:
+            return False
+        if word.low not in _MONEY_NOUNS and (
+            _GIVE_BEFORE.search(text, max(0, word.start - 12), word.start) is not None
+            and _AMOUNT_AFTER.match(text, word.end) is not None
+        ):
+            return True
+        if word.case != "caps_alone":
+            return False
+        opening = text[max(0, word.start - 3) : word.start].rstrip(" \t")
+        if opening and opening[-1] not in ".!?\n":
+            return False
+        verb = _PERSON_SUBJECT.match(text, word.end)
+        return verb is not None and verb.group().strip()[:1].islower()
 
     def _lone_first_name(self, text: str, word: _Word, kind: str) -> bool:
         """A first name the lists hold that is no English word, alone in lower case (or in

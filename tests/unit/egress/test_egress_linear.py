@@ -95,6 +95,10 @@ WORST_UNITS = [
     "w60 - nhe2 ",
     "does jildau need ",
     "lives with nanaho ",
+    # issue 25, third pass of session 6: places after a preposition, names that are words
+    "moved to london ",
+    "gave crystal 3k ",
+    "CRYSTAL wants ",
 ]
 
 
