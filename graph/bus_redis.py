@@ -21,6 +21,7 @@ from errors import StoreUnavailable
 from graph.bus import ChangeHandler, GapHandler, GraphChange, new_origin
 from graph.fanout import call_each
 from infra.lifetime import Lifetime
+from infra.redis_subscription import listen
 
 __all__ = ["RedisGraphBus"]
 
@@ -71,31 +72,19 @@ class RedisGraphBus:
             raise StoreUnavailable("redis does not answer") from exc
 
     async def _listen(self) -> None:
-        delay, lost = 0.1, False
-        while not self._lifetime.closed:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self._channel)
-                self._subscribed.set()
-                if lost:
-                    log.info("graph_bus_reconnected")
-                    for on_gap in list(self._gap_handlers):
-                        on_gap()
-                delay, lost = 0.1, False
-                while not self._lifetime.closed:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "message":
-                        await self._dispatch(message["data"])
-            except (RedisError, OSError) as exc:
-                if not lost:
-                    log.warning("graph_bus_disconnected", error=type(exc).__name__)
-                lost = True
-                self._subscribed.clear()
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await listen(
+            self._client,
+            self._channel,
+            lifetime=self._lifetime,
+            subscribed=self._subscribed,
+            on_message=self._dispatch,
+            event="graph_bus",
+            on_reconnect=self._announce_gap,
+        )
+
+    def _announce_gap(self) -> None:
+        for on_gap in list(self._gap_handlers):
+            on_gap()
 
     async def _dispatch(self, data: bytes | str) -> None:
         try:

@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from infra.lifetime import Lifetime
+from infra.redis_subscription import listen
 
 __all__ = ["RedisErasureNotices"]
 
@@ -64,29 +65,14 @@ class RedisErasureNotices:
             log.warning("erasure_notice_not_published", error=type(exc).__name__)
 
     async def _listen(self) -> None:
-        delay, lost = 0.1, False
-        while not self._lifetime.closed:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self._channel)
-                self._subscribed.set()
-                if lost:
-                    log.info("erasure_notices_reconnected")
-                delay, lost = 0.1, False
-                while not self._lifetime.closed:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "message":
-                        await self._dispatch(message["data"])
-            except (RedisError, OSError) as exc:
-                if not lost:
-                    log.warning("erasure_notices_disconnected", error=type(exc).__name__)
-                lost = True
-                self._subscribed.clear()
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+        await listen(
+            self._client,
+            self._channel,
+            lifetime=self._lifetime,
+            subscribed=self._subscribed,
+            on_message=self._dispatch,
+            event="erasure_notices",
+        )
 
     async def _dispatch(self, data: bytes | str) -> None:
         try:
