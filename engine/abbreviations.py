@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import yaml
@@ -28,7 +28,9 @@ class Abbreviation:
     exact_case: bool
     source: str
 
+    @cached_property
     def pattern(self) -> re.Pattern[str]:
+        """Compiled once per entry (the entries are loaded once per process)."""
         alternatives = "|".join(re.escape(form) for form in sorted(self.forms, key=len)[::-1])
         flags = 0 if self.exact_case else re.I
         return re.compile(rf"(?<![\w%])(?:{alternatives})(?![\w%])", flags)
@@ -65,5 +67,5 @@ def spelled_out(
     if text.isupper():
         return text
     for abbreviation in load_abbreviations() if abbreviations is None else abbreviations:
-        text = abbreviation.pattern().sub(abbreviation.term(jurisdictions), text)
+        text = abbreviation.pattern.sub(abbreviation.term(jurisdictions), text)
     return text
