@@ -110,11 +110,18 @@ async def test_a_chat_capture_is_remembered_without_rebuilding_the_index(counted
 
 
 async def test_writes_that_can_change_evidence_rebuild_the_index(counted):
+    """Each step is drained before the next: the listener reads the nodes when it runs, so a
+    capture's notice delivered after the concept was confirmed is (rightly, conservatively)
+    judged as an evidence change too, and the count would depend on timing."""
     graph, writer, evidence = counted
     await ConceptWriter(graph, writer).write(ConceptWrite(concept=WEALTH, status="provisional"))
+    await writer.drain()
+    assert evidence.rebuilds == 0
     await writer.upsert_nodes(  # confirming makes it shared knowledge: evidence changes
         [NodeWrite(id="TAX:IE:WEALTH_TAX", label="Concept", properties={"status": "confirmed"})]
     )
+    await writer.drain()
+    assert evidence.rebuilds == 1
     await writer.upsert_nodes(
         [NodeWrite(id="IE:RATE:X", label="Rate", properties={"name": "A rate"})]
     )
