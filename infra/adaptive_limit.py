@@ -31,7 +31,7 @@ hour would otherwise meet a limit nothing tested) and stays within ``[floor, cei
 **Slow start** (second addendum): the limit starts low (``initial``, what any worker carries)
 and, until its first cut, grows by one for every admitted turn that started its response within
 ``target_start`` while there was demand (turns waiting, or the limit in use) and the last
-interval was on target — as TCP's congestion window grows by one per acknowledgement. A burst
+interval was judged on target (not before the first interval is judged) — as TCP's congestion window grows by one per acknowledgement. A burst
 on a fresh worker is let in as fast as the worker shows it starts turns on time: a lean worker
 doubles its limit every few milliseconds, a worker whose turns start late does not grow, and
 the turns beyond the limit wait (briefly, in the gate's queue) instead of all preparing at
@@ -90,16 +90,21 @@ class AdaptiveLimit:
         self._next = clock() + self.config.interval
         self._last_cut = -math.inf
         self._good = self._bad = 0
+        self._judged = False  # an interval has been judged (slow start waits for the first)
         self.increases = 0
         self.decreases = 0
         self.slow_start = self.config.slow_start  # until the first congestion cut
 
     def started(self, seconds: float, *, demand: bool) -> bool:
         """An admitted turn started its response ``seconds`` after its admission. In slow
-        start, with ``demand`` (turns waiting, or the limit in use) and the last interval on
-        target, one started on time adds one to the limit; True when the limit changed."""
+        start, with ``demand`` (turns waiting, or the limit in use) and the last interval
+        judged on target, one started on time adds one to the limit; True when the limit
+        changed. Before the first interval has been judged nothing grows: a fresh worker does
+        not know yet whether its loop keeps time."""
         c = self.config
-        if not self.slow_start or not demand or self._bad or seconds > c.target_start:
+        if not self.slow_start or not demand or seconds > c.target_start:
+            return False
+        if not self._judged or self._bad:
             return False
         before = self.limit
         self._limit = min(c.ceiling, self._limit + 1)
@@ -122,6 +127,7 @@ class AdaptiveLimit:
         if now < self._next - _EPSILON:
             return False
         self._next = now + c.interval
+        self._judged = True
         before = self.limit
         if lag > c.target_lag or delay > c.target_delay or start > c.target_start:
             self._good = 0

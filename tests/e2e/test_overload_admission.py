@@ -155,8 +155,10 @@ async def test_a_burst_of_new_conversations_on_a_fresh_worker_waits_rather_than_
 async def test_an_overloaded_worker_refuses_new_turns_with_503_and_finishes_the_admitted_ones(
     seeded_data_dir,
 ):
-    """Loop-lag and chunk-delay targets of a microsecond and a ceiling of 2 keep the worker
-    full and 'overloaded' whatever the machine: its limit stays at 2. With two turns
+    """Loop-lag and chunk-delay targets of a microsecond, which every interval misses, make the
+    worker 'overloaded' whatever the machine: its limit never grows past its floor of 2 (the
+    loop's lag is timed finely enough to be above a microsecond, and no turn's start counts as
+    on time before an interval has been judged on target). With two turns
     streaming, eight new turns are refused at once with 503 ``overloaded`` and a spread
     ``Retry-After`` (never 408 or 429), the two admitted streams carry on to ``done``, and once
     they have ended a new turn is admitted again."""
@@ -168,10 +170,6 @@ async def test_an_overloaded_worker_refuses_new_turns_with_503_and_finishes_the_
                 standin.openai_url,
                 admission_initial_turns_in_flight=2,
                 admission_min_turns_in_flight=2,
-                # The ceiling holds the limit at 2: on an idle machine the loop's lag can read
-                # 0, so an interval may count as on time even with these targets, and the
-                # limit would grow (seen in a clean-clone run); growth is unit-tested.
-                max_turns_in_flight=2,
                 admission_target_loop_lag_ms=0.001,
                 admission_target_chunk_delay_ms=0.001,
                 admission_queue_seconds=0,

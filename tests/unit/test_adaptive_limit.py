@@ -261,16 +261,31 @@ async def test_metrics_show_the_start_delay_and_the_turns_preparing() -> None:
 
 
 def test_slow_start_grows_by_one_per_turn_started_on_time_while_there_is_demand() -> None:
-    limit, _ = limiter(initial=4, target_start=0.05)
+    limit, clock = limiter(initial=4, target_start=0.05)
     assert limit.slow_start
+    run(limit, clock, 0.1, in_flight=4, **ON_TIME)  # the first interval judged: on time
     assert [limit.started(0.01, demand=True) for _ in range(4)] == [True] * 4
     assert limit.limit == 8 and limit.increases == 4
     assert not limit.started(0.2, demand=True)  # started late: no growth
     assert not limit.started(0.01, demand=False)  # nobody waiting, limit not in use
     assert limit.limit == 8
-    top, _ = limiter(initial=4, ceiling=5)
+    top, top_clock = limiter(initial=4, ceiling=5)
+    run(top, top_clock, 0.1, in_flight=4, **ON_TIME)
     assert top.started(0.0, demand=True) and not top.started(0.0, demand=True)
     assert top.limit == 5  # never above the ceiling
+
+
+def test_slow_start_does_not_grow_before_the_first_interval_is_judged() -> None:
+    """A fresh worker knows nothing of its loop yet: a turn that starts on time before the
+    first interval has been judged says nothing about the load (the loop may already be
+    late), so it lets nothing grow; after an on-time interval it does, after a late one not."""
+    limit, clock = limiter(initial=4, target_start=0.05)
+    assert not limit.started(0.001, demand=True)
+    assert limit.limit == 4 and limit.increases == 0
+    run(limit, clock, 0.1, in_flight=4, **LATE)
+    assert not limit.started(0.001, demand=True) and limit.limit == 4
+    run(limit, clock, 0.1, in_flight=4, **ON_TIME)
+    assert limit.started(0.001, demand=True) and limit.limit == 5
 
 
 def test_slow_start_waits_while_the_last_interval_was_late_and_ends_at_the_first_cut() -> None:
@@ -295,6 +310,8 @@ async def test_a_burst_on_a_fresh_worker_waits_and_is_let_in_in_order_as_turns_s
     adaptive = AdaptiveLimit(config, clock)
     gate = TurnAdmission(64, 0.0, burst_queue_timeout=30.0, lag=FixedLag(0.0), limiter=adaptive)
     assert gate.queue_seconds() == 30.0
+    clock.now += 0.1
+    gate.adapt()  # the first interval judged (on time): slow start may grow from now on
     first, second = await gate.admit(), await gate.admit()
     queued = [asyncio.ensure_future(gate.admit()) for _ in range(4)]
     await asyncio.sleep(0)

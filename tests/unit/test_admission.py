@@ -110,6 +110,26 @@ async def test_loop_lag_sees_a_loop_that_is_blocked() -> None:
         monitor.cancel()
 
 
+def test_loop_lag_reads_real_lateness_under_uvloop_whose_clock_has_millisecond_steps() -> None:
+    """uvloop's ``loop.time()`` moves in whole milliseconds (libuv's cached ``uv_now``): timed
+    with it, most wake-ups read a lag of exactly 0, and a 0 counts as on time against any
+    target, even a microsecond. Timed with ``time.perf_counter`` every wake-up of an idle loop
+    is a little late (the timer fires after its time, never before), so it reads above 0."""
+    uvloop = pytest.importorskip("uvloop")
+    lag = LoopLag(interval=0.003, window=1)  # current: the last sample alone
+    samples: list[float] = []
+    lag.on_sample = lambda: samples.append(lag.current)
+
+    async def measure() -> None:
+        monitor = asyncio.create_task(lag.run())
+        while len(samples) < 20:
+            await asyncio.sleep(0.01)
+        monitor.cancel()
+
+    uvloop.run(measure())
+    assert min(samples) > 0, samples
+
+
 async def test_waiting_for_room_holds_no_slot_and_is_refused_after_the_queue_time() -> None:
     """ChatAdmission's first, cheap check (issue 30): it takes nothing, so a caller that never
     gets further (anonymous, slow body) keeps no slot from anybody."""
