@@ -74,3 +74,26 @@ def test_the_second_held_out_set_is_apart_from_every_dev_set() -> None:
     assert len({act for q in held for act in acts(q)} - NAMED) >= 8
     for question in held:
         assert not acts(question) & UNSEEN, question.id
+
+
+HELD_OUT3 = DATA / "retrieval_heldout3.jsonl"
+
+
+def test_the_third_held_out_set_is_apart_from_every_other_set() -> None:
+    """Frozen before the eighth pass's tuning (its own commit): everyday questions over many
+    acts and questions inside an act's field that it does not settle; no question of another
+    set, never the unseen acts, every gold an article of a shipped act."""
+    held = load_jsonl(HELD_OUT3)
+    seen = {
+        q.question
+        for f in (DEV, HELD_OUT, HELD_OUT2, DATA / "retrieval_dev.jsonl")
+        for q in load_jsonl(f)
+    }
+    assert not {q.question for q in held} & seen
+    categories = Counter(q.category for q in held)
+    assert categories["plain"] + categories["other_plain"] >= 40
+    assert categories["unaddressed"] >= 15
+    assert all(q.negative for q in held if q.category in UNANSWERABLE)
+    assert len({act for q in held for act in acts(q)} - NAMED) >= 20
+    for question in held:
+        assert not acts(question) & UNSEEN, question.id
