@@ -20,7 +20,9 @@ A capture's jurisdiction (ADR 0049): :func:`normalise_jurisdiction` turns whatev
 wrote for a jurisdiction into the project's code before a key is built: the project's own codes
 (``IE``, ``UK``, ``NI``, ``EU``) and their usual spellings, then ISO 3166 through ``pycountry``
 (alpha-2, alpha-3, English names, ``GB-NIR``), then the names pycountry's catalogues give in
-French, Irish and German ("Irlande", "Royaume-Uni", "Deutschland"; ADR 0060). ``GB`` is
+French, Irish and German ("Irlande", "Royaume-Uni", "Deutschland"; ADR 0060), then the UK's
+constituent countries by their ISO 3166-2 names ("England", "Scotland", "Wales", "Cymru": the
+UK; ADR 0078). ``GB`` is
 ``UK``; a country the graph does not cover keeps its ISO alpha-2 code (``DEU`` -> ``DE``)
 and stays out of coverage; what none of them knows is left as it was (out of coverage too).
 
@@ -190,7 +192,30 @@ def normalise_jurisdiction(raw: str) -> str:
         return _ISO_TO_PROJECT.get(code, code)
     if (code := _translated_countries().get(key)) is not None:
         return _ISO_TO_PROJECT.get(code, code)
+    parts_named = {_constituent_parts().get(part) for part in key.split("_AND_")}
+    if len(parts_named) == 1 and (code := parts_named.pop()) is not None:
+        return code  # "England", "Wales", "England and Wales"
     return key
+
+
+@lru_cache(maxsize=1)
+def _constituent_parts() -> dict[str, str]:
+    """The UK's constituent countries and province by the names ISO 3166-2 gives them
+    (pycountry: "England", "Scotland", "Wales [Cymru GB-CYM]", "Northern Ireland"), upper
+    snake -> project code: a country is the UK (its taxes and benefits are the UK's concepts),
+    the province Northern Ireland is ``NI``. Counties and cities are not jurisdictions here."""
+    out: dict[str, str] = {}
+    for part in pycountry.subdivisions.get(country_code="GB") or ():
+        if part.type not in ("Country", "Province"):
+            continue
+        code = _ISO_TO_PROJECT.get(str(part.code), "UK")
+        for name in re.split(r"[\[\]]", str(part.name)):
+            for word in name.split():
+                if "-" in word:  # an alternative code ("GB-CYM"), not a name
+                    name = name.replace(word, "")
+            if key := upper_snake(name):
+                out.setdefault(key, code)
+    return out
 
 
 #: Languages whose ISO 3166 country names (pycountry's translations) are read: the EuroVoc
@@ -232,4 +257,9 @@ def _subdivision(text: str) -> str | None:
         code = str(pycountry.subdivisions.lookup(text).code)
     except LookupError:
         return None
-    return code if code in _ISO_TO_PROJECT else code.replace("-", "_")
+    if code in _ISO_TO_PROJECT:
+        return code
+    if code.startswith("GB-") and (part := _constituent_parts().get(upper_snake(str(
+        pycountry.subdivisions.get(code=code).name).split("[")[0]))) is not None:
+        return part  # "GB-ENG", "GB-SCT", "GB-WLS": the UK
+    return code.replace("-", "_")

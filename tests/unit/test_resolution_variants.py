@@ -192,3 +192,17 @@ def test_an_eu_acts_citation_is_a_term_its_digits_no_identifier() -> None:
         assert term_problem(label, names=names) is None, label
     for label in ("regulation 5260181", "directive 12345 67890", "0871234567"):
         assert term_problem(label, names=names) == "identifier", label
+
+
+def test_the_uks_constituent_countries_are_the_uk() -> None:
+    """ISO 3166-2 names and codes of England, Scotland and Wales (pycountry) are the UK, whose
+    concepts their taxes and benefits are; the province Northern Ireland stays NI; a Crown
+    dependency and a county are not the UK."""
+    for spelt in ("England", "ENGLAND", "Scotland", "Wales", "Cymru", "GB-ENG", "GB-SCT",
+                  "GB-WLS", "England and Wales"):  # fmt: skip
+        assert normalise_jurisdiction(spelt) == "UK", spelt
+    assert normalise_jurisdiction("Northern Ireland") == "NI"
+    assert normalise_jurisdiction("GB-NIR") == "NI"
+    assert normalise_jurisdiction("Isle of Man") == "IM"  # out of coverage
+    assert normalise_jurisdiction("Ireland and England") == "IRELAND_AND_ENGLAND"
+    assert normalise_jurisdiction("Kent") == "KENT"
