@@ -224,7 +224,13 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
     router, providers, egress = _llm(stack, settings, overrides, lexicon, conversations)
     counters = EngineCounters()
     summariser = (
-        ModelSummariser(egress=egress, router=router, store=conversations, counters=counters)
+        ModelSummariser(
+            egress=egress,
+            router=router,
+            store=conversations,
+            counters=counters,
+            min_new_tokens=settings.conversation_summary_min_new_tokens,
+        )
         if settings.conversation_summary_by_model
         else None
     )

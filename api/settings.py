@@ -365,6 +365,15 @@ class Settings(BaseSettings):
         "through egress; stored beside the extractive one and used by later prompts. The "
         "offline provider makes no call; a failed call leaves the extractive summary.",
     )
+    conversation_summary_min_new_tokens: int = Field(
+        default=400,
+        ge=0,
+        description="Compaction by a model (ADR 0065, fourth addendum): a summary call is made "
+        "only once the stored summary's extractive lines that no model summary covers reach "
+        "this many estimated tokens, and at most one at a time per conversation in a worker; "
+        "the turns between carry the last model summary followed by those lines. 0: a call "
+        "after every turn that summarised (one in flight per conversation still).",
+    )
     evidence_k: int = 6
     graph_write_timeout_seconds: float = 2.0
     graph_retry_interval_seconds: float = Field(

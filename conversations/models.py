@@ -276,6 +276,12 @@ class NewSummary(BaseModel):
     message_count: int = Field(ge=1)
     summary: str
     cited_node_ids: list[str] = Field(default_factory=list)
+    # a configured model's summary, sanitised (ADR 0065 third addendum); stored with the row
+    # when carried from the summary it continues (fourth addendum: the turn made no call), then
+    # ``model_pending_lines`` of the newest ``summary`` lines are what it does not cover
+    model_summary: str | None = None
+    model_summary_by: str | None = None  # "provider:model"
+    model_pending_lines: int = Field(default=0, ge=0)
 
 
 class StoredSummary(NewSummary):
@@ -286,7 +292,3 @@ class StoredSummary(NewSummary):
     conversation_id: str
     created_at: datetime
     rolled_back_at: datetime | None = None
-    # a configured model's summary of the same range, written after the turn (ADR 0065 third
-    # addendum), sanitised; ``None``: the extractive ``summary`` only
-    model_summary: str | None = None
-    model_summary_by: str | None = None  # "provider:model"

@@ -399,6 +399,9 @@ class SqlConversationStore(ABC):
                     "summary": summary.summary,
                     "cited_node_ids": dialect.encode_list(summary.cited_node_ids),
                     "now": stamp,
+                    "model_summary": summary.model_summary,
+                    "model_summary_by": summary.model_summary_by,
+                    "model_pending_lines": summary.model_pending_lines,
                 }
                 await work.execute(statements.insert_summary, summary_params)
             await work.commit()
@@ -450,7 +453,8 @@ class SqlConversationStore(ABC):
     ) -> bool:
         """Add a configured model's summary to the stored summary ending at
         ``last_message_id``; ``False`` (nothing written) when there is none any more (erased),
-        it was rolled back, or it has one already."""
+        it was rolled back, or it has one already that covers its whole range (a carried one,
+        with pending lines, is replaced)."""
         params = {
             "tenant_id": tenant_id,
             "conversation_id": conversation_id,

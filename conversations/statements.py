@@ -489,14 +489,16 @@ class Statements:
     insert_summary: str = (
         "INSERT INTO {schema}summaries (tenant_id, id, conversation_id, user_id,"
         " first_message_id, last_message_id, message_count, summary, cited_node_ids,"
-        " created_at) VALUES (:tenant_id, :summary_id, :conversation_id, :user_id,"
-        " :first_message_id, :last_message_id, :message_count, :summary, :cited_node_ids, :now)"
+        " created_at, model_summary, model_summary_by, model_pending_lines)"
+        " VALUES (:tenant_id, :summary_id, :conversation_id, :user_id,"
+        " :first_message_id, :last_message_id, :message_count, :summary, :cited_node_ids, :now,"
+        " :model_summary, :model_summary_by, :model_pending_lines)"
         " ON CONFLICT (tenant_id, conversation_id, last_message_id) DO NOTHING"
     )
     select_summaries: str = (
         "SELECT id, conversation_id, first_message_id, last_message_id, message_count, summary,"
-        " cited_node_ids, created_at, rolled_back_at, model_summary, model_summary_by"
-        " FROM {schema}summaries"
+        " cited_node_ids, created_at, rolled_back_at, model_summary, model_summary_by,"
+        " model_pending_lines FROM {schema}summaries"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
         " AND user_id = :user_id ORDER BY created_at, id"
     )
@@ -506,12 +508,15 @@ class Statements:
         " AND rolled_back_at IS NULL"
     )
     # a configured model's summary, written in the background after the turn (ADR 0065 third
-    # addendum): never over a rolled-back one, never twice
+    # addendum): never over a rolled-back one, never twice; over a model summary carried from
+    # the row it continues (fourth addendum: pending lines > 0), which this one covers
     set_model_summary: str = (
         "UPDATE {schema}summaries SET model_summary = :model_summary,"
-        " model_summary_by = :model_summary_by WHERE tenant_id = :tenant_id"
+        " model_summary_by = :model_summary_by, model_pending_lines = 0"
+        " WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id AND last_message_id = :last_message_id"
-        " AND user_id = :user_id AND rolled_back_at IS NULL AND model_summary IS NULL"
+        " AND user_id = :user_id AND rolled_back_at IS NULL"
+        " AND (model_summary IS NULL OR model_pending_lines > 0)"
     )
     delete_summaries: str = (
         "DELETE FROM {schema}summaries WHERE tenant_id = :tenant_id"

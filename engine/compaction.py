@@ -75,6 +75,13 @@ class Compacted:
     # written after the turn (engine.model_summary)
     added: tuple[StoredMessage, ...] = ()
     base: StoredSummary | None = None
+    # the record's extractive lines that no model summary covers (all of them without one):
+    # how much a model's call would add (throttle, ADR 0065 fourth addendum)
+    uncovered: tuple[str, ...] = ()
+
+    @property
+    def uncovered_tokens(self) -> int:
+        return estimate_tokens("\n".join(self.uncovered))
 
     @property
     def compacted(self) -> bool:
@@ -164,15 +171,30 @@ def compact(
             base = None  # what the base replaced comes before it: left out
     summarised = older[start:]
     lines = summary_lines(summarised)
+    added_lines = len(lines)
     cited = list(dict.fromkeys(n for m in summarised for n in m.referenced_nodes))
     replaced = len(summarised)
     stored_lines = lines
+    model: str | None = None  # the model summary the record carries, and its pending lines
+    model_by: str | None = None
+    pending = 0
+    uncovered = lines  # the extractive lines no model summary covers
     if base is not None:
-        stored_lines = [*base.summary.splitlines(), *lines]
-        # a model's summary of base's range, when one was written after its turn, stands in
-        # the prompt for base's extractive lines (the stored summary continues those)
-        told = [f"- [summary] {_quote(base.model_summary)}"] if base.model_summary else []
-        lines = [*told, *lines] if told else stored_lines
+        base_lines = base.summary.splitlines()
+        stored_lines = [*base_lines, *lines]
+        uncovered = stored_lines
+        if base.model_summary:
+            # a model's summary of base's range (written after its turn, or carried to it)
+            # stands in the prompt for base's extractive lines but the newest ones it does not
+            # cover (ADR 0065 third and fourth addenda)
+            late = base_lines[len(base_lines) - base.model_pending_lines :]
+            late = late if base.model_pending_lines else []
+            uncovered = [*late, *lines]
+            lines = [f"- [summary] {_quote(base.model_summary)}", *uncovered]
+            model, model_by = base.model_summary, base.model_summary_by
+            pending = base.model_pending_lines + added_lines
+        else:
+            lines = stored_lines
         cited = list(dict.fromkeys([*base.cited_node_ids, *cited]))
         replaced += base.message_count
     room = max(0, available_tokens - used - pinned_cost - 40)  # 40: the section's header
@@ -187,6 +209,9 @@ def compact(
             message_count=replaced,
             summary="\n".join(kept_lines),
             cited_node_ids=kept_cited,
+            model_summary=model,
+            model_summary_by=model_by,
+            model_pending_lines=min(pending, len(kept_lines)) if model else 0,
         )
         if any(s.last_message_id == record.last_message_id for s in summaries):
             record = None  # stored already (or rolled back: then summarised is after it)
@@ -201,6 +226,7 @@ def compact(
         record=record,
         added=tuple(summarised) if record is not None else (),
         base=base,
+        uncovered=tuple(uncovered) if record is not None else (),
     )
 
 

@@ -93,6 +93,12 @@ class SummaryJob:
     last_message_id: str
     previous: str  # the summary continued: its model summary, else its extractive lines; or ""
     messages: tuple[tuple[str, str], ...]  # (role, sanitised text), oldest first
+    # the extractive lines of messages between ``previous`` (a model summary carried by turns
+    # that made no call, ADR 0065 fourth addendum) and ``messages``, oldest first
+    extracts: tuple[str, ...] = ()
+    # estimated tokens of the stored summary's extractive lines that no model summary covers
+    # (engine.compaction.Compacted.uncovered_tokens): what a call would add
+    uncovered_tokens: int = 0
 
 
 def summary_job(
@@ -100,12 +106,18 @@ def summary_job(
     last_message_id: str,
     base: StoredSummary | None,
     summarised: Sequence[StoredMessage],
+    *,
+    uncovered_tokens: int = 0,
 ) -> SummaryJob:
     """The job for a summary ending at ``last_message_id`` that continues ``base`` (or starts
     the range) with ``summarised``."""
     previous = ""
+    extracts: tuple[str, ...] = ()
     if base is not None:
         previous = base.model_summary or base.summary
+        if base.model_summary and base.model_pending_lines:
+            lines = base.summary.splitlines()
+            extracts = tuple(lines[len(lines) - base.model_pending_lines :])
     return SummaryJob(
         conversation_id=conversation_id,
         last_message_id=last_message_id,
@@ -113,6 +125,8 @@ def summary_job(
         messages=tuple(
             (m.role, m.content_sanitised) for m in summarised if m.content_sanitised.strip()
         ),
+        extracts=extracts,
+        uncovered_tokens=uncovered_tokens,
     )
 
 
@@ -131,6 +145,7 @@ class ModelSummariser:
         max_input_chars: int = 24_000,
         max_summary_chars: int = 2_000,
         max_output_tokens: int = 400,
+        min_new_tokens: int = 0,
     ) -> None:
         self._egress = egress
         self._router = router
@@ -140,6 +155,8 @@ class ModelSummariser:
         self._max_input_chars = max_input_chars
         self._max_summary_chars = max_summary_chars
         self._max_output_tokens = max_output_tokens
+        self._min_new_tokens = min_new_tokens
+        self._running: set[str] = set()  # conversations with a call in flight in this worker
 
     def wanted(self, tenant_id: str) -> bool:
         """Whether the tenant's summaries are written by a model (not the offline provider)."""
@@ -150,6 +167,19 @@ class ModelSummariser:
         raises for a failure (the extractive summary stays)."""
         if not job.messages or not self.wanted(ctx.tenant_id):
             return False
+        # throttle (ADR 0065 fourth addendum), checked and taken before any await: a call only
+        # once the uncovered lines reach min_new_tokens, and one at a time per conversation;
+        # a turn without a call stores its summary carrying the previous model summary
+        if job.uncovered_tokens < self._min_new_tokens or job.conversation_id in self._running:
+            self._counters.inc("model_summaries_deferred")
+            return False
+        self._running.add(job.conversation_id)
+        try:
+            return await self._call(ctx, job)
+        finally:
+            self._running.discard(job.conversation_id)
+
+    async def _call(self, ctx: EgressContext, job: SummaryJob) -> bool:
         route = self._router.route(SUMMARY_TASK, ctx.tenant_id)
         request = LlmRequest(
             provider=route.provider,
@@ -213,6 +243,9 @@ class ModelSummariser:
         """The previous summary and the new messages, one quoted JSON string per line, the
         oldest messages left out past ``max_input_chars`` (the previous summary is kept)."""
         head = f"Previous summary: {_quote(job.previous)}\n" if job.previous else ""
+        if job.extracts:  # stored quoted already (engine.compaction.summary_lines)
+            head += "Extracts of later messages (each question, the answer's first sentence):\n"
+            head += "\n".join(job.extracts) + "\n"
         head += "Newer messages:\n"
         room = max(self._max_input_chars - len(head), 0)
         lines: list[str] = []

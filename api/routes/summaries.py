@@ -44,12 +44,19 @@ class SummaryOut(BaseModel):
     modelSummary: str | None = Field(
         default=None,
         description="A configured model's summary of the same messages, written in the "
-        "background after the turn that stored this one (sanitised); later prompts use it "
-        "instead of the extractive lines. null: the extractive summary only (offline mode, "
-        "not written yet, or the call failed).",
+        "background after the turn that stored this one (sanitised), or carried from the "
+        "summary this one continues when that turn made no call (modelPendingLines > 0); "
+        "later prompts use it instead of the extractive lines it covers. null: the extractive "
+        "summary only (offline mode, not written yet, or the call failed).",
     )
     modelSummaryBy: str | None = Field(
         default=None, description='The route that wrote modelSummary, "provider:model".'
+    )
+    modelPendingLines: int = Field(
+        default=0,
+        description="How many of the newest lines of summary modelSummary does not cover "
+        "(summary calls are throttled: REGINTEL_CONVERSATION_SUMMARY_MIN_NEW_TOKENS); prompts "
+        "send those lines after it. 0: it covers the whole range.",
     )
 
 
@@ -65,6 +72,7 @@ def _out(summary: StoredSummary) -> SummaryOut:
         rolledBackAt=summary.rolled_back_at,
         modelSummary=summary.model_summary,
         modelSummaryBy=summary.model_summary_by,
+        modelPendingLines=summary.model_pending_lines,
     )
 
 

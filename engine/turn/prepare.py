@@ -319,6 +319,7 @@ class TurnPreparer:
                 compacted.record.last_message_id,
                 compacted.base,
                 compacted.added,
+                uncovered_tokens=compacted.uncovered_tokens,
             ),
         )
 

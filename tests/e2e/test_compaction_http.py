@@ -235,7 +235,7 @@ class SummarisedStack(Stack):
 
 @contextmanager
 def summarised_stack(
-    tmp_path: Path, summariser: SummaryModel, **store: Any
+    tmp_path: Path, summariser: SummaryModel, min_new_tokens: int = 0, **store: Any
 ) -> Iterator[SummarisedStack]:
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -243,6 +243,7 @@ def summarised_stack(
         api_keys=KEYS,
         conversation_token_budget=BUDGET,
         conversation_summary_by_model=True,
+        conversation_summary_min_new_tokens=min_new_tokens,
         llm_task_routes={"conversation_summary": "openai:gpt-4o-mini"},
         **store,
     )
@@ -339,3 +340,54 @@ async def test_a_summary_provider_that_is_down_leaves_the_turn_and_the_extractiv
             assert prompt_tokens(sent) <= BUDGET
             assert "Turn 30: what does" in sent[0] and TURN_ONE in sent[0]
             assert len(summariser.requests) >= 1
+
+
+async def test_summary_calls_are_throttled_and_the_turns_between_carry_the_last_one(
+    tmp_path: Path,
+) -> None:
+    """ADR 0065 fourth addendum, over HTTP: with REGINTEL_CONVERSATION_SUMMARY_MIN_NEW_TOKENS,
+    the first compacting turn calls (its uncovered lines are the whole summary); the turns after
+    it make no call until the lines no model summary covers reach the threshold, and each of
+    their prompts sends the model summary followed by exactly those lines; the next call
+    continues the model summary with them as extracts."""
+    summariser = SummaryModel()
+    summariser.released.set()
+    with summarised_stack(tmp_path, summariser, min_new_tokens=120) as stack:
+        cid = await a_long_conversation(stack.settings, 60)
+        counters = stack.app.state.container.engine.counters
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+            await ask(client, cid, "And what about the reduced rate?")
+            [first] = await until(
+                lambda: summaries_of(client, cid), lambda found: found[0]["modelSummary"]
+            )
+            told = first["modelSummary"]
+            assert len(summariser.requests) == 1
+            between, pending = 0, []
+            for n in range(12):
+                await ask(client, cid, f"Follow-up {n}: and the zero rate?")
+                sent = stack.model.prompts[-1]
+                assert prompt_tokens(sent) <= BUDGET and TURN_ONE in sent[0]
+                decided = n + 2  # this turn's summary decided: called, or deferred
+                await eventually(
+                    lambda decided=decided: (
+                        counters.get("model_summaries_deferred") + len(summariser.requests)
+                        >= decided
+                    ),
+                    20,
+                )
+                if len(summariser.requests) > 1:
+                    break
+                between += 1
+                # the carried model summary stands in the prompt, and the stored row says how
+                # many of its newest lines it does not cover
+                assert told in sent[0], n
+                rows = await summaries_of(client, cid)
+                assert rows[-1]["modelSummary"] == told and rows[-1]["modelPendingLines"] > 0
+                pending = rows[-1]["summary"].splitlines()[-rows[-1]["modelPendingLines"] :]
+                assert all(json.loads(line[6:]) in sent[0] or line in sent[0] for line in pending)
+            assert 2 <= between < 12  # turns without a call, then one
+            second = summariser.requests[1].messages[1].content
+            assert second.startswith(f"Previous summary: {json.dumps(told)}")
+            # the lines the carried summary did not cover, as the last row before it stored them
+            assert "Extracts of later messages" in second and pending
+            assert "\n".join(pending) in second

@@ -145,6 +145,43 @@ async def test_a_models_summary_joins_the_owners_stored_summary_once(store):
     assert not await store.set_model_summary("acme", cid, a1.id, "x", "o:m", user_id="alice")
 
 
+async def test_a_carried_model_summary_is_stored_with_its_row_and_replaced_by_a_call(store):
+    """ADR 0065 fourth addendum: a turn that made no call stores its row carrying the model
+    summary it continued and its pending lines (as the app role on PostgreSQL: insert and
+    update of the new column); a later call's summary replaces the carried one and clears the
+    pending lines; a row whose model summary covers it all is never written twice."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    _, a2 = await a_turn(store, cid, "two", summary_of(q1, a1, 2))
+    carried = summary_of(q1, a2, 4).model_copy(
+        update={
+            "summary": '- [Q] "one"\n- [A] "answer to one"\n- [Q] "two"\n- [A] "answer to two"',
+            "model_summary": "The user asked one.",
+            "model_summary_by": "openai:gpt-4o-mini",
+            "model_pending_lines": 2,
+        }
+    )
+    await a_turn(store, cid, "three", carried)
+    _, second = await store.summaries("acme", cid, user_id="alice")
+    assert (second.model_summary, second.model_summary_by, second.model_pending_lines) == (
+        "The user asked one.",
+        "openai:gpt-4o-mini",
+        2,
+    )
+    assert await store.set_model_summary(
+        "acme", cid, a2.id, "The user asked one and two.", "openai:gpt-4o", user_id="alice"
+    )
+    assert not await store.set_model_summary(
+        "acme", cid, a2.id, "Again.", "openai:gpt-4o", user_id="alice"
+    )
+    _, second = await store.summaries("acme", cid, user_id="alice")
+    assert (second.model_summary, second.model_summary_by, second.model_pending_lines) == (
+        "The user asked one and two.",
+        "openai:gpt-4o",
+        0,
+    )
+
+
 async def test_row_level_security_covers_the_summaries(postgres_dsn):
     """On PostgreSQL, without the store's own filters: another user or tenant cannot read or
     roll back a summary, nor write one in the owner's name."""

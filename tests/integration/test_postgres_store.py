@@ -157,6 +157,7 @@ async def test_migrations_are_recorded_and_concurrent_inits_are_safe(postgres_ds
         "012_quota_exceeded_status.sql",
         "013_model_summaries.sql",
         "014_conversation_scenarios.sql",
+        "015_model_summary_lag.sql",
     ]
 
 

@@ -277,10 +277,74 @@ def test_a_models_summary_of_the_base_stands_in_the_prompt_and_the_stored_one_st
     without = compact(tail, 1200, 8, [plain], base=plain, first=messages[0], keep_tokens=3000)
     part = compact(tail, 1200, 8, [told], base=told, first=messages[0], keep_tokens=3000)
     assert part.record is not None and without.record is not None
-    assert part.record == without.record  # the stored summary is the extractive one either way
+    extractive = {"model_summary", "model_summary_by", "model_pending_lines"}
+    # the stored summary is the extractive one either way; it carries the base's model summary
+    # and how many of its newest lines that does not cover (fourth addendum)
+    assert part.record.model_dump(exclude=extractive) == without.record.model_dump(
+        exclude=extractive
+    )
+    assert without.record.model_summary is None
+    assert part.record.model_summary == told.model_summary
+    assert part.record.model_pending_lines == len(summary_lines(part.added)) > 0
     lines = part.prompt_lines()
     assert lines[1] == '- [summary] "Asked about VAT \\"rules\\" 1-30."'
     assert not set(plain.summary.splitlines()) & set(lines)  # no extractive line of the base
     assert set(without.prompt_lines()) & set(plain.summary.splitlines())
     assert part.base == told and part.added and part.added[0].id == messages[at + 1].id
     assert part.window == without.window
+
+
+def test_a_carried_model_summary_is_followed_by_exactly_the_lines_it_does_not_cover():
+    """ADR 0065 fourth addendum (throttled model summaries): turn by turn over a long branch, a
+    model call made only on some turns (here every fourth summarising turn; the others carry the
+    last model summary), the prompt's summary section is the pinned question, the model summary
+    and then the extractive lines of exactly the messages summarised since that summary's call
+    (``uncovered``), so nothing summarised is lost between calls and nothing is said twice."""
+    budget = 1500
+    messages = path(80)
+    summaries: list[StoredSummary] = []
+    covered_through = None  # the last message of the range the latest model call summarised
+    calls = made = 0
+    for turns in range(10, 80):
+        branch = messages[: 2 * turns]
+        ids = [m.id for m in branch]
+        ends = [s for s in summaries if s.last_message_id in ids]
+        base = max(ends, key=lambda s: ids.index(s.last_message_id)) if ends else None
+        if base is None:
+            part = compact(branch, budget, 8, summaries, keep_tokens=budget)
+        else:
+            tail = branch[ids.index(base.last_message_id) + 1 :]
+            part = compact(
+                tail, budget, 8, summaries, base=base, first=branch[0], keep_tokens=2 * budget
+            )
+        if part.record is None:
+            continue
+        summarised_ids = [m.id for m in messages[1 : ids.index(part.record.last_message_id) + 1]]
+        if covered_through is not None:
+            since = messages[
+                ids.index(covered_through) + 1 : ids.index(part.record.last_message_id) + 1
+            ]
+            assert list(part.uncovered) == summary_lines(since), turns
+            lines = part.prompt_lines()
+            assert lines[1] == f'- [summary] "model summary through {covered_through}"', turns
+            assert lines[2 : 2 + len(since)] == summary_lines(since), turns
+            assert part.uncovered_tokens == estimate_tokens("\n".join(summary_lines(since)))
+        else:
+            assert part.record.model_summary is None
+            assert len(part.uncovered) == len(part.record.summary.splitlines())
+        row = stored(part.record, turns)
+        made += 1
+        if made % 4 == 1:  # this turn's call answered: its row's model summary covers it all
+            calls += 1
+            covered_through = part.record.last_message_id
+            row = row.model_copy(
+                update={
+                    "model_summary": f"model summary through {covered_through}",
+                    "model_pending_lines": 0,
+                }
+            )
+        else:
+            assert row.model_pending_lines == len(part.uncovered) or covered_through is None
+        summaries.append(row)
+        assert summarised_ids  # something summarised
+    assert calls >= 10 and made >= 4 * (calls - 1)

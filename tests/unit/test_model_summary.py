@@ -2,6 +2,7 @@
 ADR 0065 third addendum): the call through egress under its own task, its answer sanitised and
 stored; offline, nothing is called; a provider that fails leaves the extractive summary."""
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -189,3 +190,94 @@ def test_a_job_continues_the_model_summary_of_its_base_else_its_extractive_lines
     job = summary_job("c1", "m8", told, added)
     assert job.previous == "The user asked about Q2." and job.messages == (("user", "Q?"),)
     assert summary_job("c1", "m8", None, added).previous == ""
+
+
+@dataclass
+class HeldEgress(FakeEgress):
+    """Answers only once ``release`` is set: a call still in flight."""
+
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+        self.requests.append(request)
+        await self.release.wait()
+        for chunk in self.chunks:
+            yield chunk
+
+
+def job(conversation: str, last: str, uncovered: int) -> SummaryJob:
+    return SummaryJob(
+        conversation, last, "Earlier.", (("user", "Is a meal 13.5%?"),), uncovered_tokens=uncovered
+    )
+
+
+async def test_a_call_waits_until_the_uncovered_lines_reach_the_threshold() -> None:
+    """ADR 0065 fourth addendum: fewer uncovered tokens than ``min_new_tokens``: no call (the
+    row carries the previous model summary); at the threshold, a call."""
+    egress, store = FakeEgress([Text("A summary."), Done()]), FakeSummaries()
+    model = summariser(egress, store, min_new_tokens=300)
+    assert await model.summarise(CTX, job("c1", "m8", 120)) is False
+    assert await model.summarise(CTX, job("c1", "m10", 299)) is False
+    assert egress.requests == [] and model._counters.get("model_summaries_deferred") == 2
+    assert await model.summarise(CTX, job("c1", "m12", 300)) is True
+    assert len(egress.requests) == 1 and [s[2] for s in store.stored] == ["m12"]
+
+
+async def test_one_call_at_a_time_per_conversation() -> None:
+    """A turn that ends while its conversation's previous summary call is still running makes
+    no second call (other conversations are not held up); once it has ended, the next does."""
+    egress, store = HeldEgress([Text("A summary."), Done()]), FakeSummaries()
+    model = summariser(egress, store, min_new_tokens=0)
+    first = asyncio.create_task(model.summarise(CTX, job("c1", "m8", 500)))
+    other = asyncio.create_task(model.summarise(CTX, job("c2", "m8", 500)))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert len(egress.requests) == 2  # c1's and c2's calls are in flight
+    assert await model.summarise(CTX, job("c1", "m10", 500)) is False  # c1's is running
+    assert len(egress.requests) == 2
+    egress.release.set()
+    assert await first is True and await other is True
+    assert await model.summarise(CTX, job("c1", "m12", 500)) is True
+    assert [(s[1], s[2]) for s in store.stored] == [("c1", "m8"), ("c2", "m8"), ("c1", "m12")]
+    assert model._counters.get("model_summaries_deferred") == 1
+
+
+async def test_a_failed_call_frees_its_conversation() -> None:
+    model = summariser(FakeEgress(fails=ConnectionError("refused")), FakeSummaries())
+    assert await model.summarise(CTX, job("c1", "m8", 500)) is False
+    egress = FakeEgress([Text("ok"), Done()])
+    model._egress = egress
+    assert await model.summarise(CTX, job("c1", "m10", 500)) is True
+
+
+async def test_the_transcript_gives_the_lines_between_a_carried_summary_and_the_new_messages():
+    """A base carrying a model summary with pending lines: the call continues that summary,
+    then the extractive lines it does not cover, then the turn's messages in full."""
+    base = StoredSummary(
+        first_message_id="m2",
+        last_message_id="m6",
+        message_count=5,
+        summary='- [Q] "Q1"\n- [A] "A1."\n- [Q] "Q2"\n- [A] "A2."',
+        id="s1",
+        conversation_id="c1",
+        created_at=NOW,
+        model_summary="The user asked about Q1.",
+        model_pending_lines=2,
+    )
+    added = [
+        StoredMessage(
+            id="m7", conversation_id="c1", role="user", content="Q3?",
+            content_sanitised="Q3?", created_at=NOW,
+        )
+    ]  # fmt: skip
+    made = summary_job("c1", "m7", base, added, uncovered_tokens=42)
+    assert made.extracts == ('- [Q] "Q2"', '- [A] "A2."') and made.uncovered_tokens == 42
+    egress = FakeEgress([Text("ok"), Done()])
+    await summariser(egress, FakeSummaries()).summarise(CTX, made)
+    assert egress.requests[0].messages[1].content == (
+        'Previous summary: "The user asked about Q1."\n'
+        "Extracts of later messages (each question, the answer's first sentence):\n"
+        '- [Q] "Q2"\n- [A] "A2."\n'
+        "Newer messages:\n"
+        'User: "Q3?"'
+    )
