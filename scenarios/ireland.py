@@ -6,10 +6,12 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   credit is computed per week, as gov.ie does, times 52), and a rate that changes within the
   year applies to the months it is in force (pay as 12 equal monthly amounts; the Class S
   blended rate of gov.ie, 4.025 % for 2024, is the same rule).
-- Capital gains tax: each disposal's gain is proceeds less cost, losses of the year offset
-  gains, the annual exemption comes off, the rest at the graph's rate. Always incomplete (a
-  gap): reliefs (principal private residence, entrepreneur, the 2011-2014 property relief,
-  indexation), other allowable costs, losses carried forward, a spouse's disposals.
+- Capital gains tax: each disposal's gain is proceeds less cost and allowable expenses; the
+  year's losses and then losses brought forward come off the gains (s.31), then the annual
+  exemption (s.601, which never creates or increases a loss carried forward), the rest at the
+  graph's rate; the losses left to carry forward are a line. Always incomplete (a gap):
+  reliefs (principal private residence, entrepreneur, the 2011-2014 property relief,
+  indexation), limits on losses (connected persons, development land), a spouse's disposals.
 - Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
   relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
   reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
@@ -528,8 +530,8 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
         tax,
         who,
         "CGT reliefs (principal private residence, entrepreneur relief, the 2011-2014 property "
-        "relief, indexation), costs beyond the price paid and losses carried forward are not "
-        "built: the tax may be lower",
+        "relief, indexation) and the limits on losses (to a connected person, development land) "
+        "are not built: the tax may differ",
         "disposals",
     )
     first, last = ledger.params.first, ledger.params.last
@@ -545,14 +547,29 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
     if found is None:
         return
     rate, exemption = found
-    net = sum((d.proceeds - d.cost for d in in_year), ZERO)  # a loss offsets the year's gains
-    exempt = min(max(net, ZERO), exemption.value)
-    taxable = max(net - exemption.value, ZERO)
-    assets = ", ".join(d.asset for d in in_year)
-    lines = [
-        ledger.line(tax, who, "exemption", f"Net gains {_eur(net)} ({assets}): "
-                    f"{_eur(exempt)} exempt", ZERO, [exemption], exempt),
+    rule = ["IE:TCA_1997:S_31"]
+    # s.31: the year's losses and then unrelieved losses of earlier years come off the gains
+    # before the s.601 exemption, which can neither create nor increase a loss carried forward.
+    net = sum((d.gain for d in in_year), ZERO)
+    brought = facts.capital_losses_brought_forward
+    used = min(brought, max(net, ZERO))
+    after_losses = net - used
+    exempt = min(max(after_losses, ZERO), exemption.value)
+    taxable = max(after_losses - exemption.value, ZERO)
+    carried = brought - used + max(-net, ZERO)
+    gains = ", ".join(f"{d.asset} {_eur(d.gain)}" for d in in_year)
+    lines = []
+    if brought:
+        lines.append(ledger.line(tax, who, "losses_brought_forward", f"Net gains of the year "
+                                 f"{_eur(net)} ({gains}): {_eur(used)} of the {_eur(brought)} "
+                                 "losses brought forward used", ZERO, [exemption], used, rule))
+    lines += [
+        ledger.line(tax, who, "exemption", f"Net gains {_eur(after_losses)}"
+                    f"{'' if brought else f' ({gains})'}: {_eur(exempt)} exempt", ZERO,
+                    [exemption], exempt, rule),
         ledger.line(tax, who, "charge", f"{_eur(taxable)} at {_pct(rate)}",
                     taxable * rate.fraction, [rate, exemption], taxable),
+        ledger.line(tax, who, "losses_carried_forward", f"Losses to carry forward: "
+                    f"{_eur(carried)}", ZERO, [exemption], carried, rule),
     ]  # fmt: skip
     ledger.total(tax, who, lines)

@@ -50,7 +50,10 @@ class Ledger:
         amount: Decimal,
         params: Sequence[Param],
         base: Decimal | None = None,
+        rules: Sequence[str] = (),
     ) -> Line:
+        """One line citing ``params`` and those of the section nodes ``rules`` the graph holds
+        (a rule cites the law it follows; its absence is no gap: no value depends on it)."""
         for param in params:
             self.used[param.node_id] = param
         line = Line(
@@ -60,7 +63,7 @@ class Ledger:
             description=description,
             base=base,
             amount=cents(amount),
-            node_ids=sorted({p.node_id for p in params}),
+            node_ids=sorted({p.node_id for p in params} | (set(rules) & self.params.rules)),
             valid_from=max(p.valid_from for p in params),
             valid_to=min(p.valid_to for p in params),
         )

@@ -42,6 +42,10 @@ class Disposal(BaseModel):
     disposed_on: date
     cost: Amount
     proceeds: Amount
+    # Costs deducted besides the price paid: incidental costs of buying and selling (fees,
+    # stamp duty) and money spent improving the asset (Revenue's "allowable expenses", GOV.UK's
+    # "costs of buying, selling or improving").
+    allowable_expenses: Amount = Decimal(0)
     # Facts the graph's relief conditions test (ADR 0071); absent: "cannot tell".
     main_residence: bool | None = None
     residential_property: bool | None = None
@@ -57,6 +61,11 @@ class Disposal(BaseModel):
                 f"on {self.acquired_on}"
             )
         return self
+
+    @property
+    def gain(self) -> Decimal:
+        """Proceeds less the cost and allowable expenses: negative for a loss."""
+        return self.proceeds - self.cost - self.allowable_expenses
 
 
 class Facts(BaseModel):
@@ -88,6 +97,8 @@ class Facts(BaseModel):
     # Facts the graph's credit conditions test (ADR 0071); absent: "cannot tell".
     proprietary_director: bool | None = None
     tenancy_registered: bool | None = None
+    # Allowable capital losses of earlier years not yet set against gains.
+    capital_losses_brought_forward: Amount = Decimal(0)
     disposals: list[Disposal] = Field(default_factory=list, max_length=50)
 
     @property

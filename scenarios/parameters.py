@@ -102,6 +102,10 @@ UK_SERIES: tuple[str, ...] = (
     "UK:RATE:CGT_RESIDENTIAL_LOWER",
     "UK:RATE:CGT_RESIDENTIAL_HIGHER",
 )
+# Sections of law whose rule (not a value) a computation follows, cited on its lines: the
+# order in which capital losses and the annual exemption are set against gains.
+RULES: tuple[str, ...] = ("IE:TCA_1997:S_31",)
+UK_RULES: tuple[str, ...] = ("UK:TCGA_1992:S_3",)
 MAX_PERIODS = 4
 
 
@@ -114,6 +118,7 @@ class Catalogue:
     starts: tuple[int, int]  # (month, day): Ireland 1 January, the UK 6 April
     # series applied by a transaction's day, never apportioned by month: any start day
     by_day: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()  # node ids read as they are (no year), cited when present
 
     def window(self, tax_year: int) -> tuple[date, date]:
         """The first and last day of ``tax_year`` (the UK's 2025: 6 April 2025 to 5 April 2026)."""
@@ -122,8 +127,8 @@ class Catalogue:
         return first, date.fromordinal(following.toordinal() - 1)
 
 
-IRELAND = Catalogue(ANNUAL, SERIES, (1, 1))
-UNITED_KINGDOM = Catalogue(UK_ANNUAL, UK_SERIES, (4, 6), by_day=UK_SERIES)
+IRELAND = Catalogue(ANNUAL, SERIES, (1, 1), rules=RULES)
+UNITED_KINGDOM = Catalogue(UK_ANNUAL, UK_SERIES, (4, 6), by_day=UK_SERIES, rules=UK_RULES)
 
 
 class Gap(BaseModel):
@@ -172,6 +177,7 @@ class ParameterSet:
     annual: dict[str, Param] = field(default_factory=dict)
     series: dict[str, list[Param]] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)  # base → why it is unusable
+    rules: frozenset[str] = frozenset()  # the catalogue's rule nodes the graph holds
 
     def get(self, base: str) -> Param | None:
         return self.annual.get(base)
@@ -187,7 +193,7 @@ class ParameterSet:
 def _ids(year: int, catalogue: Catalogue) -> list[str]:
     ids = [f"{base}:{year}" for base in catalogue.annual]
     ids += [f"{base}:{year}:P{n}" for base in catalogue.series for n in range(1, MAX_PERIODS + 1)]
-    return ids
+    return ids + list(catalogue.rules)
 
 
 def _param(node: GraphNode) -> Param | str:
@@ -220,6 +226,7 @@ async def load_parameters(
     nodes = {node.id: node for node in await reader.get_nodes(_ids(tax_year, catalogue))}
     first, last = catalogue.window(tax_year)
     params = ParameterSet(tax_year=tax_year, first=first, last=last)
+    params.rules = frozenset(rule for rule in catalogue.rules if rule in nodes)
     for base in catalogue.annual:
         node = nodes.get(f"{base}:{tax_year}")
         if node is None:

@@ -8,12 +8,14 @@ Insurance on PAYE earnings and Class 4 on self-employed profits, both with annua
 a gap: Scottish rates, savings and dividend rates and allowances, Marriage Allowance, pension
 relief, National Insurance at State Pension age.
 
-Capital gains tax: the year's gains less its losses, less the annual exempt amount, added on top
-of taxable income (income less the Personal Allowance): the part inside the basic rate band
-left pays the lower rate, the rest the higher rate — the rates in force on the disposal's day
-(2024-25's changed on 30 October 2024) for residential property or other assets. Disposals of
-one tax year at different rates, carried interest, reliefs (Private Residence Relief, Business
-Asset Disposal Relief) and losses of earlier years are not built: each a gap.
+Capital gains tax: each gain is proceeds less cost and allowable expenses; the year's gains less
+all its losses, less losses brought forward only down to the annual exempt amount (TCGA 1992
+s.3(5A)-(5C)), less that amount, added on top of taxable income (income less the Personal
+Allowance): the part inside the basic rate band left pays the lower rate, the rest the higher
+rate — the rates in force on the gain's day (2024-25's changed on 30 October 2024) for
+residential property or other assets; the losses left to carry forward are a line. Gains of one
+tax year at different rates, carried interest, reliefs (Private Residence Relief, Business
+Asset Disposal Relief) and limits on losses to connected persons are not built: each a gap.
 """
 
 from __future__ import annotations
@@ -164,8 +166,8 @@ def _rates_on(ledger: Ledger, disposal: Disposal) -> tuple[Param, Param] | None:
 def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
     tax, who = "cgt", "you"
     ledger.gap(tax, who, "CGT reliefs (Private Residence Relief, Business Asset Disposal "
-               "Relief), costs beyond the price paid, carried interest and losses of earlier "
-               "years are not built: the tax may be lower", "disposals")  # fmt: skip
+               "Relief), carried interest and the limits on losses (to a connected person) are "
+               "not built: the tax may differ", "disposals")  # fmt: skip
     first, last = ledger.params.first, ledger.params.last
     in_year = [d for d in facts.disposals if first <= d.disposed_on <= last]
     year = f"{ledger.params.tax_year}-{(ledger.params.tax_year + 1) % 100:02d}"
@@ -180,32 +182,55 @@ def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
                    "computed", "income_tax")  # fmt: skip
         return
     found = ledger.need(tax, who, "UK:THRESHOLD:CGT_ANNUAL_EXEMPT", "UK:THRESHOLD:BASIC_RATE_BAND")
-    rates = [_rates_on(ledger, d) for d in in_year]
+    # a loss is charged at no rate: only the gains' rates decide
+    rates = [_rates_on(ledger, d) for d in in_year if d.gain > 0]
     if found is None or any(r is None for r in rates):
         return
     exemption, band = found
     pairs = {(r[0].value, r[1].value) for r in rates if r is not None}
     if len(pairs) > 1:
-        ledger.gap(tax, who, "disposals of one tax year at different rates (before and after "
+        ledger.gap(tax, who, "gains of one tax year at different rates (before and after "
                    "30 October 2024, or residential and other) are not built",
                    "disposals")  # fmt: skip
         return
-    lower, higher = next(r for r in rates if r is not None)
-    net = sum((d.proceeds - d.cost for d in in_year), ZERO)  # a loss offsets the year's gains
-    exempt = min(max(net, ZERO), exemption.value)
-    taxable = max(net - exemption.value, ZERO)
+    rule = ["UK:TCGA_1992:S_3"]
+    # s.2(2) and s.3(5A)-(5C): the year's losses come off in full, even below the exempt
+    # amount; losses brought forward only as far as needed to bring the gains down to it.
+    net = sum((d.gain for d in in_year), ZERO)
+    brought = facts.capital_losses_brought_forward
+    used = min(brought, max(net - exemption.value, ZERO))
+    after_losses = net - used
+    exempt = min(max(after_losses, ZERO), exemption.value)
+    taxable = max(after_losses - exemption.value, ZERO)
+    carried = brought - used + max(-net, ZERO)
     band_left = max(band.value - taxable_income, ZERO)
     at_lower = min(taxable, band_left)
     at_higher = taxable - at_lower
-    assets = ", ".join(d.asset for d in in_year)
-    lines = [
-        ledger.line(tax, who, "exempt", f"Net gains {_gbp(net)} ({assets}): {_gbp(exempt)} "
-                    "exempt", ZERO, [exemption], exempt),
-        ledger.line(tax, who, "lower_rate", f"{_gbp(at_lower)} at {lower.value.normalize():f}% "
-                    f"(basic rate band left: {_gbp(band_left)})", at_lower * lower.fraction,
-                    [lower, band, exemption], at_lower),
-        ledger.line(tax, who, "higher_rate", f"{_gbp(at_higher)} at "
-                    f"{higher.value.normalize():f}%", at_higher * higher.fraction,
-                    [higher, band, exemption], at_higher),
-    ]  # fmt: skip
+    gains = ", ".join(f"{d.asset} {_gbp(d.gain)}" for d in in_year)
+    lines = []
+    if brought:
+        lines.append(ledger.line(tax, who, "losses_brought_forward", f"Net gains of the year "
+                                 f"{_gbp(net)} ({gains}): {_gbp(used)} of the {_gbp(brought)} "
+                                 "losses brought forward used (down to the exempt amount)", ZERO,
+                                 [exemption], used, rule))  # fmt: skip
+    lower_rate = f"{lower.value.normalize():f}" if (lower := _first(rates, 0)) else ""
+    higher_rate = f"{higher.value.normalize():f}" if (higher := _first(rates, 1)) else ""
+    lines.append(ledger.line(tax, who, "exempt", f"Net gains {_gbp(after_losses)}"
+                             f"{'' if brought else f' ({gains})'}: {_gbp(exempt)} exempt", ZERO,
+                             [exemption], exempt, rule))  # fmt: skip
+    if lower is not None and higher is not None:
+        lines += [
+            ledger.line(tax, who, "lower_rate", f"{_gbp(at_lower)} at {lower_rate}% "
+                        f"(basic rate band left: {_gbp(band_left)})", at_lower * lower.fraction,
+                        [lower, band, exemption], at_lower),
+            ledger.line(tax, who, "higher_rate", f"{_gbp(at_higher)} at {higher_rate}%",
+                        at_higher * higher.fraction, [higher, band, exemption], at_higher),
+        ]  # fmt: skip
+    lines.append(ledger.line(tax, who, "losses_carried_forward", f"Losses to carry forward: "
+                             f"{_gbp(carried)}", ZERO, [exemption], carried, rule))  # fmt: skip
     ledger.total(tax, who, lines)
+
+
+def _first(rates: list[tuple[Param, Param] | None], which: int) -> Param | None:
+    """The lower (0) or higher (1) rate of the year's gains (all alike by then), if any gain."""
+    return next((r[which] for r in rates if r is not None), None)
