@@ -136,7 +136,7 @@ def term_problem(
     for reason, pattern in _TERM_CHECKS:
         judged = branded if reason == "chat" else stripped
         if reason == "identifier":  # an EU act's number is no identifier (ADR 0075)
-            judged = _ACT_CITATION.sub(" act ", judged)
+            judged = _FORM_CODE.sub(" form ", _ACT_CITATION.sub(" act ", judged))
         if pattern.search(judged):
             return reason
     return _tokens_problem(stripped, forbidden, names)
@@ -149,6 +149,16 @@ _ACT_CITATION: Final = re.compile(
     r"(?i)\b(?:regulation|directive|decision|r[eè]glement|d[eé]cision)"
     r"(?:[\s_]+(?:\((?:eu|ec|eec|ue|ce|cee)\)|eu|ec|eec|ue|ce|cee|no\.?|n°))*"
     r"[\s_]+\d{1,4}(?:/|[\s_]+)\d{1,4}(?:/(?:eu|ec|eec|ue|ce|cee))?\b"
+)
+
+
+# A tax form's official code (ADR 0078): the series letters HMRC and Revenue print on their
+# forms (GOV.UK: SA100 and SA800 Self Assessment returns, SA302, CT600, P11D, P800, R40, VAT100,
+# IHT400, SDLT1, CWF1, CF83; Revenue: CT1) in capitals, one to three digits, at most one
+# letter after them. Not a person's identifier: a PPSN is seven digits and a letter, a
+# National Insurance number two letters and six digits, a user name lower case.
+_FORM_CODE: Final = re.compile(
+    r"(?<![^\W_])(?:SA|CT|VAT|IHT|SDLT|CWF|CF|P|R)\d{1,3}[A-Z]?(?![^\W_])"
 )
 
 

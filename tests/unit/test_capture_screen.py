@@ -26,7 +26,8 @@ FORBIDDEN = forbidden_terms(["acme", "alice"])
         "VAT", "Value Added Tax", "PAYE", "PRSI Class A1", "Section 481 film relief", "P60",
         "Finance Act 2024", "Help to Buy", "Benefit in Kind", "Regulation (EU) 2016/679",
         "Home Carer Tax Credit", "widow's pension", "Capital Acquisitions Tax Group A threshold",
-        "common system of VAT", "Local Property Tax",
+        "common system of VAT", "Local Property Tax", "SA800 partnership tax return", "SA100",
+        "CT600", "P11D", "VAT100",
     ],
 )  # fmt: skip
 def test_terms_are_kept(label: str) -> None:
@@ -47,6 +48,9 @@ def test_terms_are_kept(label: str) -> None:
         ("PPSN 5260181E", "identifier"),
         ("5260", "identifier"),
         ("181E", "identifier"),
+        ("QQ123456C", "identifier"),  # a National Insurance number, not a form code
+        ("SA8000", "identifier"),
+        ("user4821", "identifier"),
         ("www.revenue.ie", "url"),
         ("SIOBHAN MURPHY VAT", "person_name"),
         ("siobhan relief", "person_name"),
