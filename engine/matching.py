@@ -77,6 +77,7 @@ from engine.concepts import CapturedConcept
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_label
+from engine.second_names import second_names
 from graph.models import GraphNode
 from graph.port import ConceptReader, QuarantinedConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
@@ -913,7 +914,11 @@ class ConceptMatcher:
         held = await self._held(concept)
         reviewed = self._reviewed_concepts()
         translations = reviewed.translations if reviewed is not None else None
-        if (twin := captured_twin(concept, held, translations)) is not None:
+        # Its second names (seeds/second_names.yaml, ADR 0078) are the capture's own words
+        # for this join, as a EuroVoc translation is: the data, not another conversation,
+        # gave them.
+        probe = _with_second_names(concept)
+        if (twin := captured_twin(probe, held, translations)) is not None:
             return Match(twin, "alias")
         # Near matches never merge (ADR 0049): they go with the new concept to review.
         return Match(None, "created", suggestions=tuple(await self._suggestions(concept, held)))
@@ -972,7 +977,7 @@ class ConceptMatcher:
             return found[0], "key"
         reviewed = self._reviewed_concepts()
         if reviewed is not None:
-            texts = [concept.prefLabel, *concept.altLabels]
+            texts = [concept.prefLabel, *concept.altLabels, *_second_names_of(concept)]
             candidates = reviewed.candidates(
                 concept.domain,
                 concept.kind,
@@ -1018,6 +1023,25 @@ class ConceptMatcher:
         if self._reviewed is None or self._reviewed[0] != version:
             self._reviewed = (version, ReviewedConcepts(self._lexicon))
         return self._reviewed[1]
+
+
+def _second_names_of(concept: CapturedConcept) -> tuple[str, ...]:
+    """The capture's second names (:func:`engine.second_names.second_names`): the other
+    names of a data group one of its labels is, in its jurisdiction or the EU's."""
+    forms = [f.form for text in (concept.prefLabel, *concept.altLabels) for f in label_forms(text)]
+    own = set(forms)
+    return tuple(
+        name
+        for name in second_names(forms, concept.jurisdiction)
+        if not {f.form for f in label_forms(name)} & own
+    )
+
+
+def _with_second_names(concept: CapturedConcept) -> CapturedConcept:
+    extra = _second_names_of(concept)
+    if not extra:
+        return concept
+    return concept.model_copy(update={"altLabels": [*concept.altLabels, *extra]})
 
 
 _MAX_REDIRECTS = 8

@@ -196,3 +196,34 @@ async def test_a_eurovoc_preferred_label_in_the_other_language_joins_alternative
     )
     assert match.node is None
     assert [(s.id, s.reason) for s in match.suggestions] == [(motor.id, "synonym")]
+
+
+async def test_a_second_name_the_data_records_joins_another_captures_concept():
+    """seeds/second_names.yaml (ADR 0078): "Working Family Payment" was "Family Income
+    Supplement"; the data, not the other conversation, gives this capture the words."""
+    fis = held("WELFARE:IE:FAMILY_INCOME_SUPPLEMENT", "Family Income Supplement")
+    match = await ConceptMatcher(Reader([fis])).identify(
+        capture("WORKING_FAMILY_PAYMENT", "Working Family Payment"), ["IE"]
+    )
+    assert match.node is not None and match.node.id == fis.id and match.matched_by == "alias"
+    # its acronym too, and the other way round
+    wfp = held("WELFARE:IE:WORKING_FAMILY_PAYMENT", "Working Family Payment")
+    match = await ConceptMatcher(Reader([wfp])).identify(capture("WFP", "WFP"), ["IE"])
+    assert match.node is not None and match.node.id == wfp.id
+
+
+async def test_a_second_name_joins_nothing_in_another_jurisdiction_or_group():
+    uk = held("WELFARE:UK:FAMILY_INCOME_SUPPLEMENT", "Family Income Supplement")
+    match = await ConceptMatcher(Reader([uk])).identify(
+        capture("WORKING_FAMILY_PAYMENT", "Working Family Payment"), ["IE"]
+    )
+    assert match.node is None  # the group is Ireland's: the UK's FIS (1971-1988) is another
+    lpt = held("TAX:IE:LOCAL_PROPERTY_TAX", "Local Property Tax")
+    match = await ConceptMatcher(Reader([lpt])).identify(capture("WFP", "WFP"), ["IE"])
+    assert match.node is None
+    # a name near a second name is not one: "Working Family Payments scheme" adds a word
+    fis = held("WELFARE:IE:FAMILY_INCOME_SUPPLEMENT", "Family Income Supplement")
+    match = await ConceptMatcher(Reader([fis])).identify(
+        capture("WFP_SCHEME", "Working Family Payment scheme"), ["IE"]
+    )
+    assert match.node is None
