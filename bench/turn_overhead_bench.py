@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -380,6 +381,42 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
 
 
+async def sample_metrics(base: str, done: asyncio.Event, out: dict[str, list[float]]) -> None:
+    """The worker's own figures from ``/metrics`` every 100 ms until ``done``: the loop lag
+    (the largest of its last samples) and the chunk delay p99 of the last 100 ms interval
+    with chunks (ADR 0055)."""
+    wanted = {
+        b"regintel_event_loop_lag_seconds ": "lag",
+        b'regintel_chunk_delay_seconds{quantile="0.99"} ': "chunk",
+        b'regintel_turn_start_delay_seconds{quantile="0.9"} ': "start",
+        b"regintel_admission_limit ": "limit",
+    }
+    async with httpx.AsyncClient(timeout=5) as http:
+        while not done.is_set():
+            try:
+                text = (await http.get(f"{base}/metrics")).content
+            except httpx.HTTPError:
+                text = b""
+            for line in text.splitlines():
+                for prefix, name in wanted.items():
+                    if line.startswith(prefix):
+                        out.setdefault(name, []).append(float(line[len(prefix) :]))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), 0.1)
+
+
+async def measured_conversations(base: str, concurrency: int, turns: int,
+                                 kind: str) -> tuple[Samples, dict[str, list[float]]]:  # fmt: skip
+    """:func:`engine_conversations` with the worker's ``/metrics`` sampled meanwhile."""
+    done, series = asyncio.Event(), {}  # type: ignore[var-annotated]
+    sampler = asyncio.create_task(sample_metrics(base, done, series))
+    try:
+        return await engine_conversations(base, concurrency, turns, kind=kind), series
+    finally:
+        done.set()
+        await sampler
+
+
 def load() -> str:
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} / {five:.2f} on {os.cpu_count()} cores"
@@ -391,7 +428,8 @@ def phase_ttft(args: argparse.Namespace, standin: str, workers: list[Worker]) ->
     # over the SDK direct at the first concurrency measured, for rows where the load generator
     # saturates before the engine does and the same-concurrency baseline means little.
     print(f"{'':<28} {'turns':>6} {'p50':>8} {'p99':>8} {'+p50':>8} {'+p99':>8} {'+p99 (1)':>9} "
-          f"{'refused':>8} {'ref p50':>8} {'ref p99':>8} {'errors':>6}")  # fmt: skip
+          f"{'refused':>8} {'ref p50':>8} {'ref p99':>8} {'errors':>6} {'lag p99':>8} "
+          f"{'lag max':>8} {'chunk p99':>9} {'start p90':>9} {'limit':>9}")  # fmt: skip
     floor = float("nan")
     asyncio.run(direct_conversations(standin, 2, 5))  # the baseline warms up too
     for concurrency in args.concurrency:
@@ -403,12 +441,21 @@ def phase_ttft(args: argparse.Namespace, standin: str, workers: list[Worker]) ->
         for worker in workers:
             if concurrency == args.concurrency[0]:  # steady state: caches and connections warm
                 asyncio.run(engine_conversations(worker.base, 2, 5, kind=args.client))
-            s = asyncio.run(engine_conversations(worker.base, concurrency, turns, kind=args.client))
+            s, series = asyncio.run(
+                measured_conversations(worker.base, concurrency, turns, args.client)
+            )
             p50, p99 = pct(s.first, 0.5), pct(s.first, 0.99)
+            # the worker's own figures, sampled every 100 ms: the loop lag's p99 and max over
+            # the run, the worst interval's chunk delay p99 and start delay p90, the limit's
+            # range (ADR 0055)
+            lag, chunk = series.get("lag", []), series.get("chunk", [])
+            start, limits = series.get("start", []), series.get("limit", [0.0])
             print(f"{f'{worker.name}, {concurrency} conc.':<28} {len(s.first):>6} {p50:>8.1f} "
                   f"{p99:>8.1f} {p50 - b50:>8.1f} {p99 - b99:>8.1f} {p99 - floor:>9.1f} "
                   f"{len(s.refused):>8} {pct(s.refused, 0.5):>8.1f} {pct(s.refused, 0.99):>8.1f} "
-                  f"{s.errors:>6}")  # fmt: skip
+                  f"{s.errors:>6} {pct(lag, 0.99):>8.1f} {pct(lag, 1.0):>8.1f} "
+                  f"{pct(chunk, 1.0):>9.1f} {pct(start, 1.0):>9.1f} "
+                  f"{f'{min(limits):g}-{max(limits):g}':>9}")  # fmt: skip
 
 
 def phase_cpu(args: argparse.Namespace, standin: str, workers: list[Worker]) -> None:

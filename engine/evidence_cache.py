@@ -13,6 +13,7 @@ list of hits (a turn may add to it, ADR 0033), never the cached one.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -28,6 +29,7 @@ class EvidenceCache:
         self._max = max_entries
         self._entries: OrderedDict[EvidenceKey, Evidence] = OrderedDict()
         self._generation: int | None = None
+        self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
@@ -47,19 +49,22 @@ class EvidenceCache:
     ) -> Evidence:
         """The cached evidence for these arguments at this index ``generation``, or ``run()``'s
         (then kept)."""
-        if generation != self._generation:  # the index changed: nothing kept is valid
-            self._entries.clear()
-            self._generation = generation
         key: EvidenceKey = (tenant_id, query, k, tuple(jurisdictions), tuple(focus), as_at)
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-            self.hits += 1
-        else:
-            self.misses += 1
+        with self._lock:  # turns search in threads (ADR 0080); run() is outside the lock
+            if generation != self._generation:  # the index changed: nothing kept is valid
+                self._entries.clear()
+                self._generation = generation
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+        if found is None:
             found = run()
-            if self._max > 0:
-                self._entries[key] = found
-                while len(self._entries) > self._max:
-                    self._entries.popitem(last=False)
+            with self._lock:
+                if self._max > 0 and generation == self._generation:
+                    self._entries[key] = found
+                    while len(self._entries) > self._max:
+                        self._entries.popitem(last=False)
         return Evidence(hits=list(found.hits), verdict=found.verdict)

@@ -31,12 +31,12 @@ hour would otherwise meet a limit nothing tested) and stays within ``[floor, cei
 **Slow start** (second addendum): the limit starts low (``initial``, what any worker carries)
 and, until its first cut, grows by one for every admitted turn that started its response within
 ``target_start`` while there was demand (turns waiting, or the limit in use) and the last
-interval was judged on target (not before the first interval is judged) — as TCP's congestion window grows by one per acknowledgement. A burst
-on a fresh worker is let in as fast as the worker shows it starts turns on time: a lean worker
-doubles its limit every few milliseconds, a worker whose turns start late does not grow, and
-the turns beyond the limit wait (briefly, in the gate's queue) instead of all preparing at
-once. The first cut ends slow start (:attr:`AdaptiveLimit.slow_start`); growth is additive
-after it.
+interval was judged on target (not before the first interval is judged) — as TCP's congestion
+window grows by one per acknowledgement. A burst on a fresh worker is let in as fast as the
+worker shows it starts turns on time: a lean worker doubles its limit every few milliseconds, a
+worker whose turns start late does not grow, and the turns beyond the limit wait (briefly, in
+the gate's queue) instead of all preparing at once. The first cut ends slow start
+(:attr:`AdaptiveLimit.slow_start`); growth is additive after it.
 
 Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
 recent chunk delays for a percentile.

@@ -30,6 +30,7 @@ overlay, until the owner rebuilds from a fresh snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -333,7 +334,9 @@ class Retriever:
             log.warning("query_embedding_failed", exc_info=True)
             return None  # not cached: the next question tries again
         if len(self._query_vectors) >= self.config.query_cache:
-            self._query_vectors.pop(next(iter(self._query_vectors)))
+            # turns search in threads (ADR 0080): another may evict or add meanwhile
+            with contextlib.suppress(StopIteration, RuntimeError):
+                self._query_vectors.pop(next(iter(self._query_vectors)), None)
         self._query_vectors[question] = vector
         return vector
 

@@ -15,11 +15,11 @@
    regeneration starts from (ADR 0062).
 4. :meth:`~TurnPreparer.sanitise` — the question, and every ``interrupted`` answer of the
    history, through egress, now that the context names the conversation (ADR 0038).
-5. :meth:`~TurnPreparer.find_evidence` — the turn's jurisdictions, the date the question is
-   about, the evidence in force then (kept per tenant until the index changes) and the
-   relevance gate's refusal; then the dates the timeline engine computes (ADR 0033) and the
-   material changes since the conversation's last turn (ADR 0035). All from the in-memory
-   :class:`EvidenceIndex`.
+5. :meth:`~TurnPreparer.find_evidence` — in a thread, off the event loop (ADR 0080): the turn's
+   jurisdictions, the date the question is about, the evidence in force then (kept per tenant
+   until the index changes) and the relevance gate's refusal; then the dates the timeline engine
+   computes (ADR 0033) and the material changes since the conversation's last turn (ADR 0035).
+   All from the in-memory :class:`EvidenceIndex`.
 6. :meth:`~TurnPreparer.know_active_concepts` — the only graph read before the first token: by
    id, and only when the conversation's active concepts are unknown to this worker's index
    (written by another worker since its last rebuild), so that the prompt can describe them.
@@ -41,6 +41,7 @@ saved when it does, so the API answers a plain 4xx.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date
@@ -220,8 +221,12 @@ class TurnPreparer:
         tracer: Tracer,
         evidence_cache_entries: int = 256,
         what_if: WhatIfStep | None = None,
+        evidence_threads: int = 2,
     ) -> None:
         self._what_if = what_if
+        # Step 5 runs in a thread (the query's embedding and the scoring are CPU work: on the
+        # event loop they would hold every stream's next chunk); at most this many at once.
+        self._evidence_threads = asyncio.Semaphore(max(1, evidence_threads))
         self._store = store
         self._egress = egress
         self._router = router
@@ -250,7 +255,9 @@ class TurnPreparer:
         message = message if loaded.question is None else loaded.question
         ctx = replace(ctx, conversation_id=loaded.conversation_id)
         question, history = await self.sanitise(ctx, message, loaded.history)
-        found = self.find_evidence(request, message, question.text, history, loaded.active)
+        found = await self.find_evidence_off_loop(
+            request, message, question.text, history, loaded.active
+        )
         await self.know_active_concepts(loaded.active)
         scenario = None  # step 6b: a what-if, computed before the call (engine.turn.what_if)
         if self._what_if is not None:
@@ -489,6 +496,26 @@ class TurnPreparer:
                 text = (await self._egress.sanitise_message(ctx, stored.content)).text
                 history[n] = stored.model_copy(update={"content_sanitised": text})
         return question, history
+
+    async def find_evidence_off_loop(
+        self,
+        request: TurnRequest,
+        message: str,
+        question: str,
+        history: Sequence[StoredMessage],
+        active: Sequence[str],
+    ) -> FoundEvidence:
+        """Step 5 (:meth:`find_evidence`) in a worker thread, at most ``evidence_threads`` at
+        once (ADR 0080): the question's embedding (numpy, which releases the GIL in its matrix
+        products, or a remote embedder's HTTP call) and the retrieval scoring took ~45% of a
+        turn's CPU on the event loop, where every admitted stream's next chunk waited behind
+        them. The index's tables are replaced at a rebuild (built in a thread, as before) or by
+        :meth:`EvidenceIndex.remember`, never changed in place, and the evidence cache and the
+        query-vector cache take a lock; the span context goes with the call."""
+        async with self._evidence_threads:
+            return await asyncio.to_thread(
+                self.find_evidence, request, message, question, history, active
+            )
 
     def find_evidence(
         self,

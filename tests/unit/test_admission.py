@@ -118,12 +118,18 @@ def test_loop_lag_reads_real_lateness_under_uvloop_whose_clock_has_millisecond_s
     uvloop = pytest.importorskip("uvloop")
     lag = LoopLag(interval=0.003, window=1)  # current: the last sample alone
     samples: list[float] = []
-    lag.on_sample = lambda: samples.append(lag.current)
 
     async def measure() -> None:
+        enough = asyncio.Event()
+
+        def sampled() -> None:
+            samples.append(lag.current)
+            if len(samples) >= 20:
+                enough.set()
+
+        lag.on_sample = sampled
         monitor = asyncio.create_task(lag.run())
-        while len(samples) < 20:
-            await asyncio.sleep(0.01)
+        await enough.wait()
         monitor.cancel()
 
     uvloop.run(measure())
