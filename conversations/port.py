@@ -464,6 +464,12 @@ class ScenarioStore(Protocol):
         """The caller's scenario the conversation is linked to, if any."""
         ...
 
+    async def unlink_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> bool:
+        """Remove the caller's link from the conversation; ``False`` if there was none."""
+        ...
+
 
 class ConversationBackend(ConversationStore, Protocol):
     """A conversation store that also hands out its egress ports and its scenario store."""

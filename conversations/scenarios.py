@@ -124,6 +124,19 @@ class SqlScenarioStore:
             row = await work.fetch_one(statement, key)
         return None if row is None else StoredScenario.model_validate(dict(row))
 
+    async def unlink_conversation(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> bool:
+        """Remove the caller's link from their conversation (the scenario stays); ``False``
+        when there was none. Bound to the caller: another user's link is never reached."""
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        statement = self._database.dialect.statements.delete_user_conversation_scenario
+        # on PostgreSQL only the eraser role deletes (ADR 0048), still under owner_only
+        async with self._database.unit_of_work(tenant_id, user_id, erasure=True) as work:
+            deleted = await work.execute(statement, key)
+            await work.commit()
+        return deleted == 1
+
 
 def _scenario(row: Row | None, scenario_id: str) -> StoredScenario:
     if row is None:

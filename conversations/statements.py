@@ -476,6 +476,10 @@ class Statements:
         " WHERE l.tenant_id = :tenant_id AND l.conversation_id = :conversation_id"
         " AND l.user_id = :user_id"
     )
+    delete_user_conversation_scenario: str = (
+        "DELETE FROM {schema}conversation_scenarios WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND user_id = :user_id"
+    )
     delete_conversation_scenarios: str = (
         "DELETE FROM {schema}conversation_scenarios WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id"

@@ -20,6 +20,7 @@ from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from conversations.models import StoredScenario
 from conversations.port import ScenarioStore
+from errors import NotFound
 from scenarios import (
     Comparison,
     ParameterReader,
@@ -36,16 +37,21 @@ __all__ = [
     "DISCLAIMER",
     "CompareIn",
     "ComparisonOut",
+    "ConversationScenarioOut",
     "EvaluationOut",
+    "LinkIn",
     "ScenarioOut",
     "compare",
     "create_scenario",
     "delete_scenario",
     "evaluate",
+    "get_conversation_scenario",
     "get_scenario",
+    "link_conversation_scenario",
     "list_scenarios",
     "replace_scenario",
     "router",
+    "unlink_conversation_scenario",
 ]
 
 router = APIRouter(tags=["scenarios"])
@@ -89,6 +95,22 @@ class ComparisonOut(BaseModel):
     )
     evaluations: list[EvaluationOut]
     disclaimer: str = DISCLAIMER
+
+
+class LinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scenarioId: str = Field(
+        min_length=1, max_length=200, description="One of the caller's scenarios."
+    )
+
+
+class ConversationScenarioOut(BaseModel):
+    conversationId: str
+    scenario: ScenarioOut | None = Field(
+        description="The caller's scenario a what-if in this conversation starts from; null "
+        "when there is no link (or the scenario was deleted since)."
+    )
 
 
 def _out(stored: StoredScenario) -> ScenarioOut:
@@ -220,12 +242,15 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
     "of scope) and employee and self-employed National Insurance (tax year Y = 6 April Y to "
     "5 April Y+1). Rates, bands and credits come from the graph's parameter nodes for the "
     "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Irish capital "
-    "gains tax: gains less losses of the year, the annual exemption, the rate (reliefs not "
-    "built, so always `complete: false`); UK capital gains tax: the year's net gains less the "
-    "annual exempt amount, on top of taxable income, at the lower rate inside the basic rate "
+    "gains tax: gains (proceeds less cost and `allowable_expenses`) less the year's losses and "
+    "then `capital_losses_brought_forward`, the annual exemption, the rate (reliefs not "
+    "built, so always `complete: false`); UK capital gains tax: the year's net gains less "
+    "losses brought forward only down to the annual exempt amount, less that amount, on top "
+    "of taxable income, at the lower rate inside the basic rate "
     "band left and the higher rate above it, the rates in force on the disposal's day for "
-    "residential property or other assets (reliefs not built: `complete: false`). Each snapshot's "
-    "`eligibility` lists the reliefs, credits, benefits and obligations the graph's "
+    "residential property or other assets (reliefs not built: `complete: false`); both give "
+    "the losses left as `losses_carried_forward`. Each snapshot's `eligibility` lists the "
+    "reliefs, credits, benefits and obligations the graph's "
     "`applies_when` makes relevant to its facts: `applies`, `does_not_apply` or `cannot_tell` "
     "(with the `missing` facts), the `REQUIRES` conditions that decided it and the deadlines, "
     "lock-ins and clawbacks of its timelines (due dates from the timeline engine), each with "
@@ -237,3 +262,74 @@ async def evaluate(scenario_id: str, container: ContainerDep, principal: _Caller
         principal.tenant_id, scenario_id, user_id=principal.user_id
     )
     return await _evaluation(container.graph, _out(stored), await load_rules(container.graph))
+
+
+# --- a conversation's scenario (ADR 0063 second addendum) -----------------------------------
+
+
+async def _own_conversation(
+    container: ContainerDep, principal: Principal, conversation_id: str
+) -> None:
+    """``NotFound`` unless the caller owns the conversation: a link is its owner's alone, so a
+    conversation shared with the caller, another user's or another tenant's is a 404."""
+    conversation = await container.conversations.get_conversation(
+        principal.tenant_id, conversation_id, user_id=principal.user_id
+    )
+    if conversation.user_id != principal.user_id:
+        raise NotFound(f"conversation {conversation_id} not found")
+
+
+@router.get(
+    "/api/conversations/{conversation_id}/scenario",
+    summary="The scenario the caller's conversation is linked to (owner only)",
+    description="A what-if asked in the conversation evaluates this scenario's latest snapshot "
+    "as its base column. `scenario` is null without a link. Another user's or tenant's "
+    "conversation, one only shared with the caller, or an unknown id is a 404.",
+    response_model=ConversationScenarioOut,
+)
+async def get_conversation_scenario(
+    conversation_id: str, container: ContainerDep, principal: _Caller
+) -> ConversationScenarioOut:
+    await _own_conversation(container, principal, conversation_id)
+    linked = await _store(container).linked_scenario(
+        principal.tenant_id, conversation_id, user_id=principal.user_id
+    )
+    return ConversationScenarioOut(
+        conversationId=conversation_id, scenario=None if linked is None else _out(linked)
+    )
+
+
+@router.put(
+    "/api/conversations/{conversation_id}/scenario",
+    summary="Link the caller's conversation to one of their scenarios (owner only)",
+    description="Replaces an earlier link; the same as sending `scenarioId` with a chat turn. "
+    "Another user's or tenant's conversation or scenario, or an unknown id, is a 404 and "
+    "nothing is linked.",
+    response_model=ConversationScenarioOut,
+)
+async def link_conversation_scenario(
+    conversation_id: str, body: LinkIn, container: ContainerDep, principal: _Caller
+) -> ConversationScenarioOut:
+    await _own_conversation(container, principal, conversation_id)
+    linked = await _store(container).link_conversation(
+        principal.tenant_id, conversation_id, body.scenarioId, user_id=principal.user_id
+    )
+    return ConversationScenarioOut(conversationId=conversation_id, scenario=_out(linked))
+
+
+@router.delete(
+    "/api/conversations/{conversation_id}/scenario",
+    status_code=204,
+    summary="Remove the caller's conversation's scenario link (owner only; the scenario stays)",
+    description="204 whether or not there was a link; another user's or tenant's "
+    "conversation, or an unknown id, is a 404.",
+    response_class=Response,
+)
+async def unlink_conversation_scenario(
+    conversation_id: str, container: ContainerDep, principal: _Caller
+) -> Response:
+    await _own_conversation(container, principal, conversation_id)
+    await _store(container).unlink_conversation(
+        principal.tenant_id, conversation_id, user_id=principal.user_id
+    )
+    return Response(status_code=204)

@@ -5,6 +5,7 @@ are in force for 2025; anyone but the owner gets a 404 (issue 28)."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import date
 from decimal import Decimal
@@ -127,3 +128,65 @@ def test_two_scenarios_evaluated_and_compared_with_every_line_cited(
         assert client.delete(f"/api/scenarios/{high_id}", headers=ALICE).status_code == 204
         assert client.get(f"/api/scenarios/{high_id}", headers=ALICE).status_code == 404
         assert [s["id"] for s in client.get("/api/scenarios", headers=ALICE).json()] == [low_id]
+
+
+_CONVERSATION = re.compile(r'"conversationId":\s*"([^"]+)"')
+
+
+def test_a_conversations_scenario_link_read_and_removed_by_its_owner_only(
+    seeded_template: Path, tmp_path: Path, store: dict[str, Any]
+) -> None:
+    """GET/PUT/DELETE /api/conversations/{id}/scenario: the owner reads, sets and removes
+    the link; another user of the tenant (even with the conversation shared), another tenant
+    or an unknown id gets a 404 and changes nothing."""
+    from tests.support.seeded import copy_data_dir
+
+    data = copy_data_dir(seeded_template, tmp_path / "data")
+    app = create_app(Settings(data_dir=data, log_json=False, api_keys=KEYS, **store))
+    with running_server(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        mine = client.post("/api/scenarios", json=_scenario("Plan", "50000"), headers=ALICE)
+        other = client.post("/api/scenarios", json=_scenario("Other", "60000"), headers=ALICE)
+        bobs = client.post("/api/scenarios", json=_scenario("Bob's", "70000"), headers=BOB)
+        ginas = client.post("/api/scenarios", json=_scenario("Gina's", "80000"), headers=GINA)
+        mine_id, other_id = mine.json()["id"], other.json()["id"]
+        turn = client.post("/api/chat", json={"message": "What is PRSI?"}, headers=ALICE)
+        assert turn.status_code == 200, turn.text
+        conversation = _CONVERSATION.findall(turn.text)[-1]
+        path = f"/api/conversations/{conversation}/scenario"
+
+        got = client.get(path, headers=ALICE)
+        assert got.status_code == 200, got.text
+        assert got.json() == {"conversationId": conversation, "scenario": None}
+        linked = client.put(path, json={"scenarioId": mine_id}, headers=ALICE)
+        assert linked.status_code == 200, linked.text
+        assert linked.json()["scenario"]["id"] == mine_id
+        assert client.get(path, headers=ALICE).json()["scenario"]["label"] == "Plan"
+
+        # another user's or tenant's scenario, or an unknown one: 404, the link unchanged
+        for scenario_id in (bobs.json()["id"], ginas.json()["id"], "no-such-scenario"):
+            refused = client.put(path, json={"scenarioId": scenario_id}, headers=ALICE)
+            assert refused.status_code == 404
+        assert client.get(path, headers=ALICE).json()["scenario"]["id"] == mine_id
+
+        # shared with the tenant, the conversation is still not bob's to link or read a link of
+        shared = client.patch(
+            f"/api/conversations/{conversation}", json={"visibility": "tenant"}, headers=ALICE
+        )
+        assert shared.status_code == 200, shared.text
+        for headers in (BOB, GINA):
+            assert client.get(path, headers=headers).status_code == 404
+            assert client.delete(path, headers=headers).status_code == 404
+            own = bobs.json()["id"] if headers is BOB else ginas.json()["id"]
+            assert client.put(path, json={"scenarioId": own}, headers=headers).status_code == 404
+        unknown = "/api/conversations/no-such-conversation/scenario"
+        assert client.get(unknown, headers=ALICE).status_code == 404
+        assert client.delete(unknown, headers=ALICE).status_code == 404
+        assert client.get(path, headers=ALICE).json()["scenario"]["id"] == mine_id
+
+        # a new link replaces the old; removing it leaves the scenario; removing twice is fine
+        client.put(path, json={"scenarioId": other_id}, headers=ALICE)
+        assert client.get(path, headers=ALICE).json()["scenario"]["id"] == other_id
+        assert client.delete(path, headers=ALICE).status_code == 204
+        assert client.get(path, headers=ALICE).json()["scenario"] is None
+        assert client.delete(path, headers=ALICE).status_code == 204
+        assert client.get(f"/api/scenarios/{other_id}", headers=ALICE).status_code == 200

@@ -146,3 +146,23 @@ async def test_postgres_rls_alone_keeps_a_link_its_owners(postgres_dsn) -> None:
             (conversation, mine.id),
             user_id="bob",
         )
+
+
+async def test_a_link_is_removed_by_its_owner_only(store) -> None:
+    scenarios = store.scenario_store()
+    mine = await scenarios.create_scenario(
+        "acme", "alice", "Plan", _body(("a", date(2025, 12, 31), 1))
+    )
+    conversation = (await store.create_conversation("acme", "alice")).id
+    assert await scenarios.unlink_conversation("acme", conversation, user_id="alice") is False
+    await scenarios.link_conversation("acme", conversation, mine.id, user_id="alice")
+    # another user of the tenant, or the same user id in another tenant, removes nothing
+    assert await scenarios.unlink_conversation("acme", conversation, user_id="bob") is False
+    assert await scenarios.unlink_conversation("globex", conversation, user_id="alice") is False
+    assert await scenarios.linked_scenario("acme", conversation, user_id="alice") is not None
+    assert await scenarios.unlink_conversation("acme", conversation, user_id="alice") is True
+    assert await scenarios.linked_scenario("acme", conversation, user_id="alice") is None
+    # the scenario stays, and can be linked again
+    assert (await scenarios.get_scenario("acme", mine.id, user_id="alice")).id == mine.id
+    await scenarios.link_conversation("acme", conversation, mine.id, user_id="alice")
+    assert await scenarios.linked_scenario("acme", conversation, user_id="alice") is not None
