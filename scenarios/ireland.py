@@ -562,7 +562,8 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
     if brought:
         lines.append(ledger.line(tax, who, "losses_brought_forward", f"Net gains of the year "
                                  f"{_eur(net)} ({gains}): {_eur(used)} of the {_eur(brought)} "
-                                 "losses brought forward used", ZERO, [exemption], used, rule))
+                                 "losses brought forward used", ZERO, [exemption], used,
+                                 rule))  # fmt: skip
     lines += [
         ledger.line(tax, who, "exemption", f"Net gains {_eur(after_losses)}"
                     f"{'' if brought else f' ({gains})'}: {_eur(exempt)} exempt", ZERO,
