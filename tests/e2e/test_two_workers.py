@@ -39,7 +39,7 @@ from api.settings import Settings
 from engine.seeding import DEFAULT_SEEDS, seed_graph
 from infra.redis_client import connect_redis
 from tests.support.arcadedb import running_arcadedb
-from tests.support.postgres import running_postgres
+from tests.support.postgres import PostgresCluster, running_postgres
 from tests.support.redis import RedisServer, running_redis
 from tests.support.review import confirm_listed
 from tests.support.server import sse_events
@@ -70,6 +70,8 @@ class Cluster:
     env: dict[str, str]
     redis: RedisServer
     prompts: dict[str, Path]
+    gate: Path  # answers to "Hold…" questions wait here (tests.support.paced_server)
+    postgres: PostgresCluster
 
 
 def _seed_rules(env: dict[str, str], folder: Path) -> None:
@@ -129,11 +131,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "REGINTEL_USAGE_MONTHLY_QUOTAS": json.dumps({"umbrella": {"tokens": 1}}),
         }
         prompts = {name: root / f"{name}.prompts.jsonl" for name in "ab"}
+        gate = root / "gate"
+        gate.mkdir()
         managers = [
             server_process(
                 {**shared, "REGINTEL_DATA_DIR": str(root / name)},
                 root / f"{name}.log",
                 record=prompts[name],
+                gate=gate,
                 startup_s=180.0,  # two start at once on a shared machine
             )
             for name in "ab"
@@ -143,7 +148,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         for manager in managers:  # stopped whatever happened to the other
             stack.push(manager.__exit__)
         a, b = (future.result() for future in started)
-        yield Cluster(a, b, shared, redis, prompts)
+        yield Cluster(a, b, shared, redis, prompts, gate, postgres)
 
 
 async def turn(
@@ -487,3 +492,135 @@ async def test_a_tenant_past_its_hard_quota_is_refused_by_both_workers_before_th
         assert tokens is not None and int(tokens) > 1
     finally:
         await redis.aclose()
+
+
+async def test_erasure_through_one_worker_cancels_the_turn_streaming_on_the_other(
+    cluster: Cluster,
+) -> None:
+    """Issue 27 (ADR 0048 addendum), bad input and faults: a turn streams on worker a, its
+    conversation is erased through worker b; a learns it only from b's notice over Redis and
+    cancels the turn (the held rest of the answer never reaches the client, which is told
+    ``conversation_erased``); nothing of the turn survives: both workers answer 404, the
+    export is empty, and a full ``pg_dump`` of the database holds neither the question, its
+    e-mail address (the egress vault's original) nor any part of the answer."""
+    word = f"Holdturn{uuid.uuid4().hex[:6]}"
+    email = f"{word.lower()}@example.com"
+    body = {"message": f"{word} what is the standard rate of VAT for {email} invoices?"}
+    async with httpx.AsyncClient(timeout=60) as client:
+        url = f"{cluster.a.base}/api/chat"
+        async with client.stream("POST", url, json=body, headers=ALICE) as response:
+            assert response.status_code == 200
+            events = sse_events(response)
+            conversation_id = None
+            async for event in events:
+                if event.event == "metadata":
+                    conversation_id = event.payload["conversationId"]
+                if event.event == "text":
+                    break  # the answer is streaming on a
+            assert conversation_id is not None
+
+            async def held() -> bool:
+                return (cluster.gate / f"{word}.waiting").exists()
+
+            await until(held, 30.0, 0.02)
+            erased = await client.delete(
+                f"{cluster.b.base}/api/conversations/{conversation_id}", headers=ALICE
+            )
+            assert erased.status_code == 200, erased.text
+            # a hears of it over Redis, not from its own store: give the notice its time,
+            # then let the model go on (the turn is cancelled at its next chunk)
+            await asyncio.sleep(1.0)
+            (cluster.gate / f"{word}.release").touch()
+            rest = [e async for e in events]
+        assert rest and rest[-1].event in ("done", "error"), rest
+        assert not [e for e in rest if e.event == "text"], rest
+        assert any(
+            e.event == "error" and e.payload["code"] == "conversation_erased" for e in rest
+        ), rest
+        await asyncio.sleep(0.5)  # any late write (a capture's context) has had its chance
+        for base in (cluster.a.base, cluster.b.base):
+            gone = await client.get(f"{base}/api/conversations/{conversation_id}", headers=ALICE)
+            assert gone.status_code == 404, (base, gone.text)
+        exported = (
+            await client.get(f"{cluster.a.base}/api/conversations/export", headers=ALICE)
+        ).json()
+        assert conversation_id not in json.dumps(exported)
+    command = [
+        str(cluster.postgres.bin_dir / "pg_dump"), "--data-only", "-d",
+        cluster.env["REGINTEL_POSTGRES_DSN"],
+    ]  # fmt: skip
+    done = await asyncio.to_thread(
+        subprocess.run, command, capture_output=True, text=True, check=True, timeout=120
+    )
+    dump = done.stdout
+    assert word not in dump and email not in dump and word.lower() not in dump
+
+
+async def test_a_200_turn_conversation_stays_within_the_budget_on_both_workers(
+    cluster: Cluster,
+) -> None:
+    """Issue 27 (ADR 0065), must show: a conversation of 199 turns (written straight into the
+    shared PostgreSQL store, each about another provision), then turn 200 through worker a and
+    turn 201 through worker b: each prompt, as the worker's model received it, stays within the
+    default token budget and still names turn 1's question and the provision it cited; the
+    second continues the summary the first stored, whichever worker stored it."""
+    from conversations.factory import build_conversation_store
+    from conversations.models import ConversationContext, NewMessage
+    from engine.compaction import estimate_tokens
+
+    budget = Settings.model_fields["conversation_token_budget"].default
+    first = "Firstturn: what is the standard rate of VAT in Ireland for restaurant meals?"
+    first_node = "IE:RATE:VAT_STANDARD"
+    store = build_conversation_store(
+        "postgres",
+        sqlite_path=Path("unused.db"),  # the PostgreSQL store is used
+        postgres_dsn=cluster.env["REGINTEL_POSTGRES_DSN"],
+        postgres_pool_max=2,
+    )
+    await store.init()
+    try:
+        cid = (await store.create_conversation("acme", "alice")).id
+        for t in range(1, 200):
+            node = first_node if t == 1 else f"IE:FILLER:P{t}"
+            question = first if t == 1 else f"Turn {t}: what does provision P{t} require?"
+            answer = f"Provision {t} requires a filing [{node}]. " + "It has details. " * 30
+            await store.save_turn(
+                "acme",
+                cid,
+                [
+                    NewMessage(role="user", content=question, content_sanitised=question),
+                    NewMessage(
+                        role="assistant",
+                        content=answer,
+                        content_sanitised=answer,
+                        referenced_nodes=[node],
+                    ),
+                ],
+                ConversationContext(active_node_ids=[node]),
+                user_id="alice",
+            )
+    finally:
+        await store.aclose()
+
+    def last_request(worker: str) -> list[str]:
+        lines = cluster.prompts[worker].read_text(encoding="utf-8").splitlines()
+        main = [r for r in map(json.loads, lines) if r["task"] == "main_chat"]
+        return [str(m["content"]) for m in main[-1]["messages"]]
+
+    for worker, base, question in (
+        ("a", cluster.a.base, "Turn 200: and the reduced rate?"),
+        ("b", cluster.b.base, "Turn 201: and the zero rate?"),
+    ):
+        await turn(base, ALICE, question, cid)
+        sent = last_request(worker)
+        assert question in sent[-1]
+        tokens = sum(estimate_tokens(text) for text in sent)
+        assert tokens <= budget, (worker, tokens)
+        assert first in sent[0] and first_node in sent[0], worker
+        assert "Turn 150: what does" not in "\n".join(sent[1:-1])  # summarised, not verbatim
+    async with httpx.AsyncClient(timeout=60) as client:
+        listed = await client.get(
+            f"{cluster.a.base}/api/conversations/{cid}/summaries", headers=ALICE
+        )
+    summaries = listed.json()
+    assert len(summaries) == 2 and summaries[1]["messageCount"] == summaries[0]["messageCount"] + 2

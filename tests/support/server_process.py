@@ -61,9 +61,12 @@ def server_process(
     pace: float = 0.0,
     startup_s: float = 90.0,
     record: Path | None = None,
+    gate: Path | None = None,
 ) -> Iterator[ServerProcess]:
     """Start the server with ``env`` on top of this process's environment; wait for /health.
-    ``record``: a file the provider appends every request it gets to (one JSON line each)."""
+    ``record``: a file the provider appends every request it gets to (one JSON line each);
+    ``gate``: a folder where answers to questions starting "Hold…" wait half-way
+    (``tests.support.paced_server``)."""
     port = free_port()
     command = [
         sys.executable, "-m", "tests.support.paced_server",
@@ -71,6 +74,8 @@ def server_process(
     ]  # fmt: skip
     if record is not None:
         command += ["--record", str(record)]
+    if gate is not None:
+        command += ["--gate", str(gate)]
     full_env = {**os.environ, "REGINTEL_LOG_JSON": "false", **env}
     with log.open("ab") as out:
         process = subprocess.Popen(
