@@ -13,7 +13,16 @@ the median of the ``--repeat`` - 1 after it (they continue the summary it stored
 addendum). In process, the store read and ``compact()`` of the whole branch against those of
 what follows the stored summary.
 
-    PYTHONPATH=$PWD .venv/bin/python bench/compaction_bench.py
+    PYTHONPATH=$PWD .venv/bin/python bench/compaction_bench.py [--repeat 12] [--model-summary]
+
+With ``--model-summary``, two more rows per length: compaction on with the summary by a model
+(ADR 0065 third addendum) through a stand-in ``openai`` route that answers after
+``--summary-delay`` seconds, throttled as shipped (``REGINTEL_CONVERSATION_SUMMARY_MIN_NEW_
+TOKENS``, default 400) and unthrottled (0); each row also gives the last turn's prompt tokens
+and the summary calls made over the ``--repeat`` turns (``--gap`` seconds apart, as a person
+types; the variants of one length are served at once and their turns interleaved, so load
+that drifts weighs on all alike). The summary calls run in the background: what they add to
+a turn is what they take of the process and the store while the next turn prepares.
 
 The graph is empty (no seeded evidence): the figures are the conversation's share of the prompt.
 An upper bound on a loaded machine.
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import tempfile
 import time
@@ -85,22 +95,54 @@ async def write_conversation(path: Path, turns: int) -> str:
         await store.aclose()
 
 
-async def one_run(
-    url: str, model: Recorder, cid: str, repeat: int
-) -> tuple[list[str], float, float]:
-    """The first turn's prompt, its wait (request to the model's call, ms) and the median wait
-    of the turns after it (with compaction: they continue the summary the first one stored)."""
-    waits = []
-    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+@dataclass
+class SummaryStandIn:
+    """The summary route's stand-in ("openai"): answers a short summary after ``delay`` s."""
+
+    delay: float
+    name: str = "openai"
+    calls: int = 0
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[StreamChunk]:
+        self.calls += 1
+        await asyncio.sleep(self.delay)
+        yield Text(f"The user asked about VAT and provisions, summary {self.calls}. " * 4)
+        yield Done(Usage(input_tokens=900, output_tokens=60))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class Run:
+    """One variant's server, its conversation and its turns' waits (request to model, ms)."""
+
+    label: str
+    url: str
+    model: Recorder
+    cid: str
+    summariser: SummaryStandIn | None
+    waits: list[float] = field(default_factory=list)
+
+
+async def interleaved(runs: list[Run], repeat: int, gap: float) -> None:
+    """``repeat`` turns into each variant's conversation, one variant after the other in
+    alternating order, ``gap`` s between rounds: a load that drifts over the run weighs on
+    every variant alike (the first turn reads the whole branch; the later ones continue the
+    summary it stored)."""
+    headers = {"Authorization": "Bearer k"}
+    async with httpx.AsyncClient(timeout=60) as client:
         for n in range(repeat):
-            began = time.perf_counter()
-            body = {"message": f"And the reduced rate, case {n}?", "conversationId": cid}
-            headers = {"Authorization": "Bearer k"}
-            async with client.stream("POST", "/api/chat", json=body, headers=headers) as r:
-                assert r.status_code == 200
-                await r.aread()
-            waits.append((model.calls[-1][0] - began) * 1000)
-    return model.calls[0][1], waits[0], statistics.median(waits[1:] or waits)
+            if n and gap:
+                await asyncio.sleep(gap)
+            for run in runs if n % 2 == 0 else runs[::-1]:
+                began = time.perf_counter()
+                body = {"message": f"And the reduced rate, case {n}?", "conversationId": run.cid}
+                url = f"{run.url}/api/chat"
+                async with client.stream("POST", url, json=body, headers=headers) as r:
+                    assert r.status_code == 200
+                    await r.aread()
+                run.waits.append((run.model.calls[-1][0] - began) * 1000)
 
 
 async def store_part(turns: int, repeat: int) -> tuple[float, float, float, float, float]:
@@ -156,6 +198,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, nargs="*", default=[10, 50, 200])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--model-summary", action="store_true")
+    parser.add_argument("--summary-delay", type=float, default=0.3)
+    parser.add_argument("--gap", type=float, default=0.5)
     args = parser.parse_args()
     budget_on = Settings.model_fields["conversation_token_budget"].default
     print(f"budget {budget_on} tokens; median of {args.repeat} turns; ms are upper bounds")
@@ -169,32 +214,62 @@ def main() -> None:
         print(f"| {turns} | {off:.2f} | {on:.2f} + {work:.2f} | {since:.2f} + {since_work:.2f} |")
     print()
     print(
-        "| turns | compaction | prompt tokens | messages | turn 1 kept |"
-        " request→model ms, first turn | later turns (median) |"
+        "| turns | compaction | prompt tokens (first / last turn) | messages | turn 1 kept |"
+        " request→model ms, first turn | later turns (median) | summary calls |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
+    throttle = Settings.model_fields["conversation_summary_min_new_tokens"].default
+    variants: list[tuple[str, int, int | None]] = [("off", 0, None), ("on", budget_on, None)]
+    if args.model_summary:
+        variants += [
+            (f"on + model summary (throttle {throttle})", budget_on, throttle),
+            ("on + model summary (unthrottled)", budget_on, 0),
+        ]
     for turns in args.turns:
-        for budget in (0, budget_on):
-            with tempfile.TemporaryDirectory() as folder:
-                data = Path(folder)
+        with contextlib.ExitStack() as stack:
+            runs: list[Run] = []
+            for label, budget, min_new in variants:  # all served at once, turns interleaved
+                data = Path(stack.enter_context(tempfile.TemporaryDirectory()))
                 cid = asyncio.run(write_conversation(data / "conversations.db", turns))
+                extra: dict[str, object] = {}
+                summariser = SummaryStandIn(args.summary_delay)
+                providers: dict[str, object] = {}
+                if min_new is not None:
+                    extra = {
+                        "conversation_summary_by_model": True,
+                        "conversation_summary_min_new_tokens": min_new,
+                        "llm_task_routes": {"conversation_summary": "openai:gpt-4o-mini"},
+                    }
+                    providers = {"openai": summariser}
                 settings = Settings(
-                    data_dir=data, log_json=False, api_keys=KEYS, conversation_token_budget=budget
+                    data_dir=data,
+                    log_json=False,
+                    api_keys=KEYS,
+                    conversation_token_budget=budget,
+                    **extra,
                 )
                 model = Recorder()
                 app = create_app(
-                    settings, lexicon=ConceptLexicon(), providers={"extractive": model}
+                    settings,
+                    lexicon=ConceptLexicon(),
+                    providers={"extractive": model, **providers},
                 )
-                with running_server(app) as url:
-                    prompt, first, later = asyncio.run(one_run(url, model, cid, args.repeat))
-                tokens = sum(estimate_tokens(text) for text in prompt)
-                kept = any(TURN_ONE in p for p in prompt) and any(
-                    TURN_ONE_NODE in p for p in prompt
+                url = stack.enter_context(running_server(app))
+                runs.append(
+                    Run(label, url, model, cid, summariser if min_new is not None else None)
                 )
-                print(
-                    f"| {turns} | {'on' if budget else 'off'} | {tokens} | {len(prompt)} | "
-                    f"{'yes' if kept else 'no'} | {first:.1f} | {later:.1f} |"
-                )
+            asyncio.run(interleaved(runs, args.repeat, args.gap))
+        for run in runs:
+            prompt = run.model.calls[0][1]
+            tokens = sum(estimate_tokens(text) for text in prompt)
+            last = sum(estimate_tokens(text) for text in run.model.calls[-1][1])
+            kept = any(TURN_ONE in p for p in prompt) and any(TURN_ONE_NODE in p for p in prompt)
+            calls = run.summariser.calls if run.summariser is not None else "-"
+            later = statistics.median(run.waits[1:] or run.waits)
+            print(
+                f"| {turns} | {run.label} | {tokens} / {last} | {len(prompt)} | "
+                f"{'yes' if kept else 'no'} | {run.waits[0]:.1f} | {later:.1f} | {calls} |"
+            )
 
 
 if __name__ == "__main__":

@@ -99,9 +99,13 @@ def served(seeded_template, tmp_path_factory) -> Iterator[Served]:
     app = create_app(settings, providers={"extractive": provider})
     with running_server(app) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        # expect()'s own default is 5 s, apart from the page's 30 s: on a loaded machine a
+        # turn's rendering took longer (issue 27: test_web_summaries failed once so)
+        expect.set_options(timeout=30_000)
         try:
             yield Served(base, provider, browser)
         finally:
+            expect.set_options(timeout=5_000)
             browser.close()
 
 

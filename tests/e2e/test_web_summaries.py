@@ -20,7 +20,7 @@ def chat(base: str, message: str, conversation: str | None) -> str:
     with httpx.stream("POST", f"{base}/api/chat", json=body, headers=ALICE, timeout=60) as r:
         assert r.status_code == 200
         r.read()
-    listed = httpx.get(f"{base}/api/conversations?limit=1", headers=ALICE).json()
+    listed = httpx.get(f"{base}/api/conversations?limit=1", headers=ALICE, timeout=30).json()
     return str(listed[0]["id"])
 
 
@@ -30,7 +30,9 @@ def test_the_owner_sees_the_summary_and_rolls_it_back(served: Served):
     for n in range(1, 7):
         cid = chat(served.base, f"Question {n}: what is the standard rate of VAT in Ireland?", cid)
     assert cid is not None
-    summaries = httpx.get(f"{served.base}/api/conversations/{cid}/summaries", headers=ALICE)
+    summaries = httpx.get(
+        f"{served.base}/api/conversations/{cid}/summaries", headers=ALICE, timeout=30
+    )
     [summary] = summaries.json()
 
     page = served.page("dev-acme-alice")
@@ -49,6 +51,8 @@ def test_the_owner_sees_the_summary_and_rolls_it_back(served: Served):
     screenshot(page, "chat-summary")
     note.get_by_role("button", name="Roll back this summary").click()
     expect(note).to_contain_text("Summary rolled back")
-    rolled = httpx.get(f"{served.base}/api/conversations/{cid}/summaries", headers=ALICE).json()
+    rolled = httpx.get(
+        f"{served.base}/api/conversations/{cid}/summaries", headers=ALICE, timeout=30
+    ).json()
     assert rolled[0]["rolledBackAt"] is not None
     page.context.close()
