@@ -21,6 +21,12 @@ covers it, in this order:
    channel's best cosine (when there is one) is below ``min_similarity``: a question in
    everyday words may share few words with the provision that answers it, but not its meaning.
 
+5. **Not settled** (``no_evidence``, issue 22): the question asks for something by name ("what
+   minimum password length ...", "which programming languages ...": ``focus.py``) and a word of
+   it that the acts use elsewhere is in none of the best evidence units (``unsettled``): the
+   evidence is about the question's subject, not about what it asks, and the act does not
+   settle it. On only when ``refuse_unsettled``.
+
 Coverage, not the raw BM25 score, is the confidence: it is normalised to [0, 1] whatever the
 question's length, and a question about something the acts never mention ("speed limit",
 "wealth tax") scores low because its rarest, most informative words are missing. Both thresholds
@@ -74,6 +80,9 @@ class GateThresholds:
     # A member state named with a cue of national law ("Polish law", "Spain's tax") and no EU
     # act: its national law (refused, rule 3).
     member_state_is_national: bool = True
+    # Rule 5: refuse a question whose asked-for words the best evidence never uses (ADR 0058,
+    # eighth-pass addendum; the depth it reads is ``RetrievalConfig.asked_depth``).
+    refuse_unsettled: bool = True
 
 
 def judge(
@@ -86,6 +95,7 @@ def judge(
     evidence_jurisdiction: str | None = None,
     similarity: float | None = None,
     national_cue: bool = False,
+    unsettled: Sequence[str] = (),
 ) -> RelevanceVerdict:
     """Apply the gate's rules in order (see the module docstring)."""
     known = [act for act in acts if act.instrument_id is not None]
@@ -115,5 +125,9 @@ def judge(
             )
     semantic = similarity is not None and similarity >= thresholds.min_similarity
     if confidence < thresholds.min_coverage and not semantic:
+        return RelevanceVerdict(False, RefusalReason.NO_EVIDENCE, None, confidence)
+    if unsettled and thresholds.refuse_unsettled:
+        # "What VAT rate applies to trading crypto-assets under MiCA?": MiCA's best provisions
+        # never say "VAT" or "rate", words the acts use elsewhere: MiCA does not settle it.
         return RelevanceVerdict(False, RefusalReason.NO_EVIDENCE, None, confidence)
     return RelevanceVerdict(True, confidence=confidence)

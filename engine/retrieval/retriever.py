@@ -44,6 +44,7 @@ from embeddings import Embedder, VectorStore
 from engine.retrieval.acts import ActCatalogue
 from engine.retrieval.dense import DenseRows, embedding_text
 from engine.retrieval.documents import DocKind, document_of
+from engine.retrieval.focus import asked_terms
 from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
 from engine.retrieval.lexical import Scores
@@ -168,6 +169,11 @@ class RetrievalConfig:
     # 0.652, old 0.722 -> 0.742, lookups unchanged), on both held-out sets R@5 does not move
     # (R@10 +0.05 / +0.04); ADR 0058, seventh-pass addendum.
     dense_chunk_channel: float = 0.0
+    # The gate's rule 5 (``focus.py``): the top fused units in which some word of what the
+    # question asks for must appear (0: off). 5: on the dev sets it refuses 7 of the 10 questions
+    # inside an act's field that the act does not settle (3 before), refusing no answerable
+    # question; at 3 one more false refusal (ADR 0058, eighth-pass addendum).
+    asked_depth: int = 5
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -511,6 +517,12 @@ class Retriever:
             self._rows.coverage(tokens, where, lexical[: config.coverage_depth]),
             self._rows.coverage(tokens, where, own) if use_lexical else 0.0,
         )
+        unsettled: list[str] = []
+        if config.asked_depth and config.gate.refuse_unsettled:
+            asked = [t for t in asked_terms(question, where) if self._rows.lexical.known(t)]
+            if asked:
+                top = [item.id for item in fused if item.id in self._docs][: config.asked_depth]
+                unsettled = self._rows.absent(asked, top)
         verdict = judge(
             acts=acts,
             places=places,
@@ -518,6 +530,7 @@ class Retriever:
             confidence=confidence,
             similarity=similarity if self._dense is not None and use_dense else None,
             national_cue=bool(NATIONAL_LAW_CUE.search(question)),
+            unsettled=unsettled,
             thresholds=config.gate,
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )

@@ -417,3 +417,16 @@ class RowTable:
                 present |= self.token_sets[child]
             best = max(best, sum(w for t, w in weights.items() if t in present) / total)
         return best
+
+    def absent(self, tokens: Sequence[str], unit_ids: Sequence[str]) -> list[str]:
+        """The ``tokens`` that none of ``unit_ids`` (with their paragraphs) contains."""
+        left = list(tokens)
+        for unit in unit_ids:
+            row = self.row_of.get(unit)
+            if row is None or not left:
+                continue
+            present = set(self.token_sets[row])
+            for child in self.paragraphs.get(row, []):
+                present |= self.token_sets[child]
+            left = [t for t in left if t not in present]
+        return left
