@@ -521,8 +521,8 @@ class Retriever:
         if config.asked_depth and config.gate.refuse_unsettled:
             asked = [t for t in asked_terms(question, where) if self._rows.lexical.known(t)]
             if asked:
-                top = [item.id for item in fused if item.id in self._docs][: config.asked_depth]
-                unsettled = self._rows.absent(asked, top)
+                best_units = [i.id for i in fused if i.id in self._docs][: config.asked_depth]
+                unsettled = self._rows.absent(asked, best_units)
         verdict = judge(
             acts=acts,
             places=places,
