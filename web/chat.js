@@ -240,6 +240,10 @@ export class ChatView {
         button("›", "Next version", () => this.switchTo(versions[at + 1]),
           !owned || at >= versions.length - 1),
       );
+      // merge preview (ADR 0062): the neighbouring version beside the shown one, read-only
+      const other = at + 1 < versions.length ? at + 1 : at - 1;
+      nav.append(button("Compare", `Compare with version ${other + 1}`,
+        () => this.preview(view, versions[other], other + 1, versions.length, owned)));
       actions.append(nav);
     }
     if (owned && message.role === "user") {
@@ -248,6 +252,59 @@ export class ChatView {
       actions.append(button("Regenerate", "Regenerate this answer", () => this.regenerate(view)));
     }
     return actions;
+  }
+
+  /** The branch through `messageId` (version `number` of `count`) beside the shown one, from
+   * where they fork: each side's messages, the concepts one has and the other lacks, and (for
+   * the owner) a switch to it. Nothing changes until the switch. */
+  async preview(view, messageId, number, count, owned) {
+    if (this.controller) return;
+    for (const open of this.el.messages.querySelectorAll(".branch-preview")) open.remove();
+    const path = `/api/conversations/${encodeURIComponent(this.conversationId)}`
+      + `/branch/preview?messageId=${encodeURIComponent(messageId)}`;
+    let found;
+    try {
+      found = await this.api.json("GET", path);
+    } catch (error) {
+      this.failed(error, this.el.messages);
+      return;
+    }
+    const panel = make("section", undefined, "branch-preview");
+    panel.setAttribute("aria-label", `Version ${number} compared`);
+    panel.append(make("h4", `Version ${number}/${count} beside the shown one, from here on`));
+    const side = (title, messages, className) => {
+      const box = make("div", undefined, className);
+      box.append(make("h5", title));
+      const list = make("ol");
+      for (const m of messages) {
+        const text = (m.content || "").replace(/\s+/g, " ").trim();
+        const cut = text.length > 160 ? `${text.slice(0, 159)}…` : text;
+        list.append(make("li", `${m.role === "user" ? "Q" : "A"}: ${cut || "(no text)"}`));
+      }
+      if (!messages.length) list.append(make("li", "(nothing after the fork)"));
+      box.append(list);
+      return box;
+    };
+    const sides = make("div", undefined, "preview-sides");
+    sides.append(side(`Version ${number}`, found.messages, "preview-theirs"),
+      side("Shown", found.activeMessages, "preview-ours"));
+    panel.append(sides);
+    const names = (ids) => (ids.length ? ids.join(", ") : "none");
+    panel.append(make("p", `Context concepts it adds: ${names(found.conceptsAdded)}; `
+      + `it drops: ${names(found.conceptsDropped)}`, "preview-concepts"));
+    const controls = make("div", undefined, "preview-actions");
+    if (owned) {
+      const go = make("button", `Switch to version ${number}`);
+      go.type = "button";
+      go.addEventListener("click", () => { panel.remove(); this.switchTo(messageId); });
+      controls.append(go);
+    }
+    const close = make("button", "Close");
+    close.type = "button";
+    close.addEventListener("click", () => panel.remove());
+    controls.append(close);
+    panel.append(controls);
+    view.item.append(panel);
   }
 
   async switchTo(messageId) {

@@ -1,6 +1,8 @@
 """Issue 27 in the web app (headless Chromium, ADR 0062): a question is edited and an answer
 regenerated with the message's own buttons, each a new branch streamed like any turn; a switcher
-(‹ 1/2 ›) at each branch point shows the other versions, and the server agrees with the page.
+(‹ 1/2 ›) at each branch point shows the other versions, its Compare button previews the
+neighbouring version beside the shown one (merge preview, read-only until "Switch to version
+N"), and the server agrees with the page.
 
 The server side (prompts, contexts, concurrency, 404s) is ``tests/e2e/test_branches_http.py``.
 """
@@ -39,7 +41,25 @@ def test_edit_regenerate_and_switch_branches(served: Served):
     expect(question.locator(".branch-position")).to_have_text("2/2")
     expect(question.get_by_role("button", name="Next version")).to_be_disabled()
 
-    question.get_by_role("button", name="Previous version").click()
+    # merge preview: the other version beside the shown one, nothing switched until asked
+    question.get_by_role("button", name="Compare with version 1").click()
+    panel = question.get_by_role("region", name="Version 1 compared")
+    expect(panel.locator(".preview-theirs li").first).to_have_text(f"Q: {FIRST}")
+    expect(panel.locator(".preview-ours li").first).to_have_text(f"Q: {EDITED}")
+    expect(panel.locator(".preview-concepts")).to_contain_text("Context concepts it adds:")
+    screenshot(page, "chat-branch-preview")
+    panel.get_by_role("button", name="Close").click()
+    expect(panel).to_have_count(0)
+    expect(question.locator(".body")).to_have_text(EDITED)  # the preview switched nothing
+    conversation_id = page.evaluate("() => window.regintel.chat.conversationId")
+    shown = httpx.get(
+        f"{served.base}/api/conversations/{conversation_id}", headers=ALICE, timeout=30
+    ).json()
+    assert shown["messages"][0]["content"] == EDITED
+
+    question.get_by_role("button", name="Compare with version 1").click()
+    panel.get_by_role("button", name="Switch to version 1").click()
+    question = page.locator(".message.user").first
     expect(question.locator(".body")).to_have_text(FIRST)
     expect(question.locator(".branch-position")).to_have_text("1/2")
 
@@ -53,8 +73,9 @@ def test_edit_regenerate_and_switch_branches(served: Served):
     screenshot(page, "chat-branches")
 
     # what the page shows is the server's active branch
-    conversation_id = page.evaluate("() => window.regintel.chat.conversationId")
-    shown = httpx.get(f"{served.base}/api/conversations/{conversation_id}", headers=ALICE).json()
+    shown = httpx.get(
+        f"{served.base}/api/conversations/{conversation_id}", headers=ALICE, timeout=30
+    ).json()
     assert shown["messages"][0]["content"] == FIRST
     assert len(shown["messages"][0]["siblingIds"]) == 2
     assert len(shown["messages"][1]["siblingIds"]) == 2
