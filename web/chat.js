@@ -28,8 +28,11 @@ function make(tag, text, className) {
 }
 
 export class ChatView {
-  constructor({ api, elements, graph, onUnauthorized }) {
+  constructor({ api, elements, graph, onUnauthorized, onConversation, turnExtras }) {
     this.api = api;
+    // the scenario link (issue 28): told which conversation is shown; adds to a new chat turn
+    this.onConversation = onConversation || (() => {});
+    this.turnExtras = turnExtras || (() => ({}));
     this.el = elements;
     this.graph = graph;
     this.onUnauthorized = onUnauthorized;
@@ -97,6 +100,7 @@ export class ChatView {
   newConversation() {
     this.stop();
     this.conversationId = null;
+    this.onConversation(null);
     this.el.messages.replaceChildren();
     this.views = [];
     this.graph.clearFocus();
@@ -119,6 +123,7 @@ export class ChatView {
   /** Render a conversation as the server returns it: its active branch, with its controls. */
   show(conversation) {
     this.conversationId = conversation.id;
+    this.onConversation(conversation.id);
     this.el.messages.replaceChildren();
     this.views = [];
     let referenced = [];
@@ -447,7 +452,7 @@ export class ChatView {
 
   ask(question) {
     this.el.question.value = "";
-    const body = { message: question };
+    const body = { message: question, ...this.turnExtras() };
     if (this.conversationId) body.conversationId = this.conversationId;
     return this.turn("/api/chat", body, question);
   }
@@ -473,6 +478,7 @@ export class ChatView {
           }
         } else if (event.event === "metadata") {
           this.conversationId = data.conversationId;
+          this.onConversation(data.conversationId, true); // true: this turn started it
           // Material changes of what this conversation relied on (ADR 0035): told at the start
           // of the answer, above its text (issue 26), whatever the model's text says.
           for (const change of data.changed || []) {

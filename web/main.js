@@ -7,6 +7,7 @@ import { AdminView } from "./admin.js";
 import { AuthError, SupabaseAuth } from "./auth.js";
 import { ChatView } from "./chat.js";
 import { GraphView } from "./graph.js";
+import { ScenarioLink } from "./scenario_link.js";
 import { ScenarioView } from "./scenarios.js";
 
 const KEY = "regintel.token";
@@ -20,6 +21,7 @@ function endSession() {
     session.chat.close();
     if (session.admin) session.admin.close();
     session.scenarios.close();
+    session.link.close();
     session = null;
   }
   sessionStorage.removeItem(KEY);
@@ -62,6 +64,7 @@ function showView(name) {
     $("review-title").focus();
   } else if (session) {
     session.graph.cy.resize(); // its container had no size while hidden
+    session.link.refresh(); // scenarios made or renamed in the Scenarios view meanwhile
   }
 }
 
@@ -96,10 +99,17 @@ async function signIn(token) {
       everyNode: $("every-node"),
     },
   });
+  // the scenario a what-if in the shown conversation starts from (issue 28)
+  const link = new ScenarioLink({
+    api, select: $("conversation-scenario"), status: $("conversation-scenario-status"),
+    onUnauthorized: expired,
+  });
   const chat = new ChatView({
     api,
     graph,
     onUnauthorized: expired,
+    onConversation: (id, started) => link.setConversation(id, started),
+    turnExtras: () => link.turnExtras(),
     elements: {
       form: $("ask-form"), question: $("question"), send: $("send"), stop: $("stop"),
       messages: $("messages"), conversations: $("conversation-list"),
@@ -121,7 +131,7 @@ async function signIn(token) {
     graph.focus([id]).then(() => graph.select(id));
   };
   const scenarios = new ScenarioView({ api, root: $("scenarios"), onOpenNode: openNode, onUnauthorized: expired });
-  session = { api, graph, chat, admin, scenarios, auth, me };
+  session = { api, graph, chat, admin, scenarios, link, auth, me };
   window.regintel = session; // read by the browser tests and handy in the console
   if (auth && auth.session) {
     auth.onToken = (fresh) => {

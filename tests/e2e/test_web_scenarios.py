@@ -1,9 +1,11 @@
 """The scenario panel in headless Chromium (issue 28, must-have 6), against a real server on the
 seeded graph: two scenarios entered as facts in the form (€50,000 and €60,000 PAYE, single, IE
 2025), each evaluated into a table whose figures carry citation chips, the two compared, and a
-chip opening its rate's node in the graph view. Each evaluation and the comparison also say who
-qualifies by the graph's conditions ("cannot tell: missing proprietary_director", with chips of
-the credit and its condition) and, for a sole trader, the deadlines that bind (ADR 0071)."""
+chip opening its rate's node in the graph view; then one of them picked for a conversation, its
+what-if answered from it, the link removed and set again. Each evaluation and the comparison
+also say who qualifies by the graph's conditions ("cannot tell: missing proprietary_director",
+with chips of the credit and its condition) and, for a sole trader, the deadlines that bind
+(ADR 0071)."""
 
 from __future__ import annotations
 
@@ -107,5 +109,39 @@ def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served:
         expect(details).to_contain_text("IE:RATE:IT_HIGHER:2025")
         expect(details).to_contain_text("2025-01-01")
         screenshot(page, "scenario-chip-node")
+
+        # a stored scenario picked for a new conversation: the first what-if starts from it
+        page.get_by_role("button", name="New conversation").click()
+        pick = page.get_by_label("Scenario for what-if questions")
+        expect(pick.locator("option").first).to_have_text("No scenario")
+        expect(pick.locator("option", has_text="Fifty")).to_have_count(1)
+        pick.select_option(label="Fifty")
+        linked = page.locator("#conversation-scenario-status")
+        expect(linked).to_have_text("Your first question will use “Fifty”.")
+        page.get_by_label("Your question").fill("what if I earned €60,000 instead?")
+        page.get_by_role("button", name="Ask").click()
+        answer = page.locator("#messages li.message.assistant").last
+        expect(answer).to_contain_text("Fifty (2025)", timeout=30_000)
+        expect(answer).to_contain_text("€7,200.00")
+        expect(answer).to_contain_text("€11,200.00")
+        expect(linked).to_have_text("What-if questions here start from “Fifty”.")
+        expect(page.locator("#send")).to_be_enabled(timeout=30_000)  # the turn has ended
+        conversation = page.evaluate("window.regintel.chat.conversationId")
+        path = f"/api/conversations/{conversation}/scenario"
+        read = f"window.regintel.api.json('GET', '{path}')"
+        assert page.evaluate(read)["scenario"]["label"] == "Fifty"
+        # "No scenario" removes the link; another pick links that one instead
+        pick.select_option(label="No scenario")
+        expect(linked).to_have_text("No scenario linked.")
+        assert page.evaluate(read)["scenario"] is None
+        pick.select_option(label="Sixty")
+        expect(linked).to_have_text("What-if questions here start from “Sixty”.")
+        assert page.evaluate(read)["scenario"]["label"] == "Sixty"
+        # opening the conversation again shows its link
+        page.get_by_role("button", name="New conversation").click()
+        expect(pick).to_have_value("")
+        page.locator(f'button[data-conversation-id="{conversation}"]').click()
+        expect(pick.locator("option:checked")).to_have_text("Sixty")
+        screenshot(page, "scenario-linked-conversation")
     finally:
         page.context.close()
