@@ -50,6 +50,7 @@ __all__ = [
     "evidence_texts",
     "named_acronyms",
     "named_designators",
+    "named_filings",
     "named_schemes",
     "named_taxes",
     "reviewed_concepts",
@@ -74,6 +75,20 @@ _SCHEME = re.compile(
     rf"(?<![\w\]])((?:{_NAME_WORD}\s+){{0,3}})"
     r"(allowance|relief|credit|exemption|incentive|programme)s?\b"
 )
+#: Words that qualify a tax's name without being part of it ("the marginal income tax rate",
+#: "the top income tax rate"): left out of the name looked for.
+_QUALIFIERS = frozenset({"marginal", "top", "effective", "headline"})
+#: "Annual" names part of a scheme ("the Annual Investment Allowance", "the annual exemption"),
+#: while "annual return" is any year's return.
+_NOT_A_SCHEME_NAME = _NOT_A_NAME - {"annual"}
+#: A filing a question names: "the confirmation statement", "the P11D return", "the LPT return".
+_FILING = re.compile(
+    rf"(?<![\w\]])((?:{_NAME_WORD}\s+){{0,3}})(statement|return|declaration|certificate)s?\b"
+)
+#: A name's words are said together when they fall within this many words more than the name's
+#: own ("credit for rent paid" says "rent credit"; a page that says "annual" in one sentence and
+#: "investment" three sentences later does not name the Annual Investment Allowance).
+_NEAR = 4
 _REGULATORY = re.compile(
     r"\b(tax\w*|vat|duty|duties|levy|levies|revenue|hmrc|rate|rates|threshold\w*|relief\w*|"
     r"credit\w*|allowance\w*|exemption\w*|benefit\w*|pension\w*|welfare|prsi|usc|paye|cgt|cat|"
@@ -91,13 +106,18 @@ _REGULATORY = re.compile(
 )
 
 
-_ACRONYM = re.compile(r"(?<![\w\[&'-])([A-Z]{3,6})s?(?![\w\]&'-])")
+# Three to six capitals ("DIRT", "IHT"), or a form's code of capitals and digits ("P11D", "IT38",
+# "SA100"; "Q1" and "A1" are too short to be one).
+_ACRONYM = re.compile(
+    r"(?<![\w\[&'-])([A-Z]{3,6}|(?=[A-Z0-9]*\d)[A-Z][A-Z0-9]{2,5})s?(?![\w\]&'-])"
+)
 _CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 
 
 def named_acronyms(question: str) -> list[str]:
-    """The words of three to six capitals a question names things by ("DIRT", "IHT"), in order;
-    none in a message written in capitals throughout (its case says nothing)."""
+    """The words of three to six capitals a question names things by ("DIRT", "IHT") and the
+    forms it names by code ("P11D", "CT600"), in order; none in a message written in capitals
+    throughout (its case says nothing)."""
     words = re.findall(r"[A-Za-z]+", question)
     if not words or len(_CAPITALS.findall(question)) * 2 > len(words):
         return []
@@ -137,28 +157,73 @@ def named_taxes(question: str) -> list[str]:
 
 def named_schemes(question: str) -> list[str]:
     """The allowances, reliefs, credits, exemptions, incentives and programmes a question names by
-    name ("isa allowance", "rent tax credit"), without the words around them; a bare noun
-    ("what reliefs are there") names none."""
-    return _names_before(_SCHEME, question)
+    name ("isa allowance", "rent tax credit", "annual investment allowance"), without the words
+    around them; a bare noun ("what reliefs are there") names none."""
+    return _names_before(_SCHEME, question, _NOT_A_SCHEME_NAME)
 
 
-def _names_before(pattern: re.Pattern[str], question: str) -> list[str]:
+#: Words before a return that say which one, not what it is: its period ("the Sept-Oct 2024
+#: VAT return", "the first quarterly return"), whose it is ("the company's VAT return").
+_WHICH_RETURN = frozenset(
+    "jan january feb february mar march apr april may jun june jul july aug august sep sept "
+    "september oct october nov november dec december quarter quarterly month monthly months "
+    "year yearly years period periodic bimonthly bi two first second third fourth fifth sixth "
+    "last next previous initial interim nil client clients company business employer "
+    "employee".split()
+)  # fmt: skip
+
+
+def named_filings(question: str) -> list[str]:
+    """The statements, returns, declarations and certificates a question names by name
+    ("confirmation statement", "lpt return"), without the words around them and without "tax"
+    (a tax return is a return: "the self assessment tax return" is the Self Assessment return);
+    "the tax return", "the Sept-Oct 2024 VAT return" name none but the VAT return."""
+    found = []
+    for name in _names_before(_FILING, re.sub(r"['’]s\b", "", question)):
+        *words, noun = name.split()
+        kept: list[str] = []
+        for word in reversed(words):
+            if word in _WHICH_RETURN:
+                break
+            if word not in ("tax", "taxes"):
+                kept.insert(0, word)
+        if kept:
+            found.append(" ".join([*kept, noun]))
+    return found
+
+
+def _names_before(
+    pattern: re.Pattern[str], question: str, stop: frozenset[str] = _NOT_A_NAME
+) -> list[str]:
     found: list[str] = []
     for match in pattern.finditer(_flat(question)):
         words = match.group(1).split()
         name: list[str] = []
         for word in reversed(words):
-            if word in _NOT_A_NAME:
+            if word in stop:
                 break
             name.insert(0, word)
+        while name and name[0] in _QUALIFIERS:
+            name = name[1:]
         if name:
             found.append(" ".join([*name, match.group(2)]))
     return found
 
 
 def _says_all(name: str, text: str) -> bool:
-    """Whether ``text`` says every word of ``name`` (a plural too), in any order."""
-    return all(re.search(rf"\b{re.escape(word)}s?\b", text) for word in name.split())
+    """Whether ``text`` says every word of ``name`` (a plural too), in any order, within
+    :data:`_NEAR` words more than the name has."""
+    wanted = name.split()
+    words = re.findall(r"[a-z0-9][\w'&-]*", text)
+    found = [
+        i for i, word in enumerate(words) if any(word in (w, f"{w}s", f"{w}es") for w in wanted)
+    ]
+    span = len(wanted) + _NEAR
+    for start in found:
+        window = words[start : start + span]
+        if all(any(word in (w, f"{w}s", f"{w}es") for word in window) for w in wanted):
+            return True
+    return False
 
 
 def uncovered(
@@ -223,7 +288,7 @@ def uncovered(
                 verdict,
                 f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
             )
-    for scheme in named_schemes(question):
+    for scheme in [*named_schemes(question), *([] if names_act else named_filings(question))]:
         held = evidence_texts(evidence) + reviewed_concepts(evidence)
         held += rules_saying(scheme, jurisdictions)
         if not any(_says_all(scheme, _flat(text)) for text in held):

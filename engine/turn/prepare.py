@@ -64,6 +64,7 @@ from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.abbreviations import spelled_out
+from engine.answer_kind import kind_first
 from engine.as_at import AsAt, resolve_as_at, same_year_as, split_year_jurisdiction
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
@@ -605,8 +606,24 @@ class TurnPreparer:
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
         else:  # each provision quoted by the parts that answer the question (issue 23)
+            # The kind of value asked (a rate, a threshold) and the band its amounts name first.
+            evidence = kind_first(
+                _aspect_first(evidence, own),
+                as_at.without_date(question),
+                query,
+                wider=lambda: self._evidence_cache.search(
+                    index.generation,
+                    tenant,
+                    query,
+                    3 * k,
+                    jurisdictions,
+                    focus,
+                    window,
+                    lambda: index.search(query, 3 * k, jurisdictions, focus, as_at=window),
+                ),
+            )
             evidence = self._designated_first(evidence, query, jurisdictions)
-            evidence = _rules_before_concepts(_aspect_first(evidence, own))
+            evidence = _rules_before_concepts(evidence)
             evidence = with_answering_passages(evidence, query)
             evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(

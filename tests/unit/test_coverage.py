@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine.coverage import named_schemes, named_taxes, uncovered
+from engine.coverage import named_acronyms, named_filings, named_schemes, named_taxes, uncovered
 from engine.evidence import Evidence, EvidenceHit
 from engine.retrieval import RefusalReason, RelevanceVerdict
 from graph.models import GraphNode
@@ -208,3 +208,77 @@ def test_a_tax_named_by_one_of_two_coordinated_names_is_held():
     assert ask("When do I file the IT38 and pay any gift tax?", ["IE"]) is None
     assert ask("What is the Irish inheritance tax threshold?", ["IE"]) is None
     assert ask("What is the inheritance tax threshold in the UK?", ["UK"]) is not None
+
+
+def test_a_form_named_by_its_code_no_rules_title_says_is_refused():
+    # Fact set batch 6: "P11D deadline for 2024/25?" was answered with the Self Assessment dates;
+    # a code of capitals and digits names a form as an acronym names a tax.
+    titles = {"UK": ["SA100", "Self Assessment online deadline 31 January"],
+              "IE": ["VAT3 due by the 19th (23rd on ROS)", "CT1 filing deadline"]}  # fmt: skip
+
+    def titled(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [
+            t for j in jurisdictions for t in titles.get(j, []) if re.search(rf"\b{words}\b", t)
+        ]
+
+    def ask(question: str, where: list[str]):
+        return uncovered(question, where, ANSWERABLE, names_act=False, names_concept=False,
+                         rules_saying=rules_saying, rules_titled=titled)  # fmt: skip
+
+    assert named_acronyms("P11D deadline for 2024/25?") == ["P11D"]
+    assert named_acronyms("VAT3 for Q1 2026, the A1 and the CT1") == ["VAT3", "CT1"]
+    gap = ask("P11D deadline for 2024/25?", ["UK"])
+    assert gap is not None and gap.verdict.subject == "P11D"
+    assert ask("When is the SA100 due?", ["UK"]) is None
+    assert ask("VAT3 for the May/June 2025 period, what's the deadline?", ["IE"]) is None
+    assert ask("CT1 deadline for a company with a 31 Dec 2025 year end?", ["IE"]) is None
+
+
+def test_a_scheme_or_filing_is_held_only_where_a_rule_says_its_words_together():
+    # Fact set batch 6: "the Annual Investment Allowance" was answered with the Employment
+    # Allowance (a rule that says "annual", "allowance" and, further on, "investment"); "the
+    # confirmation statement" with the VAT return rules.
+    held = {"UK": ["Employment Allowance — 10500 GBP — Eligible employers can reduce their annual "
+                   "employer National Insurance liability by up to £10,500; the allowance is not "
+                   "an investment incentive.",
+                   "File a Self Assessment return — individuals file a return by 31 January.",
+                   "SA100 — Form SA100 is the main UK Self Assessment tax return.",
+                   "UK income tax higher rate — 40 percent."],
+            "IE": ["CGT annual exemption — 1270 EUR — the first €1,270 of gains.",
+                   "Income tax higher rate — 40 percent — on income above the band."]}  # fmt: skip
+
+    def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [text for j in jurisdictions for text in held.get(j, [])]
+
+    def gap(question: str, where: list[str]):
+        return uncovered(question, where, ANSWERABLE, names_act=False, names_concept=True,
+                         rules_saying=saying)  # fmt: skip
+
+    assert named_schemes("What is the Annual Investment Allowance limit?") == [
+        "annual investment allowance"
+    ]
+    refused = gap("What is the Annual Investment Allowance limit for 2025?", ["UK"])
+    assert refused is not None and "annual investment allowance" in refused.sentence
+    assert gap("What is the Irish annual CGT exemption?", ["IE"]) is None
+    assert named_filings("When must a UK company file its confirmation statement?") == [
+        "confirmation statement"
+    ]
+    assert gap("When must a UK company file its confirmation statement?", ["UK"]) is not None
+    # A tax return is a return; "the tax return" names no filing of its own.
+    assert named_filings("When is the self assessment tax return due?") == [
+        "self assessment return"
+    ]
+    assert gap("When is the self assessment tax return due for 2024/25?", ["UK"]) is None
+    assert named_filings("When is the tax return due?") == []
+    # "marginal" qualifies the income tax asked about; it is not part of a tax's name.
+    assert named_taxes("What's the marginal income tax rate in Ireland?") == ["income tax"]
+    assert gap("What's the marginal income tax rate above the band in Ireland?", ["IE"]) is None
+
+
+def test_regression_a_returns_period_or_owner_is_not_its_name():
+    # The first pass refused "the Sept-Oct 2024 VAT return" as a "sept vat return".
+    assert named_filings("By when is the Sept-Oct 2024 VAT return due in Ireland?") == [
+        "vat return"
+    ]
+    assert named_filings("When is my company's VAT return due?") == ["vat return"]
+    assert named_filings("Nov/Dec 2025 VAT3 - due date?") == []
