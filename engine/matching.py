@@ -97,6 +97,7 @@ __all__ = [
     "decide",
     "eli_of",
     "label_forms",
+    "order_free",
     "quarantined_candidates",
     "singular",
     "spelling",
@@ -354,6 +355,20 @@ def _label_forms(text: str) -> tuple[LabelForm, ...]:
     return tuple(out)
 
 
+def order_free(form: LabelForm) -> str | None:
+    """A label form's words in any order (ADR 0078): its content words sorted, its numbers in
+    their own order after them, or ``None`` for a form of fewer than two content words (a word
+    order says nothing then). "Contributory State Pension" and "State Pension
+    (Contributory)", "tax on income" and "income tax" have one; "Non-Contributory State
+    Pension" has another (its "non"), "Class 1 NIC" and "Class 4 NIC" too (their numbers)."""
+    content = [w for w in form.words if w not in _STOPWORDS]
+    numbers = [w for w in content if any(ch.isdigit() for ch in w)]
+    words = sorted(w for w in content if w not in numbers)
+    if len(words) < 2:
+        return None
+    return " ".join(words) + "|" + " ".join(numbers)
+
+
 def _acronyms(form: LabelForm) -> tuple[str | None, str | None]:
     """``(acronym, initials)``: the form itself when it is one short word, and the initials of
     its content words when it has three or more."""
@@ -507,6 +522,7 @@ class ReviewedConcepts:
                             self._label_words.setdefault(word, []).append((content, group))
                 self._synonym_groups.append(forms)
         self._exact: dict[str, list[_Indexed]] = {}
+        self._unordered: dict[str, list[_Indexed]] = {}  # :func:`order_free` forms
         self._acronym: dict[str, list[_Indexed]] = {}  # a one-word label: recorded acronym
         self._initials: dict[str, list[_Indexed]] = {}  # initials of a longer label
         self._forms: dict[str, list[LabelForm]] = {}
@@ -525,6 +541,8 @@ class ReviewedConcepts:
                     mine.append(form)
                     item = _Indexed(entry.key, form.named)
                     self._exact.setdefault(form.form, []).append(item)
+                    if (unordered := order_free(form)) is not None:
+                        self._unordered.setdefault(unordered, []).append(item)
                     acronym, initials = _acronyms(form)
                     if acronym:
                         self._acronym.setdefault(acronym, []).append(item)
@@ -611,7 +629,10 @@ class ReviewedConcepts:
             for key in self._cited.get(citation(text) or ("", 0, 0), ()):
                 add(key, FoundBy.LABEL)
         for form in mine:
-            for item in self._exact.get(form.form, ()):
+            exact = list(self._exact.get(form.form, ()))
+            if (unordered := order_free(form)) is not None:
+                exact += [i for i in self._unordered.get(unordered, ()) if i not in exact]
+            for item in exact:
                 verdict = qualified_ok(item, form)
                 if verdict:
                     add(item.key, FoundBy.LABEL)
@@ -817,13 +838,19 @@ def captured_twin(
         where = str(node.properties.get("jurisdiction") or EU)
         if node.id == concept.id or where not in (concept.jurisdiction, EU):
             continue
-        theirs = {
-            form.form
+        theirs_forms = [
+            form
             for text in (str(node.properties.get("pref_label") or ""), *labels)
             for form in label_forms(text)
             if not form.named or form.named <= {where}
+        ]
+        mine_here = [f for f in mine if not f.named or f.named <= {where}]
+        theirs = {f.form for f in theirs_forms} | {
+            u for f in theirs_forms if (u := order_free(f)) is not None
         }
-        if not theirs & {f.form for f in mine if not f.named or f.named <= {where}}:
+        if not theirs & ({f.form for f in mine_here} | {
+            u for f in mine_here if (u := order_free(f)) is not None
+        }):
             continue
         kind = node.id.rsplit(":", 1)[-1].replace("_", " ")
         spelled = [f for f in label_forms(kind) if not f.named or f.named <= {where}]

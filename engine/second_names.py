@@ -29,7 +29,7 @@ _EU: Final = "EU"
 
 @dataclass(frozen=True, slots=True)
 class NameGroup:
-    jurisdiction: str
+    jurisdictions: tuple[str, ...]  # each its own group: never a join across them
     names: tuple[str, ...]
     source: str
 
@@ -40,9 +40,17 @@ def load_second_names(path: Path = DEFAULT_SECOND_NAMES) -> tuple[NameGroup, ...
         return ()
     entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
     return tuple(
-        NameGroup(str(e["jurisdiction"]), tuple(str(n) for n in e["names"]), str(e["source"]))
+        NameGroup(
+            tuple(str(j) for j in _as_list(e["jurisdiction"])),
+            tuple(str(n) for n in e["names"]),
+            str(e["source"]),
+        )
         for e in entries
     )
+
+
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list) else [value]
 
 
 @cache
@@ -54,7 +62,8 @@ def _index(path: Path) -> dict[tuple[str, str], tuple[int, ...]]:
     for i, group in enumerate(load_second_names(path)):
         for name in group.names:
             for form in label_forms(name)[:1]:
-                out.setdefault((group.jurisdiction, form.form), []).append(i)
+                for where in group.jurisdictions:
+                    out.setdefault((where, form.form), []).append(i)
     return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
 
 

@@ -15,6 +15,7 @@ from engine.matching import (
     ReviewedConcepts,
     decide,
     label_forms,
+    order_free,
     suggestions,
     words_of,
 )
@@ -206,3 +207,25 @@ def test_the_uks_constituent_countries_are_the_uk() -> None:
     assert normalise_jurisdiction("Isle of Man") == "IM"  # out of coverage
     assert normalise_jurisdiction("Ireland and England") == "IRELAND_AND_ENGLAND"
     assert normalise_jurisdiction("Kent") == "KENT"
+
+
+def test_word_order_is_one_form_numbers_and_negations_are_not() -> None:
+    """ADR 0078: a label's content words in another order name the same concept ("Contributory
+    State Pension", "State Pension (Contributory)"); its numbers keep their order and a word
+    more ("Non-Contributory") is another label."""
+    contributory = entry(
+        "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY", "State Pension (Contributory)"
+    )
+    non = entry("PENSIONS:IE:STATE_PENSION_NON_CONTRIBUTORY", "State Pension (Non-Contributory)")
+    vocabulary = ReviewedConcepts([contributory, non])
+    found = vocabulary.candidates("PENSIONS", "CSP", ["Contributory State Pension"], "IE")
+    assert decide("IE", found) is not None
+    assert decide("IE", found).id == contributory.key  # type: ignore[union-attr]
+    found = vocabulary.candidates("PENSIONS", "NCSP", ["Non-Contributory State Pension"], "IE")
+    assert decide("IE", found).id == non.key  # type: ignore[union-attr]
+    classes = ReviewedConcepts([entry("SOCIAL_INSURANCE:UK:CLASS_1_NIC", "Class 1 NIC")])
+    assert decide("UK", classes.candidates("SOCIAL_INSURANCE", "X", ["NIC Class 4"], "UK")) is None
+    assert decide("UK", classes.candidates("SOCIAL_INSURANCE", "X", ["NIC Class 1"], "UK"))
+    one_word = ReviewedConcepts([entry("TAX:IE:VAT", "VAT")])
+    assert order_free(label_forms("VAT")[0]) is None
+    assert decide("IE", one_word.candidates("TAX", "X", ["VAT"], "IE"))
