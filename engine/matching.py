@@ -77,7 +77,7 @@ from engine.concepts import CapturedConcept
 from engine.lexicon import ConceptLexicon
 from engine.lexicon_entry import LexiconEntry
 from engine.normalise import COVERED_JURISDICTIONS, EU, normalise_label
-from engine.second_names import second_names
+from engine.second_names import related_concepts, second_names
 from graph.models import GraphNode
 from graph.port import ConceptReader, QuarantinedConceptReader
 from graph.quarantine import MERGED_STATUS, is_quarantined
@@ -115,6 +115,8 @@ _FUZZY_MIN: Final = 6
 _SUGGESTIONS_MAX: Final = 5
 _OVERLAP_MIN: Final = 0.5
 _SYNONYM_SCORE: Final = 0.7
+_KIND_FORM_MIN_WORDS: Final = 2
+_RELATED_SCORE: Final = 0.75  # an operator's recorded decision: shown among the first five
 _SYNONYM_MIN_WORDS: Final = 2  # "motor tax" may meet "tax on motor vehicles"; "tax" may not
 # EuroVoc labels too generic to bridge synonyms through ("tax": every tax would be a synonym).
 _GENERIC_FORMS: Final = frozenset({"tax", "impot", "taxation", "benefit", "allowance", "pension"})
@@ -146,6 +148,9 @@ class FoundBy(IntEnum):
     # the one is an acronym of the other's words that is not just their initials: letters from
     # inside a word ("IHT", inheritance tax) or a trailing instrument word left out ("MiCA")
     ABBREVIATION = 9
+    # a term the seeds record as *not* a label of the concept but related to it (its
+    # ``not_labels``: broader, a part, a reform, a condition; ADR 0075, ADR 0078)
+    RELATED = 10
 
 
 MERGING: Final = frozenset({FoundBy.KEY, FoundBy.LABEL})
@@ -590,6 +595,10 @@ class ReviewedConcepts:
             out |= self._synonym_groups[group]
         return frozenset(out - {f.form for f in mine})
 
+    def entry(self, key: str) -> LexiconEntry | None:
+        """The reviewed concept ``key``, or ``None``."""
+        return self._entries.get(key)
+
     def _entry_jurisdiction(self, key: str) -> str:
         return self._entries[key].jurisdiction or EU
 
@@ -838,9 +847,13 @@ def captured_twin(
         where = str(node.properties.get("jurisdiction") or EU)
         if node.id == concept.id or where not in (concept.jurisdiction, EU):
             continue
+        kind = node.id.rsplit(":", 1)[-1].replace("_", " ")
+        # its kind, as a reviewed concept's is, when it has two words or more ("Class 2 NIC"
+        # joins CLASS_2_NIC; a lone "PENSION" kind says too little; ADR 0078)
+        named_kind = [kind] if len(kind.split()) >= _KIND_FORM_MIN_WORDS else []
         theirs_forms = [
             form
-            for text in (str(node.properties.get("pref_label") or ""), *labels)
+            for text in (str(node.properties.get("pref_label") or ""), *labels, *named_kind)
             for form in label_forms(text)
             if not form.named or form.named <= {where}
         ]
@@ -852,7 +865,6 @@ def captured_twin(
             u for f in mine_here if (u := order_free(f)) is not None
         }):
             continue
-        kind = node.id.rsplit(":", 1)[-1].replace("_", " ")
         spelled = [f for f in label_forms(kind) if not f.named or f.named <= {where}]
         if any(set(f.words) <= own or f.form in runs for f in spelled):
             exact.setdefault(where, []).append(node)
@@ -917,6 +929,9 @@ class ConceptMatcher:
         self._reader = reader
         self._lexicon = lexicon  # its graph entries are the reviewed concepts (GraphSync)
         self._reviewed: tuple[int, ReviewedConcepts] | None = None
+        # read the data files now (once per process), not inside the first capture's turn
+        related_concepts(())
+        second_names((), EU)
 
     async def identify(
         self, concept: CapturedConcept, jurisdictions: Sequence[str] | None
@@ -993,6 +1008,16 @@ class ConceptMatcher:
                 c
                 for c in quarantined_candidates(concept.kind, texts, held, synonyms, of)
                 if c.id not in known
+            ]
+        if reviewed is not None:  # the seeds' not_labels: related, offered for review
+            known = {c.id for c in found}
+            forms = [f.form for text in texts for f in label_forms(text)]
+            found += [
+                Candidate(
+                    e.key, e.domain, e.jurisdiction or EU, e.kind, FoundBy.RELATED, _RELATED_SCORE
+                )
+                for key in related_concepts(forms)
+                if key not in known and (e := reviewed.entry(key)) is not None
             ]
         return suggestions([c for c in found if c.id != concept.id], concept.jurisdiction)
 

@@ -205,8 +205,8 @@ def _constituent_parts() -> dict[str, str]:
     snake -> project code: a country is the UK (its taxes and benefits are the UK's concepts),
     the province Northern Ireland is ``NI``. Counties and cities are not jurisdictions here."""
     out: dict[str, str] = {}
-    for part in pycountry.subdivisions.get(country_code="GB") or ():
-        if part.type not in ("Country", "Province"):
+    for part in pycountry.subdivisions:
+        if part.country_code != "GB" or part.type not in ("Country", "Province"):
             continue
         code = _ISO_TO_PROJECT.get(str(part.code), "UK")
         for name in re.split(r"[\[\]]", str(part.name)):
@@ -254,12 +254,13 @@ def _subdivision(text: str) -> str | None:
     if "-" not in text:
         return None  # only codes ("GB-NIR"): a bare word ("Cork") is not a jurisdiction here
     try:
-        code = str(pycountry.subdivisions.lookup(text).code)
+        found = pycountry.subdivisions.lookup(text)
     except LookupError:
         return None
+    code = str(found.code)
     if code in _ISO_TO_PROJECT:
         return code
-    if code.startswith("GB-") and (part := _constituent_parts().get(upper_snake(str(
-        pycountry.subdivisions.get(code=code).name).split("[")[0]))) is not None:
+    name = upper_snake(str(found.name).split("[")[0])
+    if code.startswith("GB-") and (part := _constituent_parts().get(name)) is not None:
         return part  # "GB-ENG", "GB-SCT", "GB-WLS": the UK
     return code.replace("-", "_")

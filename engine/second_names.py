@@ -17,11 +17,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import yaml
 
-__all__ = ["DEFAULT_SECOND_NAMES", "NameGroup", "load_second_names", "second_names"]
+__all__ = [
+    "DEFAULT_SECOND_NAMES",
+    "NameGroup",
+    "load_second_names",
+    "related_concepts",
+    "second_names",
+]
 
 DEFAULT_SECOND_NAMES: Final = Path(__file__).resolve().parents[1] / "seeds" / "second_names.yaml"
 _EU: Final = "EU"
@@ -80,6 +86,43 @@ def second_names(
         for where in dict.fromkeys((jurisdiction, _EU)):
             for i in index.get((where, form), ()):
                 found[i] = None
-    return tuple(
-        dict.fromkeys(name for i in found for name in groups[i].names)
-    )
+    return tuple(dict.fromkeys(name for i in found for name in groups[i].names))
+
+
+@cache
+def _not_labels() -> dict[str, tuple[str, ...]]:
+    """Exact form -> the seeded concepts (ids) that record it as a ``not_labels`` term: what a
+    reader might take for its label but names something else (broader, a part, a reform, a
+    condition; ADR 0075), read from the seeds the graph is built from."""
+    from engine.matching import label_forms
+
+    out: dict[str, list[str]] = {}
+    for concept in _seeded_concepts():
+        key = f"{concept['domain']}:{concept['jurisdiction']}:{concept['kind']}"
+        for text in concept.get("not_labels") or ():
+            for form in label_forms(str(text))[:1]:
+                out.setdefault(form.form, []).append(key)
+    return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+
+
+def _seeded_concepts() -> list[dict[str, Any]]:
+    """The seeds' concepts (``concepts:`` of ``seeds/rules/*.yaml``), read with libyaml when
+    present: only the files that record ``not_labels`` are parsed."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    out: list[dict[str, Any]] = []
+    for file in sorted(_RULES.glob("*.yaml")):
+        text = file.read_text(encoding="utf-8")
+        if "not_labels" in text:
+            out += (yaml.load(text, Loader=loader) or {}).get("concepts") or []
+    return out
+
+
+_RULES: Final = Path(__file__).resolve().parents[1] / "seeds" / "rules"
+
+
+def related_concepts(forms: Iterable[str]) -> tuple[str, ...]:
+    """The seeded concepts one of ``forms`` (exact label forms) is a recorded ``not_labels``
+    term of ("data protection" -> the GDPR): review candidates of a capture naming it
+    (``related``), never a merge (ADR 0078)."""
+    index = _not_labels()
+    return tuple(dict.fromkeys(key for form in set(forms) for key in index.get(form, ())))

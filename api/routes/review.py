@@ -111,7 +111,10 @@ class ReviewCandidateOut(BaseModel):
         "inside words, e.g. IHT for inheritance tax), `other_jurisdiction` (the same name with "
         "jurisdiction words naming another jurisdiction, e.g. a national law after an EU one), "
         "`label` (an exact label held by several concepts), `synonym` (another label of a "
-        "EuroVoc concept the capture's label names, ADR 0060)"
+        "EuroVoc concept the capture's label names, ADR 0060), `related` (a term the seeds "
+        "record as *not* a label of that concept but related to it: broader, a part, a reform "
+        "or a condition of it, ADR 0075/0078; usually confirm the capture as its own concept "
+        "rather than merge it)"
     )
     score: float = Field(description="How close, 0 to 1")
     status: str = Field(

@@ -104,3 +104,22 @@ async def test_variants_land_near_misses_carry_candidates_and_one_merge_resolves
         # the paternity concept was never merged: still waiting, still provisional
         queue = (await client.get("/api/review/concepts", headers=OPERATOR)).json()
         assert "WELFARE:IE:PATERNITY_BENEFIT" in {item["id"] for item in queue}
+
+
+async def test_a_term_the_seeds_record_as_not_a_label_is_offered_as_related(
+    served: tuple[str, CapturingModel],
+) -> None:
+    """ADR 0075 keeps "chargeable person" off Irish self-assessment's labels (a person it
+    applies to): a capture of it is its own provisional concept, and the review queue offers
+    self-assessment as a `related` candidate (ADR 0078), never a merge."""
+    base, model = served
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        person = await captured(
+            client, model, domain="TAX", kind="CHARGEABLE_PERSON", jurisdiction="IE",
+            prefLabel="chargeable person",
+        )  # fmt: skip
+        assert (person["id"], person["created"]) == ("TAX:IE:CHARGEABLE_PERSON", True)
+        queue = (await client.get("/api/review/concepts", headers=OPERATOR)).json()
+        [item] = [i for i in queue if i["id"] == person["id"]]
+        reasons = {c["id"]: c["reason"] for c in item["candidates"]}
+        assert reasons.get("TAX:IE:SELF_ASSESSMENT") == "related"

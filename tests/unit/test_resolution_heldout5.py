@@ -1,6 +1,6 @@
 """The fifth resolution set (issue 24, session 7) is frozen and held out whole: the committed
-file is what ``bench/make_resolution_heldout5.py`` writes, byte for byte as committed alone before any
-rule changed in that session, and every case is labelled with its source."""
+file is what ``bench/make_resolution_heldout5.py`` writes, byte for byte as committed alone
+before any rule changed in that session, and every case is labelled with its source."""
 
 from __future__ import annotations
 

@@ -227,3 +227,15 @@ async def test_a_second_name_joins_nothing_in_another_jurisdiction_or_group():
         capture("WFP_SCHEME", "Working Family Payment scheme"), ["IE"]
     )
     assert match.node is None
+
+
+async def test_another_captures_kind_of_two_words_or_more_is_one_of_its_forms():
+    class2 = held("SOCIAL_INSURANCE:UK:CLASS_2_NIC", "Class 2 National Insurance contributions")
+    match = await ConceptMatcher(Reader([class2])).identify(
+        capture("CLASS_2_NICS", "Class 2 NICs", "UK"), ["UK"]
+    )
+    assert match.node is not None and match.node.id == class2.id
+    # a one-word kind is no form: "pension" does not join a capture keyed PENSION
+    lone = held("PENSIONS:UK:PENSION", "Pension Credit")
+    match = await ConceptMatcher(Reader([lone])).identify(capture("P", "pension", "UK"), ["UK"])
+    assert match.node is None

@@ -32,8 +32,11 @@ def test_no_name_is_in_two_groups_or_a_seeded_concepts_label() -> None:
     seeded = {
         (str(c.get("jurisdiction")), label_forms(str(text))[0].form)
         for c in seeds["concepts"]
-        for text in (c.get("pref_label"), *(c.get("alt_labels") or ()),
-                     *(c.get("hidden_labels") or ()))  # fmt: skip
+        for text in (
+            c.get("pref_label"),
+            *(c.get("alt_labels") or ()),
+            *(c.get("hidden_labels") or ()),
+        )
         if text
     }
     assert not set(seen) & seeded
@@ -44,3 +47,12 @@ def test_second_names_are_read_by_exact_form_and_jurisdiction() -> None:
                                                     [0].form.split(), "IE")  # fmt: skip
     assert second_names(["familyincomesupplement"], "UK") == ()
     assert "Digital Markets Act" in second_names(["dma"], "IE")  # an EU act, any member state
+
+
+def test_a_seeded_not_label_names_its_concept_as_related_only() -> None:
+    from engine.second_names import related_concepts
+
+    assert related_concepts([label_forms("chargeable person")[0].form]) == (
+        "TAX:IE:SELF_ASSESSMENT",
+    )
+    assert related_concepts([label_forms("self assessment")[0].form]) == ()
