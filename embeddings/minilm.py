@@ -148,9 +148,19 @@ def _layer_norm(x: _F32, weight: _F32, bias: _F32, eps: float) -> _F32:
     return np.asarray((x - mean) / np.sqrt(var + eps) * weight + bias, dtype=np.float32)
 
 
+def _linear(x: _F32, weight: _F32) -> _F32:
+    """``x @ weight.T`` for ``x`` (batch, tokens, in) and ``weight`` (out, in), as the model
+    stores it, computed as ``weight @ x.T``: in this order OpenBLAS's products took 13-15% less
+    CPU for a question and 25% less for a batch of 80 texts here (ADR 0080); the vectors agree
+    with the other order to float rounding (~2e-7)."""
+    batch, tokens, width = x.shape
+    product = weight @ x.reshape(batch * tokens, width).T
+    return np.asarray(product.T.reshape(batch, tokens, -1), dtype=np.float32)
+
+
 @dataclass(frozen=True)
 class _Layer:
-    qkv: _F32  # (hidden, 3 * hidden): query, key and value projections side by side
+    qkv: _F32  # (3 * hidden, hidden): query, key and value projections stacked (out, in)
     qkv_bias: _F32
     out: _F32
     out_bias: _F32
@@ -213,22 +223,22 @@ class LocalModelEmbedder:
         self._layers = []
         for i in range(int(config["num_hidden_layers"])):
             p = f"encoder.layer.{i}."
-            q, k, v = (t(f"{p}attention.self.{n}.weight").T for n in ("query", "key", "value"))
+            q, k, v = (t(f"{p}attention.self.{n}.weight") for n in ("query", "key", "value"))
             self._layers.append(
                 _Layer(
-                    qkv=np.ascontiguousarray(np.concatenate([q, k, v], axis=1)),
+                    qkv=np.ascontiguousarray(np.concatenate([q, k, v], axis=0)),
                     qkv_bias=np.concatenate(
                         [t(f"{p}attention.self.{n}.bias") for n in ("query", "key", "value")]
                     ),
-                    out=np.ascontiguousarray(t(f"{p}attention.output.dense.weight").T),
+                    out=t(f"{p}attention.output.dense.weight"),
                     out_bias=t(f"{p}attention.output.dense.bias"),
                     ln1=(
                         t(f"{p}attention.output.LayerNorm.weight"),
                         t(f"{p}attention.output.LayerNorm.bias"),
                     ),
-                    up=np.ascontiguousarray(t(f"{p}intermediate.dense.weight").T),
+                    up=t(f"{p}intermediate.dense.weight"),
                     up_bias=t(f"{p}intermediate.dense.bias"),
-                    down=np.ascontiguousarray(t(f"{p}output.dense.weight").T),
+                    down=t(f"{p}output.dense.weight"),
                     down_bias=t(f"{p}output.dense.bias"),
                     ln2=(t(f"{p}output.LayerNorm.weight"), t(f"{p}output.LayerNorm.bias")),
                 )
@@ -283,7 +293,7 @@ class LocalModelEmbedder:
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         scale = np.float32(1.0 / math.sqrt(size))
         for layer in self._layers:
-            qkv = x @ layer.qkv + layer.qkv_bias
+            qkv = _linear(x, layer.qkv) + layer.qkv_bias
             q, k, v = (
                 qkv[..., i * hidden : (i + 1) * hidden]
                 .reshape(batch, width, heads, size)
@@ -295,8 +305,8 @@ class LocalModelEmbedder:
             weights = np.exp(scores)
             weights /= weights.sum(axis=-1, keepdims=True)
             context = (weights @ v).transpose(0, 2, 1, 3).reshape(batch, width, hidden)
-            x = _layer_norm(context @ layer.out + layer.out_bias + x, *layer.ln1, self._eps)
-            up = _gelu((x @ layer.up + layer.up_bias).astype(np.float32))
-            x = _layer_norm(up @ layer.down + layer.down_bias + x, *layer.ln2, self._eps)
+            x = _layer_norm(_linear(context, layer.out) + layer.out_bias + x, *layer.ln1, self._eps)
+            up = _gelu((_linear(x, layer.up) + layer.up_bias).astype(np.float32))
+            x = _layer_norm(_linear(up, layer.down) + layer.down_bias + x, *layer.ln2, self._eps)
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         return np.asarray(pooled, dtype=np.float32)
