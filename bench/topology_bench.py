@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +92,7 @@ STORES = ("postgres", "redis", "bolt")
 class Servers:
     env: dict[str, str]  # the ``servers`` worker's settings
     pids: dict[str, int]  # the PostgreSQL postmaster, redis-server, ArcadeDB's JVM
+    new_database: Callable[[str], str] | None = None  # CREATE DATABASE name: its DSN
 
     def transactions(self) -> int:
         """Transactions the conversation database has seen (each read adds one: itself).
@@ -143,7 +144,8 @@ def running_servers() -> Iterator[Servers]:
         }
         postmaster = int((postgres.root / "data" / "postmaster.pid").read_text().split()[0])
         assert redis.process is not None
-        yield Servers(env, {"postgres": postmaster, "redis": redis.process.pid, "bolt": graph.pid})
+        pids = {"postgres": postmaster, "redis": redis.process.pid, "bolt": graph.pid}
+        yield Servers(env, pids, postgres.create_database)
 
 
 def seed_bolt(env: dict[str, str], data: Path) -> None:

@@ -132,8 +132,9 @@ class Worker:
 
 @contextmanager
 def worker_process(
-    name: str, tree: Path, data: Path, standin: str, env: dict[str, str]
-) -> Iterator[Worker]:
+    name: str, tree: Path, data: Path, standin: str, env: dict[str, str],
+    serve_args: tuple[str, ...] = (),
+) -> Iterator[Worker]:  # fmt: skip
     port = free_port()
     full = {**os.environ, "PYTHONPATH": str(tree), "REGINTEL_DATA_DIR": str(data),
             "REGINTEL_LOG_LEVEL": "WARNING", "REGINTEL_LLM_PROVIDER": "openai",
@@ -144,7 +145,7 @@ def worker_process(
             "REGINTEL_RATE_LIMIT_USER_PER_MINUTE": "0",
             **env}  # fmt: skip
     command = [sys.executable, "-c", "from api.cli import app; app()", "serve",
-               "--port", str(port)]  # fmt: skip
+               "--port", str(port), *serve_args]  # fmt: skip
     log = open(data.parent / f"{name}.log", "ab")  # closed with the process
     process = subprocess.Popen(command, cwd=tree, env=full, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
