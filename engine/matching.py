@@ -49,13 +49,19 @@ concept on without review. They handle, and only handle:
 - "&" read as "and" ("R&D" is "R and D");
 - plurals, word by word (:func:`singular`: "duties", "taxes", "benefits");
 - a roman numeral after a name's first word ("MiFID II" is "MiFID 2", ADR 0075);
+- word order, for two content words or more (:func:`order_free`: "Contributory State
+  Pension" is "State Pension (Contributory)", "tax on income" is "income tax"; numbers keep
+  their order, ADR 0078);
 - jurisdiction words ("Irish", "UK", "(United Kingdom)", "European Union"): a form without
   them is kept *with the jurisdictions they named*, and it may only meet a concept of one
   of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR).
 
 Everything else — another language, former names, acronyms, other spellings ("enrollment")
 — is data: a SKOS ``altLabel`` or ``hiddenLabel`` of the concept in the seeds, or an acronym
-the graph records as a label.
+the graph records as a label; for a concept the seeds do not hold, a group of its official
+names in ``seeds/second_names.yaml`` (:mod:`engine.second_names`, ADR 0078), which lets a
+capture join another capture's concept named by one of them. A term a seeded concept records
+as ``not_labels`` (ADR 0075) makes that concept a ``related`` review candidate, never a merge.
 
 **Creation** (ADR 0023): a capture that matches nothing is created only in a jurisdiction the
 graph covers that the conversation named (or at EU level); otherwise :class:`Match` says why
@@ -116,6 +122,7 @@ _SUGGESTIONS_MAX: Final = 5
 _OVERLAP_MIN: Final = 0.5
 _SYNONYM_SCORE: Final = 0.7
 _KIND_FORM_MIN_WORDS: Final = 2
+_DATED_INITIALS_SCORE: Final = 0.8
 _RELATED_SCORE: Final = 0.75  # an operator's recorded decision: shown among the first five
 _SYNONYM_MIN_WORDS: Final = 2  # "motor tax" may meet "tax on motor vehicles"; "tax" may not
 # EuroVoc labels too generic to bridge synonyms through ("tax": every tax would be a synonym).
@@ -434,6 +441,18 @@ def _spells(acronym: str, words: tuple[str, ...]) -> bool:
     return False
 
 
+def _dated_initials(short: Sequence[str], long_: Sequence[str]) -> bool:
+    """Whether ``short`` is an acronym and a number ("TCA 1997", "VATA 1994") and ``long_``
+    the words it is the initials of, with the same number ("Taxes Consolidation Act 1997"):
+    an Act cited by its acronym and year. A review candidate, never a merge."""
+    numbers = _digits(short)
+    if len(short) != len(numbers) + 1 or not numbers or _digits(long_) != numbers:
+        return False
+    acronym = next(w for w in short if w not in numbers)
+    rest = [w for w in long_ if w not in numbers]
+    return acronym.isalpha() and len(rest) >= 2 and _is_initials(acronym, rest)
+
+
 def _digits(words: Iterable[str]) -> list[str]:
     return [w for w in words if any(ch.isdigit() for ch in w)]
 
@@ -729,6 +748,8 @@ def _near(
                     break  # "Irish General Data Protection Regulation" and "UK GDPR"
                 if len(short.words) == 1 and _abbreviates(short.words[0], long_.words):
                     keep(FoundBy.ABBREVIATION, _ABBREVIATION_SCORE)
+                if _dated_initials(short.words, long_.words):  # "TCA 1997" (ADR 0078)
+                    keep(FoundBy.INITIALS, _DATED_INITIALS_SCORE)
             x = {w for w in a.words if w not in _STOPWORDS}
             y = {w for w in b.words if w not in _STOPWORDS}
             if x and y and (overlap := len(x & y) / len(x | y)) >= _OVERLAP_MIN:

@@ -239,3 +239,11 @@ async def test_another_captures_kind_of_two_words_or_more_is_one_of_its_forms():
     lone = held("PENSIONS:UK:PENSION", "Pension Credit")
     match = await ConceptMatcher(Reader([lone])).identify(capture("P", "pension", "UK"), ["UK"])
     assert match.node is None
+
+
+def test_an_acts_acronym_with_its_year_is_a_candidate_of_its_name_only():
+    """ADR 0078: "DPA 2018" after "Data Protection Act 2018" (no second name recorded) is
+    offered for review, never joined; another year is not offered."""
+    dpa = held("DATA_PROTECTION:IE:DATA_PROTECTION_ACT_2018", "Data Protection Act 2018")
+    assert found("DPA_2018", "DPA 2018", among=[dpa]) == {(dpa.id, FoundBy.INITIALS)}
+    assert found("DPA_1988", "DPA 1988", among=[dpa]) == set()
