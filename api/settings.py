@@ -371,8 +371,10 @@ class Settings(BaseSettings):
         description="Compaction by a model (ADR 0065, fourth addendum): a summary call is made "
         "only once the stored summary's extractive lines that no model summary covers reach "
         "this many estimated tokens, and at most one at a time per conversation in a worker; "
-        "the turns between carry the last model summary followed by those lines. 0: a call "
-        "after every turn that summarised (one in flight per conversation still).",
+        "the turns between carry the last model summary followed by those lines. A range "
+        "with no model summary yet is summarised at once; after a failed call the "
+        "conversation waits 60 s. 0: a call after every turn that summarised (one in flight "
+        "per conversation still).",
     )
     evidence_k: int = 6
     graph_write_timeout_seconds: float = 2.0

@@ -28,6 +28,7 @@ call that answered are told to ``on_usage`` (the API prices and records them lik
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -99,6 +100,9 @@ class SummaryJob:
     # estimated tokens of the stored summary's extractive lines that no model summary covers
     # (engine.compaction.Compacted.uncovered_tokens): what a call would add
     uncovered_tokens: int = 0
+    # whether ``previous`` is a model's summary: if not, this range has none yet and the call is
+    # made whatever ``uncovered_tokens`` (the first compaction's, or after a rollback or edit)
+    continues_model: bool = False
 
 
 def summary_job(
@@ -127,6 +131,7 @@ def summary_job(
         ),
         extracts=extracts,
         uncovered_tokens=uncovered_tokens,
+        continues_model=base is not None and bool(base.model_summary),
     )
 
 
@@ -146,6 +151,7 @@ class ModelSummariser:
         max_summary_chars: int = 2_000,
         max_output_tokens: int = 400,
         min_new_tokens: int = 0,
+        retry_seconds: float = 60.0,
     ) -> None:
         self._egress = egress
         self._router = router
@@ -157,6 +163,8 @@ class ModelSummariser:
         self._max_output_tokens = max_output_tokens
         self._min_new_tokens = min_new_tokens
         self._running: set[str] = set()  # conversations with a call in flight in this worker
+        self._retry_seconds = retry_seconds
+        self._failed_at: dict[str, float] = {}  # conversation → when its last call failed
 
     def wanted(self, tenant_id: str) -> bool:
         """Whether the tenant's summaries are written by a model (not the offline provider)."""
@@ -167,17 +175,24 @@ class ModelSummariser:
         raises for a failure (the extractive summary stays)."""
         if not job.messages or not self.wanted(ctx.tenant_id):
             return False
-        # throttle (ADR 0065 fourth addendum), checked and taken before any await: a call only
-        # once the uncovered lines reach min_new_tokens, and one at a time per conversation;
-        # a turn without a call stores its summary carrying the previous model summary
-        if job.uncovered_tokens < self._min_new_tokens or job.conversation_id in self._running:
+        # throttle (ADR 0065 session 7 addendum), checked and taken before any await: a call
+        # once the uncovered lines reach min_new_tokens (at once while the range has no model
+        # summary yet), one at a time per conversation, none within retry_seconds of a failed
+        # one; a turn without a call stores its summary carrying the previous model summary
+        cid = job.conversation_id
+        failed = self._failed_at.get(cid)
+        if (
+            (job.continues_model and job.uncovered_tokens < self._min_new_tokens)
+            or cid in self._running
+            or (failed is not None and time.monotonic() - failed < self._retry_seconds)
+        ):
             self._counters.inc("model_summaries_deferred")
             return False
-        self._running.add(job.conversation_id)
+        self._running.add(cid)
         try:
             return await self._call(ctx, job)
         finally:
-            self._running.discard(job.conversation_id)
+            self._running.discard(cid)
 
     async def _call(self, ctx: EgressContext, job: SummaryJob) -> bool:
         route = self._router.route(SUMMARY_TASK, ctx.tenant_id)
@@ -199,7 +214,7 @@ class ModelSummariser:
             async with aclosing(self._router.stream(self._egress, request, ctx)) as chunks:
                 async for chunk in chunks:
                     if isinstance(chunk, Error):
-                        return self._failed(chunk.code)
+                        return self._failed(chunk.code, job)
                     if isinstance(chunk, Text):
                         parts.append(chunk.delta)
                     elif isinstance(chunk, Done):
@@ -214,7 +229,7 @@ class ModelSummariser:
                             )
             text = " ".join("".join(parts).split())
             if not text:
-                return self._failed("empty_summary")
+                return self._failed("empty_summary", job)
             sanitised = (await self._egress.sanitise_message(ctx, text)).text
             text = _cut(sanitised, self._max_summary_chars)
             stored = await self._store.set_model_summary(
@@ -226,17 +241,21 @@ class ModelSummariser:
                 user_id=ctx.user_id,
             )
         except RegintelError as exc:  # egress blocked, the store gone or erased …
-            return self._failed(exc.code)
+            return self._failed(exc.code, job)
         except Exception as exc:  # a provider bug must not surface anywhere
             log.warning("model_summary_crashed", error=type(exc).__name__)
-            return self._failed("internal_error")
+            return self._failed("internal_error", job)
+        self._failed_at.pop(job.conversation_id, None)
         if stored:
             self._counters.inc("model_summaries_stored")
         return stored
 
-    def _failed(self, code: str) -> bool:
+    def _failed(self, code: str, job: SummaryJob) -> bool:
         log.warning("model_summary_failed", code=code)
         self._counters.inc("model_summaries_failed")
+        if len(self._failed_at) >= 10_000:  # bounded: forgetting one only allows a retry
+            self._failed_at.clear()
+        self._failed_at[job.conversation_id] = time.monotonic()
         return False
 
     def _transcript(self, job: SummaryJob) -> str:

@@ -205,9 +205,14 @@ class HeldEgress(FakeEgress):
             yield chunk
 
 
-def job(conversation: str, last: str, uncovered: int) -> SummaryJob:
+def job(conversation: str, last: str, uncovered: int, continues_model: bool = True) -> SummaryJob:
     return SummaryJob(
-        conversation, last, "Earlier.", (("user", "Is a meal 13.5%?"),), uncovered_tokens=uncovered
+        conversation,
+        last,
+        "Earlier.",
+        (("user", "Is a meal 13.5%?"),),
+        uncovered_tokens=uncovered,
+        continues_model=continues_model,
     )
 
 
@@ -221,6 +226,15 @@ async def test_a_call_waits_until_the_uncovered_lines_reach_the_threshold() -> N
     assert egress.requests == [] and model._counters.get("model_summaries_deferred") == 2
     assert await model.summarise(CTX, job("c1", "m12", 300)) is True
     assert len(egress.requests) == 1 and [s[2] for s in store.stored] == ["m12"]
+
+
+async def test_a_range_without_a_model_summary_yet_is_summarised_at_once() -> None:
+    """The first compaction (or the first after a rollback or an edit) has no model summary to
+    carry: its call is made whatever the threshold, so the next prompt can use one."""
+    egress, store = FakeEgress([Text("A summary."), Done()]), FakeSummaries()
+    model = summariser(egress, store, min_new_tokens=400)
+    assert await model.summarise(CTX, job("c1", "m8", 50, continues_model=False)) is True
+    assert len(egress.requests) == 1
 
 
 async def test_one_call_at_a_time_per_conversation() -> None:
@@ -242,12 +256,19 @@ async def test_one_call_at_a_time_per_conversation() -> None:
     assert model._counters.get("model_summaries_deferred") == 1
 
 
-async def test_a_failed_call_frees_its_conversation() -> None:
+async def test_after_a_failed_call_its_conversation_waits_retry_seconds() -> None:
+    """A provider that keeps failing is not called on every turn: the conversation's next call
+    waits ``retry_seconds`` (other conversations do not); then it is made again."""
     model = summariser(FakeEgress(fails=ConnectionError("refused")), FakeSummaries())
     assert await model.summarise(CTX, job("c1", "m8", 500)) is False
     egress = FakeEgress([Text("ok"), Done()])
     model._egress = egress
-    assert await model.summarise(CTX, job("c1", "m10", 500)) is True
+    assert await model.summarise(CTX, job("c1", "m10", 500)) is False  # within 60 s
+    assert await model.summarise(CTX, job("c2", "m10", 500)) is True
+    assert len(egress.requests) == 1
+    model._retry_seconds = 0  # the wait is over
+    assert await model.summarise(CTX, job("c1", "m12", 500)) is True
+    assert await model.summarise(CTX, job("c1", "m14", 500)) is True  # a success clears it
 
 
 async def test_the_transcript_gives_the_lines_between_a_carried_summary_and_the_new_messages():
@@ -272,6 +293,9 @@ async def test_the_transcript_gives_the_lines_between_a_carried_summary_and_the_
     ]  # fmt: skip
     made = summary_job("c1", "m7", base, added, uncovered_tokens=42)
     assert made.extracts == ('- [Q] "Q2"', '- [A] "A2."') and made.uncovered_tokens == 42
+    assert made.continues_model
+    plain = base.model_copy(update={"model_summary": None, "model_pending_lines": 0})
+    assert not summary_job("c1", "m7", plain, added).continues_model
     egress = FakeEgress([Text("ok"), Done()])
     await summariser(egress, FakeSummaries()).summarise(CTX, made)
     assert egress.requests[0].messages[1].content == (
