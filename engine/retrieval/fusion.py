@@ -22,11 +22,13 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Channel:
-    """One ranked list of ids (best first) and its weight in the fusion."""
+    """One ranked list of ids (best first), its weight in the fusion and, when set, its own
+    RRF constant (a larger ``k`` flattens the channel's ranks: its top matters less)."""
 
     name: str
     ranked: Sequence[str]
     weight: float = 1.0
+    k: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +51,14 @@ def reciprocal_rank_fusion(channels: Sequence[Channel], k: float = 60.0) -> list
     sources: dict[str, list[str]] = {}
     for channel in channels:
         seen: set[str] = set()
+        constant = k if channel.k is None else channel.k
+        if constant <= 0:
+            raise ValueError("the RRF constant k must be positive")
         for rank, item in enumerate(channel.ranked, start=1):
             if item in seen:
                 continue
             seen.add(item)
-            scores[item] = scores.get(item, 0.0) + channel.weight / (k + rank)
+            scores[item] = scores.get(item, 0.0) + channel.weight / (constant + rank)
             sources.setdefault(item, []).append(channel.name)
     fused = [FusedItem(item, score, tuple(sources[item])) for item, score in scores.items()]
     fused.sort(key=lambda entry: (-entry.score, entry.id))

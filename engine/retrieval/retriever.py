@@ -169,11 +169,19 @@ class RetrievalConfig:
     # 0.652, old 0.722 -> 0.742, lookups unchanged), on both held-out sets R@5 does not move
     # (R@10 +0.05 / +0.04); ADR 0058, seventh-pass addendum.
     dense_chunk_channel: float = 0.0
+    # That channel's own RRF constant (0: ``rrf_k``), eighth pass.
+    dense_chunk_rrf_k: float = 0.0
     # The gate's rule 5 (``focus.py``): the top fused units in which some word of what the
     # question asks for must appear (0: off). 5: on the dev sets it refuses 7 of the 10 questions
     # inside an act's field that the act does not settle (3 before), refusing no answerable
     # question; at 3 one more false refusal (ADR 0058, eighth-pass addendum).
     asked_depth: int = 5
+    # An act prior for a question that names no act (0: off): the acts ranked by the mean of
+    # their provisions' three best cosines, and the semantic ranking within the best
+    # ``act_prior_acts`` of them as one more channel of this weight (a question in everyday
+    # words often finds the right act before the right article).
+    act_prior: float = 0.0
+    act_prior_acts: int = 1
     gate: GateThresholds = field(default_factory=GateThresholds)
 
 
@@ -212,6 +220,17 @@ class Retriever:
             wanted = self.config.dense_chunks > 0 or self.config.dense_chunk_channel > 0
             self._dense = DenseRows.build(self._rows.ids, docs, embedder, vectors, chunks=wanted)
         self._query_vectors: dict[str, npt.NDArray[np.float32] | None] = {}
+        # Each row's act as a small integer (-1: not a provision), for the act prior.
+        act_numbers: dict[str, int] = {}
+        self._act_codes = np.array(
+            [
+                act_numbers.setdefault(d.instrument_id, len(act_numbers))
+                if (d := docs.get(i)) is not None and d.kind in _PROVISIONS and d.instrument_id
+                else -1
+                for i in self._rows.ids
+            ],
+            dtype=np.int32,
+        )
         self._absorbed = 0  # nodes taken in by :meth:`absorb` since this build
         self._catalogue = ActCatalogue(
             self._nodes.values(),
@@ -471,6 +490,17 @@ class Retriever:
                 )
             ranked = self._rows.top(dense_units, _DENSE_UNITS, config.depth)
             channels.append(Channel("dense", ranked, config.dense_weight))
+            # Only when the semantic channel's best unit is an act's provision: a question about
+            # a tax rule keeps its rule nodes (the prior ranks provisions only).
+            leads = bool(ranked) and self._docs[ranked[0]].kind in _PROVISIONS
+            if config.act_prior and leads and not named and not instruments:
+                best_acts = self._best_acts(cosine, config.act_prior_acts)
+                codes = self._act_codes
+                inside = np.zeros(len(dense_units), dtype=bool)
+                inside[: len(codes)] = np.isin(codes[: len(dense_units)], best_acts)
+                prior = np.where(inside, dense_units, 0.0).astype(np.float32)
+                ranked = self._rows.top(prior, _DENSE_UNITS, config.depth)
+                channels.append(Channel("dense", ranked, config.act_prior))
             if config.dense_chunk_channel and len(dense.chunk_rows):
                 pooled = self._rows.filtered(
                     dense.scores(vector, len(self._rows.ids), 1.0),
@@ -486,7 +516,8 @@ class Retriever:
                     config.dense_recital_flow,
                 )
                 ranked = self._rows.top(pooled_units, _DENSE_UNITS, config.depth)
-                channels.append(Channel("dense", ranked, config.dense_chunk_channel))
+                own_k = config.dense_chunk_rrf_k or None
+                channels.append(Channel("dense", ranked, config.dense_chunk_channel, own_k))
         if focus:
             near = self._shape.within_two_hops(focus)
             ranked = self._rows.top(units, _UNITS, config.depth, only=near)
@@ -535,6 +566,25 @@ class Retriever:
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )
         return SearchResult(tuple(self._hits(explicit, fused, scores, k)), verdict)
+
+    def _best_acts(self, cosine: npt.NDArray[np.float32], count: int) -> list[int]:
+        """The ``count`` acts whose three best provisions' cosines have the highest mean (read
+        among the 400 best provisions; an act with fewer there counts the 400th's cosine)."""
+        codes = self._act_codes[: len(cosine)]
+        rows = np.flatnonzero(codes >= 0)
+        if not len(rows):
+            return []
+        if len(rows) > 400:
+            rows = rows[np.argpartition(-cosine[rows], 400)[:400]]
+        rows = rows[np.argsort(-cosine[rows], kind="stable")]
+        floor = float(cosine[rows[-1]])
+        best: dict[int, list[float]] = {}
+        for row in rows.tolist():
+            kept = best.setdefault(int(codes[row]), [])
+            if len(kept) < 3:
+                kept.append(float(cosine[row]))
+        mean = {a: (sum(v) + floor * (3 - len(v))) / 3 for a, v in best.items()}
+        return sorted(mean, key=lambda a: (-mean[a], a))[:count]
 
     def _in_force(self, node_id: str, window: tuple[int, int]) -> bool:
         row = self._rows.row_of.get(node_id)

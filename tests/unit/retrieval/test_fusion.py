@@ -35,3 +35,13 @@ def test_duplicates_in_one_channel_count_once_at_their_best_rank() -> None:
 def test_k_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         reciprocal_rank_fusion([], k=0)
+
+
+def test_a_channel_with_its_own_k_flattens_its_ranks() -> None:
+    fused = reciprocal_rank_fusion([Channel("a", ["x", "y"]), Channel("b", ["y"], k=99.0)], k=1)
+    assert [(i.id, i.score) for i in fused] == [
+        ("x", 0.5),
+        ("y", pytest.approx(1 / 3 + 1 / 100)),
+    ]
+    with pytest.raises(ValueError, match="positive"):
+        reciprocal_rank_fusion([Channel("a", ["x"], k=0.0)], k=1)
