@@ -173,6 +173,13 @@ _PERSON_VERB_BEFORE = re.compile(
     r"|loan|money|lent|left|sold|owed)\s+to"
     r"|(?:my|our|his|her|their)\s+(?:" + _RELATION + r")\s+and)[ \t]+$"
 )
+# Before a pair of name words (``AnyCaseNameRecogniser._pair_slot``), besides the verbs above:
+# the doer or the other side of a sale, a letting or a job ("sold by", "bought from").
+_PAIR_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:(?:sold|bought|rented|let|leased|inherited|hired|employed|owned|signed"
+    r"|prepared|done|paid|sent|given|left|received)\s+(?:by|from)|work\s+for|worked\s+for"
+    r"|working\s+for|gift\s+from|owe|owes|owed)[ \t]+$"
+)
 # A question about what a person may or must do: a modal before the word, a verb of people's
 # money and papers in its base form after it ("does jildau need", "how much can maika earn").
 _PERSON_MODAL_BEFORE = re.compile(
@@ -189,7 +196,10 @@ _PERSON_SUBJECT = re.compile(
     r"|earns|earned|works|worked|lives|lived|pays|paid|owns|owned|owes|owed|gets|got|has|had"
     r"|sent|sends|called|rang|texted|emailed|started|left|moved|retired|died|married|inherited"
     r"|received|claims|claimed|got|gave|gives|is\s+my|was\s+my|and\s+i|and\s+me"
+    r"|from\s+(?:the\s+)?[a-z]+\s+(?:told|tells|said|says|asked|asks|rang|called|emailed|wrote)"
     r"|moves|moved|shares|share|uses|used|thinks|and\s+(?:my|his|her|their)\s+(?:"
+    + _RELATION
+    + r")|(?:is|was)\s+(?:the|a|an|my|our|his|her|their)\s+(?:"
     + _RELATION
     + r")"
     r"|(will|would|can|could|should|might|must|does|did|doesn't|didn't))\b"
@@ -300,6 +310,7 @@ class AnyCaseNameRecogniser:
         self._names = lexicon.first_names | lexicon.surnames
         self._words = lexicon.english_words | lexicon.non_names
         self._namelike = name_likeness(lexicon).is_namelike
+        self._spelled_like_names = name_likeness(lexicon).spelled_like_names
         self._acronyms = lexicon.acronyms
         self._min_score = min_score
         self._kinds: dict[str, str] = {}
@@ -342,6 +353,8 @@ class AnyCaseNameRecogniser:
                     i = back
             if back is None or span is None:
                 span = self._name_at(text, low, words, i, cues)
+            if span is None and i + 1 < len(words):
+                span = self._pair_in_slot(text, low, words, i)
             if span is not None:
                 done, score = span
                 if score >= self._min_score:
@@ -411,6 +424,8 @@ class AnyCaseNameRecogniser:
             # "dr nic dhonnchadha", "MS NÍ BHRIAIN", "DR Ó GRÁDA": after a cue a particle or
             # an initial starts the name when a name word follows it.
             kind = self._after_particle(text, words, i)
+        if kind == "no" and cues.get(first.start) is True and self._word_before_name(words, i):
+            kind = "weak"  # "my name is verity palmateer": a word, then a name, after the cue
         if kind in ("no", "initial", "particle"):
             return None
         if kind == "weak" and first.low in SENTENCE_START_WORDS:
@@ -680,7 +695,7 @@ class AnyCaseNameRecogniser:
             if word.case == "caps_alone":
                 return self._caps_name(word) and self._caps_slot(low, word)
             if not self._namelike(word.low):
-                return False
+                return False  # alone, a word must read as a name ("verifier", "biomass" do not)
             verbs_only = True
         else:
             return False
@@ -707,6 +722,87 @@ class AnyCaseNameRecogniser:
         ):
             return True  # "does jildau need to file", "can maika earn": lower case only
         return not verbs_only and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
+
+    def _letters_of_a_name(self, low: str) -> bool:
+        """A word no list holds whose letters are a name's: name-like by the trigram model, or
+        with at most one trigram no name of the lists has ("tarrant", "newkirk": English-
+        looking surnames the model scores as words). Asked only where a person's place agrees."""
+        return self._namelike(low) or self._spelled_like_names(low)
+
+    def _compound_surname(self, low: str) -> bool:
+        """Two English words of four letters or more written as one that the word list does
+        not hold whole ("thornberry", "stockbridge", "kettleworth"): a surname or a place far
+        more often than a word. Asked only right after a name word."""
+        if len(low) < 8 or low in self._words or low in _NEVER or low in _ROLES:
+            return False
+        words = self._words
+        return any(low[:k] in words and low[k:] in words for k in range(4, len(low) - 3))
+
+    def _word_before_name(self, words: _Words, i: int) -> bool:
+        """After a strong cue, an English word that is a content word followed, one space on and
+        in the same case, by a name word the lists hold or no list does ("MY NAME IS VERITY
+        PALMATEER"; not "my name is missing from the deed")."""
+        first = words[i]
+        if i + 1 >= len(words) or not self._plain_word(first) or first.low in _MONEY_NOUNS:
+            return False
+        second = words[i + 1]
+        if second.start != first.end + 1 or second.case != first.case or not first.eligible:
+            return False
+        kind = self._kind(second)
+        return kind == "strong" or (kind == "unknown" and self._letters_of_a_name(second.low))
+
+    def _pair_in_slot(self, text: str, low: str, words: _Words, i: int) -> tuple[int, float] | None:
+        """Two name words side by side, in lower case or in capitals where capitals are how the
+        text is typed, in a person's place (``_pair_slot``): each a name the lists hold that is
+        no English word, or a word no list holds whose letters are a name's; at least one of
+        them no list holds ("gave barra vanhook the keys", "RAHMATULLAH ARRINGTON OWES ME",
+        "mikola newkirk is the director"). Two known names are judged by ``_name_at``."""
+        first, second = words[i], words[i + 1]
+        if not (first.eligible and second.eligible) or first.case != second.case:
+            return None
+        if second.start != first.end + 1 or first.possessive or first.period:
+            return None
+        pair = [(w, self._kind(w)) for w in (first, second)]
+        if pair[1][1] == "no" and self._compound_surname(second.low):
+            pair[1] = (second, "unknown")  # "sold by MATEUSZ THORNBERRY"
+        if any(k not in ("strong", "unknown") for _, k in pair):
+            return None
+        if not any(k == "unknown" for _, k in pair):
+            return None
+        for w, k in pair:
+            if len(w.low) < 3 or "-" in w.low or w.low in self._acronyms:
+                return None
+            if k == "unknown" and not (
+                (w.case == "lower" or _readable(w.low))
+                and self._letters_of_a_name(w.low)
+                and not w.low.endswith(_LATIN_ENDINGS)
+            ):
+                return None
+        if _glued(text, first) or _glued(text, second):
+            return None
+        if not any(k == "strong" or self._namelike(w.low) for w, k in pair):
+            return None  # at least one of the two reads as a name, not only spelled like one
+        return (i + 2, UNKNOWN_FIRST) if self._pair_slot(low, first, second) else None
+
+    @staticmethod
+    def _pair_slot(low: str, first: _Word, last: _Word) -> bool:
+        """A person's place for a pair of words: after a verb that takes a person ("gave",
+        "told", "sold by", "work for"), or before a verb people do ("owes", "is my tenant",
+        "will pay"), or between a modal and a verb of people's money and papers ("does bronis
+        duckworth need")."""
+        window = max(0, first.start - 24)
+        if (
+            _PERSON_VERB_BEFORE.search(low, window, first.start) is not None
+            or _PAIR_BEFORE.search(low, window, first.start) is not None
+        ):
+            return True
+        after = _PERSON_SUBJECT.match(low, last.end)
+        if after is not None and after.group(1) is None:
+            return True  # a verb, not a modal: "anonymised datasets should be" is prose
+        return (
+            _PERSON_BASE_VERB_AFTER.match(low, last.end) is not None
+            and _PERSON_MODAL_BEFORE.search(low, window, first.start) is not None
+        )
 
     def _namelike_pair(self, first: _Word, following: list[_Word], kinds: list[str]) -> bool:
         """``first`` and the next name word look like names: each a known name that is not a
@@ -810,9 +906,12 @@ class AnyCaseNameRecogniser:
             if kind == "initial" or kind == "particle":
                 j += 1
                 continue  # counts only if a name word follows it
-            # A surname that is also a word ("white", "power") only after a first name.
-            if kind in ("strong", "unknown") or (
-                kind == "weak" and after_first and word.low in self._surnames
+            # A surname that is also a word ("white", "power") only after a first name; so is
+            # one made of two words that no list holds whole ("thornberry", "kettleworth").
+            if (
+                kind in ("strong", "unknown")
+                or (kind == "weak" and after_first and word.low in self._surnames)
+                or (after_first and kind == "no" and self._compound_surname(word.low))
             ):
                 j += 1
                 end = j
@@ -907,6 +1006,14 @@ def _pronounceable(low: str) -> bool:
     "NCCA" are not; "NANAHO", "ENISA" are, and their context decides)."""
     vowels = sum(c in _VOWELS for c in low)
     return vowels * 3 >= len(low) and any(c in _VOWELS for c in low[:3])
+
+
+def _readable(low: str) -> bool:
+    """A word in capitals that reads as a word rather than an initialism, a little looser than
+    :func:`_pronounceable` for a name beside another ("SHARPTON": a quarter of its letters
+    are vowels, one among the first three)."""
+    vowels = sum(c in _VOWELS for c in low)
+    return vowels * 4 >= len(low) and any(c in _VOWELS for c in low[:3])
 
 
 def _glued(text: str, word: _Word) -> bool:

@@ -47,7 +47,7 @@ _AT_WORD = r"at[ \t]?sign|at|arroba|arobase|ma[lł]pa|klammeraffe|chiocciola"
 _AT = (
     rf"\s{{0,3}}(?:{_OPEN}\s{{0,2}}(?:{_AT_WORD}|@)\s{{0,2}}{_CLOSE}"
     rf"|{_BR_OPEN}\s{{0,2}}a\s{{0,2}}{_BR_CLOSE}|@)\s{{0,3}}"
-    rf"|[ \t]{{1,3}}(?:{_AT_WORD})[ \t]{{1,3}}"
+    rf"|[ \t]{{1,3}}(?:{_AT_WORD})[ \t]{{1,3}}(?:the[ \t]{{1,3}})?"
 )
 # "dot", "period" and "point" are the words for the dot; "[.]", "(.)" a wrapped one.
 # "dot", "period", "point", "full stop", the word spelt out ("d o t") and the words of other
@@ -197,14 +197,21 @@ class SpelledEmailRecogniser:
 
     def _accept(self, match: re.Match[str]) -> PiiFinding | None:
         local_plain = _DOT_ONLY.sub(".", match["local"])
-        if match["at"].strip().lower() == "at" and re.fullmatch(r"[^\W_]+", local_plain):
+        at = " ".join(match["at"].split()).lower()
+        if at.endswith(" the"):
+            # "jdoe at the mail dot ie address": "at the" is prose far more often than "at",
+            # so the local part must hold a separator or a digit, or be no English word.
+            if re.fullmatch(r"[^\W\d_]+", local_plain) and local_plain.lower() in self._words:
+                return None
+            at = at[: -len(" the")]
+        if at == "at" and re.fullmatch(r"[^\W_]+", local_plain):
             low = local_plain.lower()
             if low in self._words and low not in self._first:
                 return None  # "look it up at revenue dot ie"
         # A full stop is written after a word and before a space; a dot with a space on both
         # sides ("gmail . com") is a spelled-out dot, never the end of a sentence.
         if re.search(r"\S\.\s|\s\.\S", match["domain"]) and (
-            match["at"].strip().lower() == "at" or re.search(r"\.\s+[A-Z]", match["domain"])
+            at == "at" or re.search(r"\.\s+[A-Z]", match["domain"])
         ):
             return None  # "made at meetings. In the ...": a full stop, not a spaced dot
         domain = _DOT_ONLY.sub(".", match["domain"])

@@ -64,6 +64,20 @@ SIXTH = [
     ("the house is in SIOBHAN's name only.", ["SIOBHAN"]),
 ]
 
+# Session 7's classes (tuned on bench/data/pii_dev7.json; values are the test's own): two name
+# words in a person's place that the trigram model reads as English, a compound surname, a word
+# that is a name after "my name is", a title-case name before what only a person does, and an
+# address written with "at the".
+SEVENTH = [
+    ("the van was sold by MATEUSZ THORNBERRY in may", ["MATEUSZ THORNBERRY"]),
+    ("gulnara stockham is the director of the firm", ["gulnara stockham"]),
+    ("does jovita thornbury need to register", ["jovita thornbury"]),
+    ("MY NAME IS PRUDENCE STOCKBRIDGE AND I OWE CGT", ["PRUDENCE STOCKBRIDGE"]),
+    ("my name is honour vasquez, i rent a flat", ["honour vasquez"]),
+    ("Has Rogatien missed the deadline?", ["Rogatien"]),
+    ("reply to olek.b at the gmail dot com address", ["olek.b at the gmail dot com"]),
+]
+
 
 @dataclass
 class Stack:
@@ -150,4 +164,15 @@ async def test_the_sixth_pass_classes_never_reach_the_model_in_enforce_mode(stac
     bodies = [json.dumps(body, ensure_ascii=False) for body in stack.llm.requests]
     assert len(bodies) == len(SIXTH)  # every turn called the model
     leaked = {m: p for m, values in SIXTH if (p := passed_values(values, bodies))}
+    assert leaked == {}
+
+
+async def test_the_seventh_pass_classes_never_reach_the_model_in_enforce_mode(stack: Stack):
+    stack.llm.script(Reply(text=["The standard rate is 23% ", "[IE:RATE:VAT_STANDARD]."]))
+    async with httpx.AsyncClient(base_url=stack.base, timeout=30) as client:
+        for message, _ in SEVENTH:
+            await _turn(client, message + QUESTION)
+    bodies = [json.dumps(body, ensure_ascii=False) for body in stack.llm.requests]
+    assert len(bodies) == len(SEVENTH)  # every turn called the model
+    leaked = {m: p for m, values in SEVENTH if (p := passed_values(values, bodies))}
     assert leaked == {}
