@@ -222,6 +222,21 @@ _MONEY_NOUNS = frozenset(
     """bill grant mark penny cash sterling bond will tip chase rent over under for per out
     off back down about around after before since until till into upon via all""".split()
 )
+# The last words of ``_PERSON_VERB_BEFORE`` and ``_PAIR_BEFORE``: a cheap test before searching.
+_SLOT_LAST_WORDS = frozenset(
+    """told tell telling ask asked asking pay paid paying gave give giving sent send owe owes
+    owed help helped helping call called ring rang email emailed text texted meet met hired hire
+    employ employs employed marry married thank thanked lend lent loaned visit visited mind minds
+    minding and from with to by for""".split()
+)
+# The first words of ``_PERSON_SUBJECT``'s verbs (its modals left out: a pair before a modal is
+# not a person's place).
+_SUBJECT_FIRST_WORDS = frozenset(
+    """wants wanted needs needed says said thinks thought told tells asked asks earns earned
+    works worked lives lived pays paid owns owned owes owed gets got has had sent sends called
+    rang texted emailed started left moved retired died married inherited received claims
+    claimed gave gives is was and from moves shares share uses used""".split()
+)
 _AMOUNT_AFTER = re.compile(r"[ \t]+(?:[€£$][ \t]*)?\d")
 _MODALS = frozenset("will would can could should might must does did doesn't didn't".split())
 
@@ -273,6 +288,12 @@ class _Words:
 
     def __len__(self) -> int:
         return len(self.matches)
+
+    def low_at(self, k: int) -> str:
+        """The lower-case word at ``k`` ("" outside the text), without building a ``_Word``."""
+        if k < 0 or k >= len(self.matches):
+            return ""
+        return self._core(k).lower()
 
     def _core(self, k: int) -> str:
         raw = self.matches[k].group()
@@ -447,7 +468,9 @@ class AnyCaseNameRecogniser:
 
         def in_slot() -> bool:
             if not slot:
-                slot.append(self._person_slot(low, first, kind))
+                slot.append(
+                    self._person_slot(low, first, kind, words.low_at(i - 1), words.low_at(i + 1))
+                )
             return slot[0]
 
         if not first.eligible and not (
@@ -674,7 +697,7 @@ class AnyCaseNameRecogniser:
         after = _PERSON_SUBJECT.match(low, word.end)
         return after is not None and after.group(1) is None
 
-    def _person_slot(self, low: str, word: _Word, kind: str) -> bool:
+    def _person_slot(self, low: str, word: _Word, kind: str, before: str, following: str) -> bool:
         """A lone word where chat puts a person: the subject of a verb people do ("kate wants
         to know", "martim earns"), or the object of one ("told ravil", "i pay laila", "the
         gift from astrid to my son").
@@ -685,7 +708,10 @@ class AnyCaseNameRecogniser:
         lives; so may a surname the lists hold. A word no list holds: name-like
         (:mod:`egress.pii.namelike`), without a hyphen ("non-cyber"), only beside such a
         verb, and in capitals amid lower case only when it reads as a word, not as an
-        initialism (``_pronounceable``: "NANAHO", not "EDPB")."""
+        initialism (``_pronounceable``: "NANAHO", not "EDPB").
+
+        ``before`` and ``following`` are the words around (lower case, "" at an end): the
+        patterns are searched only when one of them can match there."""
         if kind == "strong":
             # A surname alone ("SEILER owns half") only beside a verb of people's lives.
             verbs_only = word.case == "caps_alone" or word.low not in self._first
@@ -710,18 +736,25 @@ class AnyCaseNameRecogniser:
         if _NUMBER_AFTER.match(low, word.end) is not None:
             return False  # a unit, a currency or a label before a number ("eur 372", "box 10")
         window = max(0, word.start - 24)
-        if _PERSON_VERB_BEFORE.search(low, window, word.start) is not None:
+        slot_before = before in _SLOT_LAST_WORDS
+        if slot_before and _PERSON_VERB_BEFORE.search(low, window, word.start) is not None:
             return True
-        after = _PERSON_SUBJECT.match(low, word.end)
-        if after is not None and not (verbs_only and after.group(1) is not None):
-            return True
+        if following in _SUBJECT_FIRST_WORDS or following in _MODALS:
+            after = _PERSON_SUBJECT.match(low, word.end)
+            if after is not None and not (verbs_only and after.group(1) is not None):
+                return True
         if (
             word.case == "lower"
+            and (before in _MODALS or before == "do")
             and _PERSON_BASE_VERB_AFTER.match(low, word.end) is not None
             and _PERSON_MODAL_BEFORE.search(low, window, word.start) is not None
         ):
             return True  # "does jildau need to file", "can maika earn": lower case only
-        return not verbs_only and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
+        return (
+            not verbs_only
+            and slot_before
+            and _PERSON_PREP_BEFORE.search(low, window, word.start) is not None
+        )
 
     def _letters_of_a_name(self, low: str) -> bool:
         """A word no list holds whose letters are a name's: name-like by the trigram model, or
@@ -757,6 +790,14 @@ class AnyCaseNameRecogniser:
         no English word, or a word no list holds whose letters are a name's; at least one of
         them no list holds ("gave barra vanhook the keys", "RAHMATULLAH ARRINGTON OWES ME",
         "mikola newkirk is the director"). Two known names are judged by ``_name_at``."""
+        before = words.low_at(i - 1)
+        if (
+            before not in _SLOT_LAST_WORDS
+            and before not in _MODALS
+            and before != "do"
+            and words.low_at(i + 2) not in _SUBJECT_FIRST_WORDS
+        ):
+            return None  # no person's place around: the common case, two set look-ups
         first, second = words[i], words[i + 1]
         if not (first.eligible and second.eligible) or first.case != second.case:
             return None
@@ -768,6 +809,8 @@ class AnyCaseNameRecogniser:
         if any(k not in ("strong", "unknown") for _, k in pair):
             return None
         if not any(k == "unknown" for _, k in pair):
+            return None
+        if not self._pair_slot(low, words, i):
             return None
         for w, k in pair:
             if len(w.low) < 3 or "-" in w.low or w.low in self._acronyms:
@@ -782,25 +825,31 @@ class AnyCaseNameRecogniser:
             return None
         if not any(k == "strong" or self._namelike(w.low) for w, k in pair):
             return None  # at least one of the two reads as a name, not only spelled like one
-        return (i + 2, UNKNOWN_FIRST) if self._pair_slot(low, first, second) else None
+        return i + 2, UNKNOWN_FIRST
 
     @staticmethod
-    def _pair_slot(low: str, first: _Word, last: _Word) -> bool:
+    def _pair_slot(low: str, words: _Words, i: int) -> bool:
         """A person's place for a pair of words: after a verb that takes a person ("gave",
         "told", "sold by", "work for"), or before a verb people do ("owes", "is my tenant",
         "will pay"), or between a modal and a verb of people's money and papers ("does bronis
-        duckworth need")."""
+        duckworth need"). The word before is looked up first: the patterns before a name are
+        searched only when it is the last word of one of them."""
+        first, last = words[i], words[i + 1]
+        before = words[i - 1].low if i > 0 else ""
         window = max(0, first.start - 24)
-        if (
+        if before in _SLOT_LAST_WORDS and (
             _PERSON_VERB_BEFORE.search(low, window, first.start) is not None
             or _PAIR_BEFORE.search(low, window, first.start) is not None
         ):
             return True
-        after = _PERSON_SUBJECT.match(low, last.end)
-        if after is not None and after.group(1) is None:
-            return True  # a verb, not a modal: "anonymised datasets should be" is prose
+        following = words[i + 2].low if i + 2 < len(words) else ""
+        if following in _SUBJECT_FIRST_WORDS:
+            after = _PERSON_SUBJECT.match(low, last.end)
+            if after is not None and after.group(1) is None:
+                return True  # a verb, not a modal: "anonymised datasets should be" is prose
         return (
-            _PERSON_BASE_VERB_AFTER.match(low, last.end) is not None
+            (before in _MODALS or before == "do")
+            and _PERSON_BASE_VERB_AFTER.match(low, last.end) is not None
             and _PERSON_MODAL_BEFORE.search(low, window, first.start) is not None
         )
 
