@@ -177,13 +177,16 @@ def named_filings(question: str) -> list[str]:
     """The statements, returns, declarations and certificates a question names by name
     ("confirmation statement", "lpt return"), without the words around them and without "tax"
     (a tax return is a return: "the self assessment tax return" is the Self Assessment return);
-    "the tax return", "the Sept-Oct 2024 VAT return" name none but the VAT return."""
+    "the tax return", "the Sept-Oct 2024 VAT return" name none but the VAT return, and "the SA
+    return" none (two letters of shorthand)."""
     found = []
     for name in _names_before(_FILING, re.sub(r"['’]s\b", "", question)):
         *words, noun = name.split()
         kept: list[str] = []
         for word in reversed(words):
-            if word in _WHICH_RETURN:
+            # A word of one or two letters is shorthand no rule spells ("the SA return", "the CT
+            # return"): what precedes it is not checked either.
+            if word in _WHICH_RETURN or len(word) <= 2:
                 break
             if word not in ("tax", "taxes"):
                 kept.insert(0, word)

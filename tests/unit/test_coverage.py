@@ -282,3 +282,6 @@ def test_regression_a_returns_period_or_owner_is_not_its_name():
     ]
     assert named_filings("When is my company's VAT return due?") == ["vat return"]
     assert named_filings("Nov/Dec 2025 VAT3 - due date?") == []
+    # Two letters of shorthand ("SA" for Self Assessment, "CT") are no name a rule spells.
+    assert named_filings("paper SA return deadline for 2025-26?") == []
+    assert named_filings("When is the CT return due?") == []
