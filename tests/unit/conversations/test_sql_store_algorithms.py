@@ -152,6 +152,7 @@ async def exercise_everything(db):
     await scenarios.list_scenarios("acme", "alice")
     await scenarios.link_conversation("acme", conversation.id, scenario.id, user_id="alice")
     await scenarios.linked_scenario("acme", conversation.id, user_id="alice")
+    await scenarios.unlink_conversation("acme", conversation.id, user_id="alice")
     await scenarios.replace_scenario("acme", scenario.id, "what if 2", "{}", user_id="alice")
     await scenarios.delete_scenario("acme", scenario.id, user_id="alice")
     await db.erase_conversation("acme", conversation.id, user_id="alice", requested_by="alice")
@@ -265,8 +266,9 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # every delete and every rewrite of the egress audit runs in an erasure's unit only (on
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
-    # with scenarios and conversations' links to them (issue 28) and summaries (ADR 0065)
-    assert len(erasing) == 14
+    # with scenarios and conversations' links to them (issue 28: one more, a user's unlink of
+    # their conversation's scenario) and summaries (ADR 0065)
+    assert len(erasing) == 15
     for name in erasing:
         assert db.erasure[name] == {True}, name
 
