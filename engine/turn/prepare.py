@@ -334,13 +334,20 @@ class TurnPreparer:
     async def what_if_section(
         self, ctx: EgressContext, scenario: WhatIfOutcome | None, unsanitised: bool
     ) -> str | None:
-        """Step 6b's prompt section: egress scans it alone, as it scans the question, so the
-        system message stays sanitised and is not scanned whole (its graph text passed ingress;
-        ADR 0063 addendum); in egress ``off`` the original."""
-        section = scenario.section() if scenario is not None else None
-        if section is None or unsanitised:
-            return section
-        return (await self._egress.sanitise_message(ctx, section)).text
+        """Step 6b's prompt section: egress scans the lines that can hold the user's own text,
+        each alone, as it scans the question, so the system message stays sanitised and is not
+        scanned whole (its graph text passed ingress; the engine's rows are its own numbers and
+        words: ADR 0063 addenda); in egress ``off`` the original."""
+        lines = scenario.section_lines() if scenario is not None else None
+        if lines is None:
+            return None
+        if unsanitised:
+            return "\n".join(line for line, _ in lines)
+        sent = [
+            (await self._egress.sanitise_message(ctx, line)).text if scan else line
+            for line, scan in lines
+        ]
+        return "\n".join(sent)
 
     async def store_refused(self, request: TurnRequest, status: MessageStatus) -> str:
         """A turn refused before it was prepared (a tenant past its hard quota, ADR 0050): the

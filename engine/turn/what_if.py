@@ -47,6 +47,7 @@ from scenarios.chat import (
     WhatIfResult,
     latest_snapshot,
     prompt_section,
+    prompt_section_lines,
     snapshot_of,
     to_facts,
     what_if,
@@ -96,6 +97,10 @@ class WhatIfOutcome:
 
     def section(self) -> str | None:
         return prompt_section(self.result) if self.result is not None else None
+
+    def section_lines(self) -> list[tuple[str, bool]] | None:
+        """The section's lines, each with whether egress must scan it (user text it may hold)."""
+        return prompt_section_lines(self.result) if self.result is not None else None
 
     def data(self) -> dict[str, object] | None:
         if self.result is None:

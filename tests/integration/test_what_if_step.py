@@ -90,8 +90,9 @@ class ScanningEgress:
 
 
 async def test_the_section_is_scanned_alone_by_egress_unless_egress_is_off(tmp_path: Path) -> None:
-    """The prompt gets egress's sanitised text of the what-if section (so the system message
-    can stay marked sanitised and is not scanned whole); in egress ``off``, the original."""
+    """The prompt gets egress's sanitised text of the what-if section's lines that can hold the
+    user's text (so the system message can stay marked sanitised and is not scanned whole); in
+    egress ``off``, the original."""
     store = SqliteConversationStore(tmp_path / "c.db")
     await store.init()
     try:
@@ -107,11 +108,17 @@ async def test_the_section_is_scanned_alone_by_egress_unless_egress_is_off(tmp_p
         )  # fmt: skip
         ctx = EgressContext("t1", "u1", "c1")
         sent = await preparer.what_if_section(ctx, outcome, unsanitised=False)
-        assert egress.scanned == [section] and "€60,000.00" in section
+        # the lines that can hold the user's text, each alone: here the facts and the gaps;
+        # the header and the engine's income tax, USC and PRSI rows are not scanned again
+        lines = section.splitlines()
+        scanned = [ln for ln in lines if ln.startswith(("- FACTS ", "- GAP "))]
+        assert egress.scanned == scanned and "€60,000.00" in section
+        assert not any(ln.startswith(("WHAT-IF", "- ROW ")) for ln in egress.scanned)
         assert sent is not None and "<MONEY_1>" in sent and "€60,000.00" not in sent
+        assert len(sent.splitlines()) == len(lines)
         assert await preparer.what_if_section(ctx, outcome, unsanitised=True) == section
         assert await preparer.what_if_section(ctx, None, unsanitised=False) is None
-        assert len(egress.scanned) == 1
+        assert len(egress.scanned) == len(scanned)
     finally:
         await store.aclose()
 

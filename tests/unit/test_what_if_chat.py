@@ -123,3 +123,49 @@ async def test_the_offline_provider_answers_with_the_table_and_its_citations() -
     answer = "".join([c.delta async for c in provider.stream(request) if isinstance(c, Text)])
     assert answer.index("| **Total Income tax** | €7,200.00 | €11,200.00 | +€4,000.00 |") > 0
     assert "[IE:RATE:IT_HIGHER:2025]" in answer and "[IE:RATE:PRSI_A_EMPLOYEE:2025:P2]" in answer
+
+
+async def test_egress_scans_each_line_that_can_hold_the_users_text_and_no_other() -> None:
+    """ADR 0063 session 7 addendum: the facts line, the gaps, capital gains rows and any line
+    with a stored scenario's or snapshot's label or an asset's name are scanned; the header
+    and the engine's own income tax, USC and PRSI rows are not (graph text and numbers)."""
+    from datetime import date
+
+    from scenarios.chat import prompt_section_lines, user_texts, what_if_stored
+    from scenarios.models import Disposal, Facts, Snapshot
+
+    asset = 'shares in "Murphy" Ltd'
+    base = Snapshot(
+        label="Mary's 2025",
+        as_at=date(2025, 12, 31),
+        facts=Facts(
+            tax_year=2025,
+            jurisdiction="IE",
+            age=35,
+            paye_income=Decimal(50000),
+            disposals=[
+                Disposal(asset=asset, acquired_on=date(2020, 1, 1), disposed_on=date(2025, 5, 1),
+                         cost=Decimal(4000), proceeds=Decimal(10000)),
+            ],
+        ),
+    )  # fmt: skip
+    question = parse_what_if("what if I earned €60,000 instead?")
+    assert question.change is not None
+    result = await what_if_stored(
+        SeedReader(), "s1", "Plan for Mary Murphy", base, question.stated, question.change
+    )
+    assert result.comparison is not None, result.missing
+    assert {"Plan for Mary Murphy", "Mary's 2025", asset, 'shares in \\"Murphy\\" Ltd'} <= (
+        user_texts(result)
+    )
+    lines = prompt_section_lines(result)
+    assert "\n".join(line for line, _ in lines) == prompt_section(result)
+    scanned = {line for line, scan in lines if scan}
+    for line, scan in lines:
+        holds = "Murphy" in line or "Mary" in line
+        if holds or line.startswith(("- FACTS ", "- GAP ")) or '"item": "Capital gains' in line:
+            assert scan, line
+    assert not lines[0][1]  # the fixed header
+    plain = [ln for ln in scanned if ln.startswith("- ROW ") and "Capital gains" not in ln]
+    assert plain == []  # no income tax, USC or PRSI row holds user text here
+    assert any(ln.startswith("- ROW ") and not scan for ln, scan in lines)
