@@ -12,9 +12,9 @@ cites, frozen on 2026-11-27 before this session's fixes were run on it), and so 
 (ids from 500, 41 questions written from stored official pages and from how advisers ask,
 frozen on 2026-11-27 before any run or code change of issue 23's fourth pass), and so is the sixth
 (ids from 600, 47 questions written the same way, frozen on 2026-11-27 and run once on main's code
-as a clean measurement of the fourth pass), and so is the seventh (ids from 700, 48 questions written
-from stored official pages and adviser phrasing, frozen on 2026-11-27 before any code or seed change of
-issue 23's fifth pass). ``--batch N [M ...]`` asks those batches only.
+as a clean measurement of the fourth pass), and so is the seventh (ids from 700, 48 questions
+written from stored official pages and adviser phrasing, frozen on 2026-11-27 before any code or
+seed change of issue 23's fifth pass). ``--batch N [M ...]`` asks those batches only.
 A fact the seeds do not hold carries ``"graph_holds": false``: it is reported apart from the
 facts the graph holds.
 

@@ -882,9 +882,9 @@ def captured_twin(
         theirs = {f.form for f in theirs_forms} | {
             u for f in theirs_forms if (u := order_free(f)) is not None
         }
-        if not theirs & ({f.form for f in mine_here} | {
-            u for f in mine_here if (u := order_free(f)) is not None
-        }):
+        if not theirs & (
+            {f.form for f in mine_here} | {u for f in mine_here if (u := order_free(f)) is not None}
+        ):
             continue
         spelled = [f for f in label_forms(kind) if not f.named or f.named <= {where}]
         if any(set(f.words) <= own or f.form in runs for f in spelled):

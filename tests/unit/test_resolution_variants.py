@@ -213,9 +213,7 @@ def test_word_order_is_one_form_numbers_and_negations_are_not() -> None:
     """ADR 0078: a label's content words in another order name the same concept ("Contributory
     State Pension", "State Pension (Contributory)"); its numbers keep their order and a word
     more ("Non-Contributory") is another label."""
-    contributory = entry(
-        "PENSIONS:IE:STATE_PENSION_CONTRIBUTORY", "State Pension (Contributory)"
-    )
+    contributory = entry("PENSIONS:IE:STATE_PENSION_CONTRIBUTORY", "State Pension (Contributory)")
     non = entry("PENSIONS:IE:STATE_PENSION_NON_CONTRIBUTORY", "State Pension (Non-Contributory)")
     vocabulary = ReviewedConcepts([contributory, non])
     found = vocabulary.candidates("PENSIONS", "CSP", ["Contributory State Pension"], "IE")
