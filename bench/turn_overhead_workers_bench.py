@@ -81,6 +81,8 @@ def main() -> None:
                 **servers.env,
                 **topology.LIMITS,
                 "REGINTEL_REDIS_PREFIX": f"w{n}{uuid.uuid4().hex[:6]}",
+                # a loaded machine's ArcadeDB reads the start-up snapshot in more than 15 s
+                "REGINTEL_BOLT_TIMEOUT_SECONDS": "120",
             }
             if n != args.workers[0] and servers.new_database is not None:  # its own database
                 env["REGINTEL_POSTGRES_DSN"] = servers.new_database(f"w{n}_{uuid.uuid4().hex[:8]}")
