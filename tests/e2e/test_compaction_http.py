@@ -368,13 +368,12 @@ async def test_summary_calls_are_throttled_and_the_turns_between_carry_the_last_
                 sent = stack.model.prompts[-1]
                 assert prompt_tokens(sent) <= BUDGET and TURN_ONE in sent[0]
                 decided = n + 2  # this turn's summary decided: called, or deferred
-                await eventually(
-                    lambda decided=decided: (
-                        counters.get("model_summaries_deferred") + len(summariser.requests)
-                        >= decided
-                    ),
-                    20,
-                )
+
+                def summary_decided(decided: int = decided) -> bool:
+                    deferred = counters.get("model_summaries_deferred")
+                    return bool(deferred + len(summariser.requests) >= decided)
+
+                await eventually(summary_decided, 20)
                 if len(summariser.requests) > 1:
                     break
                 between += 1

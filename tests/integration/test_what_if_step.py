@@ -99,7 +99,9 @@ async def test_the_section_is_scanned_alone_by_egress_unless_egress_is_off(tmp_p
         step = WhatIfStep(store.scenario_store(), SeedNodes())
         await step.run("t1", "u1", "c1", "I earn €50,000 (PAYE), single, 2025", [])
         outcome = await step.run("t1", "u1", "c1", "what if I earned €60,000 instead?", [])
-        assert outcome is not None and (section := outcome.section()) is not None
+        assert outcome is not None
+        section = outcome.section()
+        assert section is not None
         egress = ScanningEgress()
         unused = cast(Any, None)
         preparer = TurnPreparer(

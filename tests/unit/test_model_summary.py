@@ -3,7 +3,7 @@ ADR 0065 third addendum): the call through egress under its own task, its answer
 stored; offline, nothing is called; a provider that fails leaves the extractive summary."""
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -34,7 +34,9 @@ class FakeEgress:
     requests: list[LlmRequest] = field(default_factory=list)
     sanitised: list[str] = field(default_factory=list)
 
-    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+    async def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]:
         self.requests.append(request)
         if self.fails is not None:
             raise self.fails
@@ -198,7 +200,9 @@ class HeldEgress(FakeEgress):
 
     release: asyncio.Event = field(default_factory=asyncio.Event)
 
-    async def stream(self, request: LlmRequest, ctx: EgressContext) -> AsyncIterator[StreamChunk]:
+    async def stream(
+        self, request: LlmRequest, ctx: EgressContext
+    ) -> AsyncGenerator[StreamChunk, None]:
         self.requests.append(request)
         await self.release.wait()
         for chunk in self.chunks:
