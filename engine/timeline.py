@@ -82,7 +82,10 @@ _TIMELINE_QUESTION = re.compile(
     r"deadlines?|due (?:date|by)|"
     r"file by|time limits?|how long|how far back|lock[- ]in|holding period|hold (?:it|them|the)|"
     r"sell (?:\w+ ){0,3}before|before (?:i|we) can|within \d+|look ?back|claw ?back|"
-    r"last day|tax year (?:start|end|begin)s?|when does the tax year)\b",
+    r"last day|tax year (?:start|end|begin)s?|when does the tax year)\b|"
+    # shorthand that ends on the question: "Jan/Feb 2026 VAT3 due?", "balancing payment for
+    # 2025/26 - when?"
+    r"\b(?:due|when)\s*\?*\s*$",
     re.I,
 )
 

@@ -780,9 +780,12 @@ class TurnPreparer:
         asked = Asked.of(as_at.start, as_at.end, as_at.origin, as_at.described, as_at.ends_period)
         # What the question fixes (a tax year, an event, a period), ADR 0047; a rule that does
         # not apply to it (December disposals, asked about March) is no evidence for it.
+        # A question that names no country ("Jan/Feb 2026 VAT3 due?") takes the periods of the
+        # jurisdictions its rules are of: the VAT3's two-month periods are Irish.
+        where = list(jurisdictions) or sorted({r.jurisdiction for r in rules if r.jurisdiction})
         periods = [
             rule
-            for node in self._evidence.period_timelines(jurisdictions)
+            for node in self._evidence.period_timelines(where)
             if (rule := TimelineRule.from_node(node.id, node.properties))
         ]
         dates, excluded = when_all(rules, asked, self._today(), periods=periods)
