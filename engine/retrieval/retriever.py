@@ -169,7 +169,10 @@ class RetrievalConfig:
     # 0.652, old 0.722 -> 0.742, lookups unchanged), on both held-out sets R@5 does not move
     # (R@10 +0.05 / +0.04); ADR 0058, seventh-pass addendum.
     dense_chunk_channel: float = 0.0
-    # That channel's own RRF constant (0: ``rrf_k``), eighth pass.
+    # That channel's own RRF constant (0: ``rrf_k``). Eighth pass, with the chunk vectors: weight
+    # 1.0 at k 20 is the best on broad dev (R@5 0.626 -> 0.646) and moves held-out R@5
+    # 0.675/0.600/0.615 -> 0.700/0.600/0.631 (one question each) for one more false refusal on
+    # held-out 3 and 1.4 MB more shipped vectors; not turned on (ADR 0058, eighth pass).
     dense_chunk_rrf_k: float = 0.0
     # The gate's rule 5 (``focus.py``): the top fused units in which some word of what the
     # question asks for must appear (0: off). 5: on the dev sets it refuses 7 of the 10 questions
