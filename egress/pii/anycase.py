@@ -132,12 +132,14 @@ _CUES = re.compile(
 _APPOSITION = r"(?:(?:my|our|his|her|their)[ \t]+(?:" + _RELATION + r")|sole[ \t]+trader)\b"
 _AFTER_CUE = re.compile(
     r"[ \t]*,?[ \t]+(?:here|again|speaking)\b|[ \t]+is[ \t]+my[ \t]+name\b"
+    r"|[ \t]+and[ \t]+(?:i|me|myself)\b"
     r"|[ \t]+(?:family|household)\b"
     r"|[ \t]*,[ \t]*" + _APPOSITION
 )
 # The cue words themselves, and the word before one ("dara here"), looked for only near them.
 _AFTER_CUE_WORD = re.compile(
     r"(?<=[ \t,])(?:here|again|speaking|family|household|is[ \t]+my[ \t]+name\b"
+    r"|and[ \t]+(?:i|me|myself)\b"
     r"|(?<=,[ \t])" + _APPOSITION + r")\b"
 )
 # Where a name typed after a strong cue may end: punctuation, a line break or the end.
@@ -823,8 +825,6 @@ class AnyCaseNameRecogniser:
                 return None
         if _glued(text, first) or _glued(text, second):
             return None
-        if not any(k == "strong" or self._namelike(w.low) for w, k in pair):
-            return None  # at least one of the two reads as a name, not only spelled like one
         return i + 2, UNKNOWN_FIRST
 
     @staticmethod

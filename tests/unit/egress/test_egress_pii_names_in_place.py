@@ -41,6 +41,8 @@ def test_a_pair_of_name_words_in_a_person_place_is_a_name(
     ("text", "name"),
     [
         ("zbigniew from payroll told me to ask here", "zbigniew"),
+        ("SANDEEP AND I WANT TO FILE JOINTLY", "SANDEEP"),
+        ("sumati and me bought the house", "sumati"),
         ("Has Rogatien missed the deadline?", "Rogatien"),
         ("Would Pompilio qualify for the home carer credit?", "Pompilio"),
     ],
@@ -69,6 +71,8 @@ def test_a_lone_name_before_what_a_person_does_is_a_name(
         "the shares were sold by public auction in 2023",
         "is the gift from abroad taxable",
         "the verifier has confirmed the report",
+        "tax and i are old enemies",
+        "the commission and i disagree",
     ],
 )
 def test_the_same_places_without_a_person_stay_text(detector: PiiDetector, text: str) -> None:
