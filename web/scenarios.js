@@ -66,6 +66,7 @@ export class ScenarioView {
     this.onUnauthorized = onUnauthorized;
     this.scenarios = [];
     this.editing = null; // the id of the scenario in the form, or null for a new one
+    this.original = null; // that scenario as stored: what the form does not show is kept
     this.picked = []; // the scenarios ticked for comparison, in the order ticked
     this.build();
   }
@@ -184,6 +185,7 @@ export class ScenarioView {
 
   edit(scenario) {
     this.editing = scenario ? scenario.id : null;
+    this.original = scenario || null;
     const facts = scenario ? scenario.snapshots[0].facts : {};
     this.inputs.label.value = scenario ? scenario.label : "";
     this.inputs.tax_year.value = facts.tax_year || 2025;
@@ -199,14 +201,22 @@ export class ScenarioView {
   body() {
     const year = Number(this.inputs.tax_year.value);
     const jurisdiction = this.inputs.jurisdiction.value;
-    const facts = { tax_year: year, jurisdiction, status: this.inputs.status.value };
+    // Editing: the form shows the first snapshot's main facts only; its other facts (disposals,
+    // pension, rent, a spouse's…) and the other snapshots are kept as stored, never dropped.
+    const kept = this.editing && this.original ? this.original.snapshots : [];
+    const first = kept[0];
+    const facts = first ? { ...first.facts } : {};
+    for (const key of ["age", ...INCOMES.map(([k]) => k)]) delete facts[key];
+    Object.assign(facts, { tax_year: year, jurisdiction, status: this.inputs.status.value });
     if (this.inputs.age.value !== "") facts.age = Number(this.inputs.age.value);
     for (const [key] of INCOMES) {
       const value = this.inputs[key].value.replaceAll(",", "").trim();
       if (value) facts[key] = value;
     }
+    const same = first && first.facts.tax_year === year && first.facts.jurisdiction === jurisdiction;
     const asAt = jurisdiction === "IE" ? `${year}-12-31` : `${year + 1}-04-05`;
-    return { label: this.inputs.label.value.trim(), snapshots: [{ label: String(year), as_at: asAt, facts }] };
+    const snapshot = same ? { ...first, facts } : { label: String(year), as_at: asAt, facts };
+    return { label: this.inputs.label.value.trim(), snapshots: [snapshot, ...kept.slice(1)] };
   }
 
   async save() {
@@ -220,6 +230,7 @@ export class ScenarioView {
       return;
     }
     this.editing = saved.id;
+    this.original = saved;
     this.status(`Saved “${saved.label}”.`);
     await this.refresh();
     await this.evaluate(saved);

@@ -2,7 +2,8 @@
 seeded graph: two scenarios entered as facts in the form (€50,000 and €60,000 PAYE, single, IE
 2025), each evaluated into a table whose figures carry citation chips, the two compared, and a
 chip opening its rate's node in the graph view; then one of them picked for a conversation, its
-what-if answered from it, the link removed and set again. Each evaluation and the comparison
+what-if answered from it, the link removed and set again; an edit in the form keeps the facts
+and snapshots the form does not show. Each evaluation and the comparison
 also say who qualifies by the graph's conditions ("cannot tell: missing proprietary_director",
 with chips of the credit and its condition) and, for a sole trader, the deadlines that bind
 (ADR 0071)."""
@@ -10,6 +11,7 @@ with chips of the credit and its condition) and, for a sole trader, the deadline
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -143,5 +145,53 @@ def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served:
         page.locator(f'button[data-conversation-id="{conversation}"]').click()
         expect(pick.locator("option:checked")).to_have_text("Sixty")
         screenshot(page, "scenario-linked-conversation")
+
+    finally:
+        page.context.close()
+
+
+def test_an_edit_in_the_form_keeps_what_the_form_does_not_show(served: Served) -> None:
+    """The form shows a snapshot's main facts only: saving it keeps the others (a disposal, a
+    pension contribution) and the scenario's later snapshots as stored."""
+    page = served.page("dev-acme-alice")
+    try:
+        facts = {
+            "tax_year": 2025,
+            "jurisdiction": "IE",
+            "status": "single",
+            "age": 35,
+            "paye_income": "50000",
+            "pension_contributions": "3000",
+            "disposals": [
+                {
+                    "asset": "shares",
+                    "acquired_on": "2020-01-15",
+                    "disposed_on": "2025-06-01",
+                    "cost": "5000",
+                    "proceeds": "8000",
+                }
+            ],
+        }
+        later = {**facts, "paye_income": "52000", "disposals": []}
+        body = {"label": "Two snapshots", "snapshots": [
+            {"label": "Now", "as_at": "2025-06-30", "facts": facts},
+            {"label": "Year end", "as_at": "2025-12-31", "facts": later}]}  # fmt: skip
+        created = page.evaluate("(body) => window.regintel.api.json('POST', '/api/scenarios', "
+                                "{ body })", body)  # fmt: skip
+        page.get_by_role("button", name="Scenarios").click()
+        page.get_by_role("button", name="Two snapshots", exact=True).click()
+        form = page.locator("#scenario-form")
+        expect(form.get_by_label("Employment (PAYE) income")).to_have_value("50000")
+        form.get_by_label("Employment (PAYE) income").fill("55000")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(page.get_by_role("status").filter(has_text="Saved “Two snapshots”")).to_be_visible()
+        stored = page.evaluate(f"window.regintel.api.json('GET', '/api/scenarios/{created['id']}')")
+        first, second = stored["snapshots"]
+        assert (first["label"], first["as_at"]) == ("Now", "2025-06-30")
+        assert Decimal(first["facts"]["paye_income"]) == 55000
+        assert Decimal(first["facts"]["pension_contributions"]) == 3000
+        assert [d["asset"] for d in first["facts"]["disposals"]] == ["shares"]
+        assert (second["label"], second["as_at"]) == ("Year end", "2025-12-31")
+        assert Decimal(second["facts"]["paye_income"]) == 52000
     finally:
         page.context.close()
