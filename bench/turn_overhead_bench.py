@@ -133,7 +133,7 @@ class Worker:
 @contextmanager
 def worker_process(
     name: str, tree: Path, data: Path, standin: str, env: dict[str, str],
-    serve_args: tuple[str, ...] = (),
+    serve_args: tuple[str, ...] = (), start_seconds: float = 180,
 ) -> Iterator[Worker]:  # fmt: skip
     port = free_port()
     full = {**os.environ, "PYTHONPATH": str(tree), "REGINTEL_DATA_DIR": str(data),
@@ -150,7 +150,7 @@ def worker_process(
     process = subprocess.Popen(command, cwd=tree, env=full, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_http(f"{base}/health", process)
+        wait_http(f"{base}/health", process, start_seconds)
         yield Worker(name, base, process.pid)
     finally:
         process.terminate()

@@ -82,14 +82,16 @@ def main() -> None:
                 **topology.LIMITS,
                 "REGINTEL_REDIS_PREFIX": f"w{n}{uuid.uuid4().hex[:6]}",
                 # a loaded machine's ArcadeDB reads the start-up snapshot in more than 15 s
-                "REGINTEL_BOLT_TIMEOUT_SECONDS": "120",
+                "REGINTEL_BOLT_TIMEOUT_SECONDS": "600",
             }
             if n != args.workers[0] and servers.new_database is not None:  # its own database
                 env["REGINTEL_POSTGRES_DSN"] = servers.new_database(f"w{n}_{uuid.uuid4().hex[:8]}")
             data = Path(tmp) / f"data-{n}"
             data.mkdir()
             name = f"{n} worker{'s' * (n > 1)}"
-            serving = overhead.worker_process(name, ROOT, data, standin, env, ("--workers", str(n)))
+            serving = overhead.worker_process(
+                name, ROOT, data, standin, env, ("--workers", str(n)), start_seconds=900
+            )
             try:
                 configs[name] = stack.enter_context(serving)
             except RuntimeError:
