@@ -53,7 +53,7 @@ BROAD = ROOT / "bench" / "data" / "retrieval_dev_broad.jsonl"
 HELD_OUT = ROOT / "bench" / "data" / "retrieval_heldout.jsonl"
 # The second held-out set (issue 22, sixth pass): 52 questions frozen before that pass's tuning.
 HELD_OUT2 = ROOT / "bench" / "data" / "retrieval_heldout2.jsonl"
-# The third (issue 22, eighth pass): 81 questions in everyday words over 31 acts, frozen first.
+# The third (issue 22, eighth pass): 81 questions in everyday words over 33 acts, frozen first.
 HELD_OUT3 = ROOT / "bench" / "data" / "retrieval_heldout3.jsonl"
 HELD_OUT_SETS = frozenset({"heldout", "heldout2", "heldout3"})
 UNSEEN_QUESTIONS = ROOT / "bench" / "data" / "retrieval_unseen.jsonl"
