@@ -23,6 +23,8 @@ relevance gate, for the questions the gate's lexical coverage lets through.
   jurisdictions (or EU law) says it ("PRSI Class A employee rate", "VAT3 due by the 19th (23rd
   on ROS)"). A title, not any text: the Help to Buy rule says "income tax and DIRT paid", and
   that holds no rule on DIRT. A message in capitals throughout names no acronym by its case.
+- **Scottish income tax** ("the Scottish top rate"): held only where a rule's title says
+  Scottish or Scotland; the UK rate rules are those of England, Wales and Northern Ireland.
 - **Outside coverage**: every jurisdiction the question names is outside the graph's (France)
   and it names no act the graph holds (the GDPR applies in France; the capital of France is
   not a rule).
@@ -108,6 +110,13 @@ _REGULATORY = re.compile(
 
 # Three to six capitals ("DIRT", "IHT"), or a form's code of capitals and digits ("P11D", "IT38",
 # "SA100"; "Q1" and "A1" are too short to be one).
+#: Scotland sets its own income tax rates and bands; the UK rules name England, Wales and
+#: Northern Ireland. A rule whose title says Scottish or Scotland holds them.
+_SCOTTISH = re.compile(r"\bscot(?:land|tish)\b", re.I)
+_INCOME_TAX_RATES = re.compile(
+    r"\bincome tax\b|\b(?:starter|intermediate|top|basic|higher|advanced|additional) rate\b",
+    re.I,
+)
 _ACRONYM = re.compile(
     r"(?<![\w\[&'-])([A-Z]{3,6}|(?=[A-Z0-9]*\d)[A-Z][A-Z0-9]{2,5})s?(?![\w\]&'-])"
 )
@@ -254,13 +263,6 @@ def uncovered(
         return Uncovered(
             verdict, f"The rules graph has no evidence on {subject} law: it covers {COVERAGE}."
         )
-    if not names_act and not names_concept and _REGULATORY.search(question) is None:
-        verdict = RelevanceVerdict(answerable=False, reason=RefusalReason.NO_EVIDENCE)
-        return Uncovered(
-            verdict,
-            "The rules graph has no evidence on this question: it holds rules on tax, social "
-            "welfare, pensions and EU law, and this question is about none of them.",
-        )
     if rules_titled is not None and not names_act and not names_concept:
         for acronym in named_acronyms(question):
             if not rules_titled(acronym, jurisdictions):
@@ -273,6 +275,24 @@ def uncovered(
                     f"The rules graph has no evidence on {acronym}{where}: it holds no rule "
                     "for it.",
                 )
+    if not names_act and not names_concept and _REGULATORY.search(question) is None:
+        verdict = RelevanceVerdict(answerable=False, reason=RefusalReason.NO_EVIDENCE)
+        return Uncovered(
+            verdict,
+            "The rules graph has no evidence on this question: it holds rules on tax, social "
+            "welfare, pensions and EU law, and this question is about none of them.",
+        )
+    if _SCOTTISH.search(question) and _INCOME_TAX_RATES.search(question):
+        held = rules_saying("scottish income tax", jurisdictions)
+        if not any(_SCOTTISH.search(" ".join(_flat(text).split()[:8])) for text in held):
+            verdict = RelevanceVerdict(
+                answerable=False, reason=RefusalReason.NO_EVIDENCE, subject="Scottish income tax"
+            )
+            return Uncovered(
+                verdict,
+                "The rules graph has no evidence on Scottish income tax: it holds the UK rates "
+                "and bands of England, Wales and Northern Ireland only.",
+            )
     taxes = [(tax, re.escape(tax)) for tax in named_taxes(question)]
     groups = [(group, rf"\b{re.escape(group)}\b") for group in named_designators(question)]
     # "gift tax" is held where a rule says "gift and inheritance tax" (a coordinated name)

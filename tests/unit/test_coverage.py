@@ -285,3 +285,31 @@ def test_regression_a_returns_period_or_owner_is_not_its_name():
     # Two letters of shorthand ("SA" for Self Assessment, "CT") are no name a rule spells.
     assert named_filings("paper SA return deadline for 2025-26?") == []
     assert named_filings("When is the CT return due?") == []
+
+
+def test_scottish_income_tax_is_refused_where_no_rules_title_says_scottish():
+    # Ad hoc dev question: "the scottish top rate of income tax" was answered with the rUK
+    # basic rate ("in England, Wales and Northern Ireland"); VAT is UK-wide and still held.
+    held = {"UK": ["UK income tax additional rate — 45 percent — in England, Wales and Northern "
+                   "Ireland.", "UK VAT standard rate — 20 percent."]}  # fmt: skip
+
+    def saying(words: str, jurisdictions: Sequence[str]) -> list[str]:
+        return [text for j in jurisdictions for text in held.get(j, [])]
+
+    def gap(question: str):
+        return uncovered(question, ["UK"], ANSWERABLE, names_act=False, names_concept=False,
+                         rules_saying=saying)  # fmt: skip
+
+    refused = gap("Whats the scottish top rate of income tax?")
+    assert refused is not None and refused.verdict.subject == "Scottish income tax"
+    assert gap("What is the VAT rate in Scotland?") is None
+    assert gap("What is the UK additional rate of income tax?") is None
+
+
+def test_an_unheld_acronym_is_named_in_the_refusal_before_the_general_one():
+    # "what's the SDLT on a £300k house?" says no tax word: it was refused as a question about
+    # nothing the graph covers; it is refused as SDLT, which no rule's title says.
+    gap = uncovered("what's the SDLT on a £300k house?", ["UK"], ANSWERABLE, names_act=False,
+                    names_concept=False, rules_saying=rules_saying,
+                    rules_titled=rules_titled)  # fmt: skip
+    assert gap is not None and gap.verdict.subject == "SDLT"
