@@ -1,6 +1,7 @@
 // A small Markdown subset rendered straight into DOM nodes. Model text is never parsed as HTML:
 // every piece of it becomes a text node, so markup in an answer is shown, never run.
-// Blocks: paragraphs, #-headings, "-"/"*" and "1." lists, "> " quotes, ``` code fences.
+// Blocks: paragraphs, #-headings, "-"/"*" and "1." lists, "> " quotes, ``` code fences, and
+// "| a | b |" tables with a "|---|---|" line under their head (the what-if comparison, issue 28).
 // Inline: `code`, **bold**, *italic*, [text](https://…) links and [NODE:ID] citations, which
 // become buttons that show the node in the graph.
 // Links are model output: only a citation's URL (the turn's own evidence) or a page on an
@@ -73,6 +74,13 @@ function inline(text, parent, onCite, citationUrls) {
   if (last < text.length) parent.append(document.createTextNode(text.slice(last)));
 }
 
+const TABLE_RULE = /^\s*\|(\s*:?-{3,}:?\s*\|)+\s*$/;
+
+/** A table row's cells: "| a | b |" → ["a", "b"]. */
+function cells(line) {
+  return line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((c) => c.trim());
+}
+
 function element(tag, text) {
   const node = document.createElement(tag);
   node.textContent = text;
@@ -106,6 +114,32 @@ export function renderMarkdown(source, container, onCite, citationUrls = []) {
       const pre = document.createElement("pre");
       pre.append(element("code", code.join("\n")));
       fragment.append(pre);
+      continue;
+    }
+    if (line.trim().startsWith("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1])) {
+      flush();
+      const table = document.createElement("table");
+      const head = document.createElement("tr");
+      for (const cell of cells(line)) {
+        const th = document.createElement("th");
+        inline(cell, th, onCite, citationUrls);
+        head.append(th);
+      }
+      table.append(document.createElement("thead"));
+      table.tHead.append(head);
+      const body = document.createElement("tbody");
+      for (i += 2; i < lines.length && lines[i].trim().startsWith("|"); i++) {
+        const row = document.createElement("tr");
+        for (const cell of cells(lines[i])) {
+          const td = document.createElement("td");
+          inline(cell, td, onCite, citationUrls);
+          row.append(td);
+        }
+        body.append(row);
+      }
+      i--; // the loop's i++ moves to the line after the table
+      table.append(body);
+      fragment.append(table);
       continue;
     }
     const heading = /^(#{1,4})\s+(.*)$/.exec(line);

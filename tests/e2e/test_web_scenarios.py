@@ -126,6 +126,10 @@ def test_the_scenario_panel_evaluates_compares_and_a_chip_opens_its_node(served:
         expect(answer).to_contain_text("Fifty (2025)", timeout=30_000)
         expect(answer).to_contain_text("€7,200.00")
         expect(answer).to_contain_text("€11,200.00")
+        # the comparison is a table (web/markdown.js), its rows' citations buttons
+        table = answer.locator("table").first
+        expect(table.locator("thead th").nth(1)).to_contain_text("Fifty (2025)")
+        expect(table.locator("tbody button.cite-ref").first).to_be_visible()
         expect(linked).to_have_text("What-if questions here start from “Fifty”.")
         expect(page.locator("#send")).to_be_enabled(timeout=30_000)  # the turn has ended
         conversation = page.evaluate("window.regintel.chat.conversationId")
