@@ -83,6 +83,11 @@ def main() -> None:
                 "REGINTEL_REDIS_PREFIX": f"w{n}{uuid.uuid4().hex[:6]}",
                 # a loaded machine's ArcadeDB reads the start-up snapshot in more than 15 s
                 "REGINTEL_BOLT_TIMEOUT_SECONDS": "600",
+                # every conversation comes from 127.0.0.1: per-address budgets would refuse
+                # (429) what distinct users would not, and each worker process has its own
+                "REGINTEL_CHAT_BODY_READS_PER_CLIENT": "1000",
+                "REGINTEL_CHAT_BODY_READS_MAX": "1000",
+                "REGINTEL_MAX_CONNECTIONS_PER_CLIENT": "0",
             }
             if n != args.workers[0] and servers.new_database is not None:  # its own database
                 env["REGINTEL_POSTGRES_DSN"] = servers.new_database(f"w{n}_{uuid.uuid4().hex[:8]}")
