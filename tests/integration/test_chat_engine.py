@@ -101,8 +101,11 @@ class Harness:
 
     async def start(self, *, seed=True):
         store = SqliteConversationStore(self.tmp_path / "c.db")
-        # The queue is inspected here, so no in-process worker consumes it.
-        settings = {"ingestion_worker": False, **self.settings}
+        # The queue is inspected here, so no in-process worker consumes it. Tests read the
+        # capture's outcome in the turn's events: the turn waits for the write far longer than
+        # the 2 s default, which a loaded CI machine can exceed (graph_write_pending then; that
+        # path has its own tests with a short wait, test_capture_pending.py).
+        settings = {"ingestion_worker": False, "graph_write_timeout_seconds": 30.0, **self.settings}
         self.container = await bootstrap(
             Settings(data_dir=self.tmp_path, log_json=False, **settings),
             graph=self.graph,
