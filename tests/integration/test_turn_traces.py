@@ -108,7 +108,7 @@ async def traced(tmp_path: Path) -> AsyncIterator[Traced]:
         egress=c.egress,
         router=LlmRouter(
             Route("scripted", "m"), by_tenant={SLOW_TENANT: {"*": Route("slow", "s")}},
-            timeouts=CallTimeouts(first_token=0.2),
+            timeouts=CallTimeouts(first_token=1.0),  # the slow provider answers after 2 s
         ),
         evidence=c.evidence,
         population=c.population,
