@@ -170,6 +170,10 @@ async def test_an_overloaded_worker_refuses_new_turns_with_503_and_finishes_the_
                 standin.openai_url,
                 admission_initial_turns_in_flight=2,
                 admission_min_turns_in_flight=2,
+                # The ceiling holds the limit at 2: even with perf_counter lag (ADR 0055 third
+                # addendum) a clean-clone run on the idle machine admitted a third turn, so the
+                # limit still grew here; growth and its defects are unit-tested.
+                max_turns_in_flight=2,
                 admission_target_loop_lag_ms=0.001,
                 admission_target_chunk_delay_ms=0.001,
                 admission_queue_seconds=0,
