@@ -156,9 +156,9 @@ async def test_an_overloaded_worker_refuses_new_turns_with_503_and_finishes_the_
     seeded_data_dir,
 ):
     """Loop-lag and chunk-delay targets of a microsecond, which every interval misses, make the
-    worker 'overloaded' whatever the machine: its limit never grows past its floor of 2 (the
-    loop's lag is timed finely enough to be above a microsecond, and no turn's start counts as
-    on time before an interval has been judged on target). With two turns
+    worker 'overloaded' whatever the machine, and a ceiling of 2 holds its limit at 2 (it
+    should not grow past its floor anyway, but a clean-clone run once admitted a third turn).
+    With two turns
     streaming, eight new turns are refused at once with 503 ``overloaded`` and a spread
     ``Retry-After`` (never 408 or 429), the two admitted streams carry on to ``done``, and once
     they have ended a new turn is admitted again."""
