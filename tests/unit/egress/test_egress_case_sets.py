@@ -19,6 +19,7 @@ from bench import (
     pii_make_dev5,
     pii_make_dev6,
     pii_make_dev7,
+    pii_make_dev8,
 )
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
@@ -272,6 +273,42 @@ def test_the_seventh_set_halves_share_no_name_and_each_class_has_200_values() ->
                 assert s["full_text"][start:end] == span["entity_value"]
                 counts[s["metadata"]["class"]] += 1
         assert all(counts[c] >= 200 for c in SEVENTH_CLASSES)
+        assert sum(s["metadata"]["class"] == "decoy" for s in samples) >= 50
+        seen[split] = {
+            w.lower()
+            for s in samples
+            if s["metadata"]["class"].startswith("name")
+            for v in s["metadata"]["values"]
+            for w in v.split()
+        }
+    assert not seen["dev"] & seen["heldout"]
+
+
+# The eighth set and its held-out half (bench/pii_make_dev8.py, issue 25, session 8): names from
+# mimesis' Latin-script locales (neither Faker, the lexicons' source, nor the seventh set's
+# packages), minus every earlier set's; frozen before any rule or list changed.
+DEV8_SHA256 = "6c90e7031d6c520ba2c8d472173dd944a859d7b029c0d5a8fe0353158df4061e"
+HELDOUT8_SHA256 = "ff2389ad35575b064baeac17852c863fbf253573c75a035c9fc7854f48e77e6b"
+EIGHTH_CLASSES = ("name_lower", "name_caps", "name_sentence", "email_spelled", "phone_words")
+
+
+def test_the_eighth_set_and_its_held_out_half_are_frozen() -> None:
+    assert hashlib.sha256(pii_make_dev8.OUT_DEV.read_bytes()).hexdigest() == DEV8_SHA256
+    assert hashlib.sha256(pii_make_dev8.OUT_HELDOUT.read_bytes()).hexdigest() == HELDOUT8_SHA256
+
+
+def test_the_eighth_set_halves_share_no_name_and_each_class_has_200_values() -> None:
+    seen: dict[str, set[str]] = {}
+    for split, path in (("dev", pii_make_dev8.OUT_DEV), ("heldout", pii_make_dev8.OUT_HELDOUT)):
+        samples = json.loads(path.read_text("utf-8"))
+        counts: Counter[str] = Counter()
+        for s in samples:
+            assert s["metadata"]["split"] == split
+            for span in s["spans"]:
+                start, end = span["start_position"], span["end_position"]
+                assert s["full_text"][start:end] == span["entity_value"]
+                counts[s["metadata"]["class"]] += 1
+        assert all(counts[c] >= 200 for c in EIGHTH_CLASSES)
         assert sum(s["metadata"]["class"] == "decoy" for s in samples) >= 50
         seen[split] = {
             w.lower()
