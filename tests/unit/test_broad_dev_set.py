@@ -97,3 +97,51 @@ def test_the_third_held_out_set_is_apart_from_every_other_set() -> None:
     assert len({act for q in held for act in acts(q)} - NAMED) >= 20
     for question in held:
         assert not acts(question) & UNSEEN, question.id
+
+
+HELD_OUT4 = DATA / "retrieval_heldout4.jsonl"
+#: Frozen before the ninth pass's tuning (issue 22): any edit to the file fails here.
+HELD_OUT4_SHA256 = "c6db690cb2e832dec30d87e2358460033f879fb1ef836c838fc291e2db0a8249"
+#: Acts no earlier set asks about: the fourth set's check of acts nothing was tuned on.
+NEVER_ASKED = frozenset(
+    {
+        "EU:REG_2025_38",
+        "EU:DIR_2022_2464",
+        "EU:REG_2024_1772",
+        "EU:REG_2025_301",
+        "EU:REG_2025_1190",
+        "EU:REG_2014_600",
+    }
+)
+
+
+def test_the_fourth_held_out_set_is_frozen_and_apart_from_every_other_set() -> None:
+    """Written from official summaries and FAQ pages (bench/data/README.md), committed alone
+    before the ninth pass's tuning and pinned by its sha256; lookups, everyday questions over
+    many acts (some no other set asks about) and unanswerable ones; no question of another set,
+    never the unseen acts."""
+    assert hashlib.sha256(HELD_OUT4.read_bytes()).hexdigest() == HELD_OUT4_SHA256
+    held = load_jsonl(HELD_OUT4)
+    others = [
+        "retrieval_dev.jsonl",
+        "retrieval_dev_broad.jsonl",
+        "retrieval_heldout.jsonl",
+        "retrieval_heldout2.jsonl",
+        "retrieval_heldout3.jsonl",
+        "retrieval_unseen.jsonl",
+    ]
+    seen = {q.question for name in others for q in load_jsonl(DATA / name)}
+    assert len(held) >= 80
+    assert not {q.question for q in held} & seen
+    categories = Counter(q.category for q in held)
+    assert categories["plain"] + categories["other_plain"] >= 60
+    assert categories["lookup"] + categories["other_lookup"] >= 15
+    assert sum(categories[c] for c in UNANSWERABLE) >= 15
+    assert all(q.negative for q in held if q.category in UNANSWERABLE)
+    asked = {act for q in held for act in acts(q)}
+    assert len(asked - NAMED) >= 20
+    assert len(asked & NEVER_ASKED) >= 5
+    earlier = {act for name in others for q in load_jsonl(DATA / name) for act in acts(q)}
+    assert not NEVER_ASKED & earlier
+    for question in held:
+        assert not acts(question) & UNSEEN, question.id
