@@ -267,7 +267,8 @@ class TurnAdmission:
         if limiter is None or not limiter.due():
             return
         lag = self.lag.current if self.lag is not None else 0.0
-        delay = self.chunk_delays.drain(0.9)
+        timed = len(self.chunk_delays) > 0  # no chunk in the interval: no evidence of time
+        delay = self.chunk_delays.drain(0.9) if timed else None
         start = max(self.start_delays.drain(0.9), self.oldest_start())
         if limiter.update(lag=lag, delay=delay, start=start, in_flight=self._in_flight):
             self._grant()

@@ -24,19 +24,23 @@ core for a moment — is not a trend) and with at least ``cut_above`` of the lim
 would refuse the next burst for what other work did), the limit drops to ``backoff`` x the
 turns in flight (or the limit, if lower), at most once per ``cooldown`` — streams end one by
 one, so the load falls only over the following seconds and a second cut before then would
-overshoot. On target for ``stable`` intervals in a row and the limit in use (``in_flight >=
-used * limit``): it grows by ``increase``. It never grows while idle (a burst after a quiet
-hour would otherwise meet a limit nothing tested) and stays within ``[floor, ceiling]``.
+overshoot. On target for ``stable`` intervals in a row, each with chunks timed (evidence that
+streams are served on time: an interval without a chunk is not judged on time, fourth
+addendum) and the limit in use (``in_flight >= used * limit``): it grows by ``increase``. It
+never grows while idle (a burst after a quiet hour would otherwise meet a limit nothing tested;
+on-time intervals while not in use do not count) and stays within ``[floor, ceiling]``.
 
 **Slow start** (second addendum): the limit starts low (``initial``, what any worker carries)
 and, until its first cut, grows by one for every admitted turn that started its response within
 ``target_start`` while there was demand (turns waiting, or the limit in use) and the last
 interval was judged on target (not before the first interval is judged) — as TCP's congestion
-window grows by one per acknowledgement. A burst on a fresh worker is let in as fast as the
-worker shows it starts turns on time: a lean worker doubles its limit every few milliseconds, a
-worker whose turns start late does not grow, and the turns beyond the limit wait (briefly, in
-the gate's queue) instead of all preparing at once. The first cut ends slow start
-(:attr:`AdaptiveLimit.slow_start`); growth is additive after it.
+window grows by one per acknowledgement, and as it at most doubling between two judgements
+(a start beyond that, or before the first judgement, is credited to the next one, which adds it
+if on time and forgets it if late; fourth addendum). A burst on a fresh worker is let in as
+fast as the worker shows it starts turns on time: a lean worker doubles its limit every
+interval (100 ms), a worker whose turns start late does not grow, and the turns beyond the
+limit wait (briefly, in the gate's queue) instead of all preparing at once. The first cut ends
+slow start (:attr:`AdaptiveLimit.slow_start`); growth is additive after it.
 
 Pure: the clock is passed in, nothing here sleeps or measures; :class:`DelayWindow` keeps the
 recent chunk delays for a percentile.
@@ -91,6 +95,8 @@ class AdaptiveLimit:
         self._last_cut = -math.inf
         self._good = self._bad = 0
         self._judged = False  # an interval has been judged (slow start waits for the first)
+        self._grown_from = self._limit  # the limit at the last judgement (slow start: x2 max)
+        self._credit = 0  # starts on time not yet added (slow start: before a judgement)
         self.increases = 0
         self.decreases = 0
         self.slow_start = self.config.slow_start  # until the first congestion cut
@@ -99,12 +105,15 @@ class AdaptiveLimit:
         """An admitted turn started its response ``seconds`` after its admission. In slow
         start, with ``demand`` (turns waiting, or the limit in use) and the last interval
         judged on target, one started on time adds one to the limit; True when the limit
-        changed. Before the first interval has been judged nothing grows: a fresh worker does
-        not know yet whether its loop keeps time."""
+        changed. The limit at most doubles between two judgements (as TCP's window per round
+        trip): a start beyond that, or before the first interval has been judged (a fresh
+        worker does not know yet whether its loop keeps time), is credited to the next
+        judgement, which adds it if on time and forgets it if late."""
         c = self.config
-        if not self.slow_start or not demand or seconds > c.target_start:
+        if not self.slow_start or not demand or seconds > c.target_start or self._bad:
             return False
-        if not self._judged or self._bad:
+        if not self._judged or self._limit >= 2 * self._grown_from:
+            self._credit += 1
             return False
         before = self.limit
         self._limit = min(c.ceiling, self._limit + 1)
@@ -119,17 +128,29 @@ class AdaptiveLimit:
         """An interval has passed since the last decision: :meth:`update` would decide."""
         return self._clock() >= self._next - _EPSILON
 
-    def update(self, *, lag: float, delay: float, in_flight: int, start: float = 0.0) -> bool:
+    def update(
+        self, *, lag: float, delay: float | None, in_flight: int, start: float = 0.0
+    ) -> bool:
         """Decide, if an interval has passed since the last decision; True when the limit
-        changed. ``lag``, ``delay`` and ``start`` in seconds; ``in_flight`` the turns now
-        admitted."""
+        changed. ``lag``, ``delay`` and ``start`` in seconds (``delay`` None: no chunk was
+        timed in the interval); ``in_flight`` the turns now admitted.
+
+        Late is any signal over its target. On time needs evidence (fourth addendum): chunks
+        timed in the interval, every signal within target. An interval without chunks and not
+        late is not judged: it neither counts towards an increase nor ends a run of late ones
+        (a quiet interval, or turns still waiting for the model, says nothing of how streams
+        are served; a lag reading of 0 is what a busy uvloop loop's cached clock can show)."""
         now, c = self._clock(), self.config
         if now < self._next - _EPSILON:
             return False
         self._next = now + c.interval
-        self._judged = True
         before = self.limit
-        if lag > c.target_lag or delay > c.target_delay or start > c.target_start:
+        late = lag > c.target_lag or start > c.target_start
+        late = late or (delay is not None and delay > c.target_delay)
+        if late:
+            self._judged = True
+            self._grown_from = self._limit
+            self._credit = 0
             self._good = 0
             self._bad += 1
             mine = in_flight >= c.cut_above * self._limit  # the limit lets this load in
@@ -141,13 +162,19 @@ class AdaptiveLimit:
                     factor = min(factor, max(c.deepest, c.target_start / start))
                 self._limit = max(c.floor, min(self._limit, in_flight) * factor)
                 self.decreases += self.limit < before
-        else:
+        elif delay is not None:
+            self._judged = True
+            self._grown_from = self._limit  # slow start may double from here until the next
+            if self.slow_start and self._credit:
+                self._limit = min(c.ceiling, self._limit + self._credit, 2 * self._grown_from)
+                self._credit = 0
             self._bad = 0
-            self._good += 1
-            if self._good >= c.stable and in_flight >= c.used * self._limit:
+            in_use = in_flight >= c.used * self._limit
+            self._good = self._good + 1 if in_use else 0  # stable intervals *in use*
+            if self._good >= c.stable:
                 self._good = 0
                 self._limit = min(c.ceiling, self._limit + c.increase)
-                self.increases += self.limit > before
+            self.increases += self.limit > before
         return self.limit != before
 
 

@@ -32,12 +32,20 @@ def limiter(**overrides: float) -> tuple[AdaptiveLimit, Clock]:
 
 
 def run(
-    limit: AdaptiveLimit, clock: Clock, seconds: float, in_flight: int, **signals: float
+    limit: AdaptiveLimit,
+    clock: Clock,
+    seconds: float,
+    in_flight: int,
+    *,
+    lag: float,
+    delay: float | None,
+    start: float = 0.0,
 ) -> None:
-    """Call update every 20 ms (as the loop-lag probe does) for ``seconds``."""
+    """Call update every 20 ms (as the loop-lag probe does) for ``seconds``; ``delay`` None: no
+    chunk timed in the interval."""
     for _ in range(round(seconds / 0.02)):
         clock.now = round(clock.now + 0.02, 9)
-        limit.update(in_flight=in_flight, **signals)
+        limit.update(in_flight=in_flight, lag=lag, delay=delay, start=start)
 
 
 def test_it_grows_additively_while_on_time_and_in_use_up_to_the_ceiling() -> None:
@@ -135,6 +143,7 @@ async def test_the_gate_admits_queued_turns_when_the_limit_grows_and_refuses_pas
     queued = asyncio.ensure_future(gate.admit())
     await asyncio.sleep(0)
     assert not queued.done() and gate.queued == 1
+    gate.chunk_delays.add(0.001)  # streams are served on time (evidence: a chunk timed)
     clock.now += 0.1
     gate.adapt()  # on time, in use: 3, and the queued turn gets the new slot
     assert gate.limit == 3
@@ -310,6 +319,7 @@ async def test_a_burst_on_a_fresh_worker_waits_and_is_let_in_in_order_as_turns_s
     adaptive = AdaptiveLimit(config, clock)
     gate = TurnAdmission(64, 0.0, burst_queue_timeout=30.0, lag=FixedLag(0.0), limiter=adaptive)
     assert gate.queue_seconds() == 30.0
+    gate.chunk_delays.add(0.001)
     clock.now += 0.1
     gate.adapt()  # the first interval judged (on time): slow start may grow from now on
     first, second = await gate.admit(), await gate.admit()
@@ -322,6 +332,10 @@ async def test_a_burst_on_a_fresh_worker_waits_and_is_let_in_in_order_as_turns_s
         await asyncio.sleep(0)
         assert [q.done() for q in queued] == [True] * (n + 1) + [False] * (3 - n)
         admitted.append(queued[n].result())
+        if n == 1:  # doubled (2 -> 4) since the last judgement: judged again before more
+            gate.chunk_delays.add(0.001)
+            clock.now += 0.1
+            gate.adapt()
     assert gate.limit == 6 and gate.in_flight == 6 and gate.refused == 0
     for turn in admitted:
         turn.release()
@@ -348,3 +362,87 @@ async def test_after_the_first_cut_a_turn_beyond_the_limit_waits_only_the_short_
     waiting.cancel()
     for turn in held:
         turn.release()
+
+
+# Growth needs evidence (ADR 0055, fourth addendum). A clean-clone run of the overload e2e
+# (targets of a microsecond) admitted a third turn: an interval in which no chunk was written
+# read a chunk delay of 0 and, with a loop-lag reading of 0 (uvloop's cached clock makes a
+# busy loop's timers look on time), counted as on time — so the limit grew on intervals that
+# said nothing about the load.
+
+
+async def test_intervals_without_chunks_are_not_on_time_however_small_the_targets() -> None:
+    """Two turns admitted and preparing (no chunk written yet), a loop-lag reading of 0: the
+    intervals carry no evidence that streams are served on time, so neither the additive
+    rule nor slow start grows the limit."""
+    clock = Clock()
+    config = LimitConfig(ceiling=256, floor=2, initial=2, target_lag=1e-6, target_delay=1e-6)
+    gate = TurnAdmission(256, 0.0, lag=FixedLag(0.0), limiter=AdaptiveLimit(config, clock))
+    held = [await gate.admit(), await gate.admit()]
+    for _ in range(10):  # a second of intervals, the limit in use, nothing streamed
+        clock.now += 0.1
+        gate.adapt()
+    assert gate.limit == 2
+    held[0].started()  # started on time, with the limit in use (demand)
+    assert gate.limit == 2 and gate.limiter is not None and gate.limiter.increases == 0
+    gate.chunk_delays.add(0.0005)  # a chunk: 0.5 ms is over the 1 us target
+    clock.now += 0.1
+    gate.adapt()
+    held[1].started()
+    assert gate.limit == 2
+    for admitted in held:
+        admitted.release()
+
+
+def test_an_interval_without_chunks_is_neither_on_time_nor_late() -> None:
+    limit, clock = limiter(initial=20)
+    run(limit, clock, 2.0, in_flight=1000, lag=0.0, delay=None)
+    assert limit.limit == 20 and (limit.increases, limit.decreases) == (0, 0)
+    run(limit, clock, 0.1, in_flight=20, **LATE)  # one late interval ...
+    run(limit, clock, 0.5, in_flight=20, lag=0.0, delay=None)  # ... no evidence either way
+    run(limit, clock, 0.1, in_flight=20, **LATE)  # ... a second late one in a row: a cut
+    assert limit.limit == 18
+    run(limit, clock, 0.1, in_flight=1000, lag=0.5, delay=None)  # late lag needs no chunk
+    run(limit, clock, 1.0, in_flight=1000, lag=0.5, delay=None)
+    assert limit.limit < 18
+
+
+def test_on_time_intervals_while_idle_do_not_count_towards_an_increase() -> None:
+    """``stable`` on-time intervals *in use* before an increase: on-time intervals while the
+    limit was not in use say nothing about carrying more, and used not to be forgotten — the
+    first interval in use after an idle spell grew the limit at once."""
+    limit, clock = limiter(initial=20)
+    run(limit, clock, 5.0, in_flight=2, **ON_TIME)
+    run(limit, clock, 0.1, in_flight=20, **ON_TIME)
+    assert limit.limit == 20
+    run(limit, clock, 0.1, in_flight=20, **ON_TIME)  # the second in use: now it grows
+    assert limit.limit == 22
+
+
+def test_slow_start_at_most_doubles_the_limit_between_two_judgements() -> None:
+    """As TCP's window at most doubles per round trip: turns admitted on the strength of one
+    judged interval may grow the limit to twice what it was then, not on and on before the
+    next judgement has seen the load they add; the starts beyond are credited to the next
+    judgement (added if it is on time, up to twice again; forgotten if it is late)."""
+    limit, clock = limiter(initial=4, target_start=0.05)
+    run(limit, clock, 0.1, in_flight=2, **ON_TIME)
+    grew = [limit.started(0.001, demand=True) for _ in range(10)]
+    assert grew == [True] * 4 + [False] * 6 and limit.limit == 8
+    run(limit, clock, 0.1, in_flight=6, **ON_TIME)  # judged on time at 8: the 6 credited
+    assert limit.limit == 14
+    assert sum(limit.started(0.001, demand=True) for _ in range(20)) == 2  # up to 16 now
+    assert limit.limit == 16
+    run(limit, clock, 0.1, in_flight=6, **LATE)  # late: the 18 credited starts forgotten
+    run(limit, clock, 0.1, in_flight=6, **ON_TIME)
+    assert limit.limit == 16
+
+
+def test_starts_before_the_first_judgement_count_once_it_is_on_time() -> None:
+    """A fresh worker's first turns start before any interval is judged: they grow nothing
+    then, and are added once an interval with chunks shows them served on time."""
+    limit, clock = limiter(initial=4, target_start=0.05)
+    assert [limit.started(0.001, demand=True) for _ in range(3)] == [False] * 3
+    run(limit, clock, 0.5, in_flight=4, lag=0.0, delay=None)  # no chunk yet: not judged
+    assert limit.limit == 4
+    run(limit, clock, 0.1, in_flight=2, **ON_TIME)
+    assert limit.limit == 7 and limit.increases == 1
