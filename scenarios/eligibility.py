@@ -51,6 +51,7 @@ __all__ = [
     "RuleSet",
     "RulesReader",
     "assess",
+    "disposal_reliefs",
     "evaluate_expression",
     "load_rules",
     "parse_expression",
@@ -292,7 +293,7 @@ def _years_between(start: date, end: date) -> int:
 def _disposal_facts(base: dict[str, FactValue], disposal: Disposal) -> dict[str, FactValue]:
     out = dict(base)
     out.update({
-        "gain": disposal.proceeds - disposal.cost,
+        "gain": disposal.gain,  # after allowable expenses
         "cost": disposal.cost,
         "proceeds": disposal.proceeds,
         "years_owned": Decimal(_years_between(disposal.acquired_on, disposal.disposed_on)),
@@ -339,6 +340,34 @@ def assess(rules: RuleSet, facts: Facts, as_at: date) -> list[Eligibility]:
             found = _assess_item(rules, item, relevance, context)
             if found is not None:
                 out.append(found)
+    return out
+
+
+def disposal_reliefs(rules: RuleSet, facts: Facts, as_at: date) -> list[list[Eligibility]]:
+    """Per disposal of ``facts`` (in order), the reliefs the graph makes relevant to it, each
+    ``applies`` / ``does_not_apply`` / ``cannot_tell`` with the conditions that decided it: what
+    a CGT computation needs to know which reliefs change its amounts (ADR 0086)."""
+    base = _person_facts(facts)
+    items = [
+        (item, str(item.properties["applies_when"]))
+        for item in rules.items(facts.jurisdiction, as_at)
+        if item.label == "Relief"
+    ]
+    out: list[list[Eligibility]] = []
+    for disposal in facts.disposals:
+        context = _Context(
+            facts.jurisdiction, facts.tax_year, as_at, _disposal_facts(base, disposal), disposal
+        )
+        found = []
+        for item, relevance in items:
+            try:
+                if not _facts(relevance) & DISPOSAL_FACTS:
+                    continue
+            except ExpressionError:
+                continue
+            if (checked := _assess_item(rules, item, relevance, context)) is not None:
+                found.append(checked)
+        out.append(found)
     return out
 
 

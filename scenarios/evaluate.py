@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
-from scenarios.eligibility import Eligibility, RuleSet, assess
+from scenarios.eligibility import Eligibility, RuleSet, assess, disposal_reliefs
 from scenarios.ireland import evaluate_ireland
 from scenarios.ledger import Ledger
 from scenarios.models import ScenarioInput, Snapshot
@@ -34,6 +34,9 @@ async def evaluate_snapshot(
     ireland = facts.jurisdiction == "IE"
     params = await load_parameters(reader, year, IRELAND if ireland else UNITED_KINGDOM)
     ledger = Ledger(params)
+    if rules is not None and facts.disposals:
+        ledger.reliefs = disposal_reliefs(rules, facts, snapshot.as_at)
+        ledger.relief_nodes = rules.nodes
     if ireland:
         evaluate_ireland(ledger, facts)
     else:  # the UK and Northern Ireland share income tax and National Insurance

@@ -7,11 +7,14 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   year applies to the months it is in force (pay as 12 equal monthly amounts; the Class S
   blended rate of gov.ie, 4.025 % for 2024, is the same rule).
 - Capital gains tax: each disposal's gain is proceeds less cost and allowable expenses; the
-  year's losses and then losses brought forward come off the gains (s.31), then the annual
+  reliefs the graph's conditions grant come off or change the rate (principal private
+  residence exempts the share used as the home; revised entrepreneur relief charges the
+  qualifying gains at its rate within the lifetime limit; ADR 0086, ``scenarios/reliefs.py``);
+  the year's losses and then losses brought forward come off the gains (s.31), then the annual
   exemption (s.601, which never creates or increases a loss carried forward), the rest at the
-  graph's rate; the losses left to carry forward are a line. Always incomplete (a gap):
-  reliefs (principal private residence, entrepreneur, the 2011-2014 property relief,
-  indexation), limits on losses (connected persons, development land), a spouse's disposals.
+  graph's rate; the losses left to carry forward are a line. Always incomplete (a gap): the
+  2011-2014 property relief, indexation, retirement relief's amounts, limits on losses
+  (connected persons, development land), a spouse's disposals.
 - Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
   relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
   reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
@@ -30,6 +33,7 @@ from decimal import Decimal
 from scenarios.ledger import ZERO, Ledger
 from scenarios.models import Facts
 from scenarios.parameters import Param
+from scenarios.reliefs import relieve
 from scenarios.result import CENT, Line, cents
 
 __all__ = ["evaluate_ireland"]
@@ -529,9 +533,8 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
     ledger.gap(
         tax,
         who,
-        "CGT reliefs (principal private residence, entrepreneur relief, the 2011-2014 property "
-        "relief, indexation) and the limits on losses (to a connected person, development land) "
-        "are not built: the tax may differ",
+        "indexation, the 2011-2014 property relief and the limits on losses (to a connected "
+        "person, development land) are not built: the tax may differ",
         "disposals",
     )
     first, last = ledger.params.first, ledger.params.last
@@ -547,30 +550,39 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
     if found is None:
         return
     rate, exemption = found
+    relieved = relieve(ledger, facts, in_year, _eur)
+    if not relieved.ok:
+        return
     rule = ["IE:TCA_1997:S_31"]
     # s.31: the year's losses and then unrelieved losses of earlier years come off the gains
     # before the s.601 exemption, which can neither create nor increase a loss carried forward.
-    net = sum((d.gain for d in in_year), ZERO)
+    net = sum(relieved.gains, ZERO)
     brought = facts.capital_losses_brought_forward
     used = min(brought, max(net, ZERO))
     after_losses = net - used
     exempt = min(max(after_losses, ZERO), exemption.value)
     taxable = max(after_losses - exemption.value, ZERO)
     carried = brought - used + max(-net, ZERO)
-    gains = ", ".join(f"{d.asset} {_eur(d.gain)}" for d in in_year)
-    lines = []
+    gains = ", ".join(f"{d.asset} {_eur(g)}" for d, g in zip(in_year, relieved.gains, strict=True))
+    lines = list(relieved.lines)
     if brought:
         lines.append(ledger.line(tax, who, "losses_brought_forward", f"Net gains of the year "
                                  f"{_eur(net)} ({gains}): {_eur(used)} of the {_eur(brought)} "
                                  "losses brought forward used", ZERO, [exemption], used,
                                  rule))  # fmt: skip
-    lines += [
-        ledger.line(tax, who, "exemption", f"Net gains {_eur(after_losses)}"
-                    f"{'' if brought else f' ({gains})'}: {_eur(exempt)} exempt", ZERO,
-                    [exemption], exempt, rule),
-        ledger.line(tax, who, "charge", f"{_eur(taxable)} at {_pct(rate)}",
-                    taxable * rate.fraction, [rate, exemption], taxable),
-        ledger.line(tax, who, "losses_carried_forward", f"Losses to carry forward: "
-                    f"{_eur(carried)}", ZERO, [exemption], carried, rule),
-    ]  # fmt: skip
+    lines.append(ledger.line(tax, who, "exemption", f"Net gains {_eur(after_losses)}"
+                             f"{'' if brought else f' ({gains})'}: {_eur(exempt)} exempt", ZERO,
+                             [exemption], exempt, rule))  # fmt: skip
+    if (reduced := relieved.reduced) is not None:
+        lines.append(ledger.line(tax, who, "charge_relief_rate", f"{_eur(taxable)} at "
+                                 f"{_pct(reduced.rate)} ({reduced.relief.name}, within the "
+                                 f"{_eur(reduced.limit.value)} lifetime limit)",
+                                 taxable * reduced.rate.fraction,
+                                 [reduced.rate, reduced.limit, exemption], taxable,
+                                 nodes=reduced.node_ids))  # fmt: skip
+    else:
+        lines.append(ledger.line(tax, who, "charge", f"{_eur(taxable)} at {_pct(rate)}",
+                                 taxable * rate.fraction, [rate, exemption], taxable))  # fmt: skip
+    lines.append(ledger.line(tax, who, "losses_carried_forward", f"Losses to carry forward: "
+                             f"{_eur(carried)}", ZERO, [exemption], carried, rule))  # fmt: skip
     ledger.total(tax, who, lines)

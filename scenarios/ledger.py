@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from graph.models import GraphNode
+from scenarios.eligibility import Eligibility
 from scenarios.parameters import Gap, Param, ParameterSet
 from scenarios.result import Line, Total, cents
 
@@ -23,6 +25,10 @@ class Ledger:
     gaps: list[Gap] = field(default_factory=list)
     used: dict[str, Param] = field(default_factory=dict)
     totals: list[Total] = field(default_factory=list)
+    # Per disposal of the facts, the reliefs the graph's conditions make relevant, and the relief
+    # nodes (ADR 0086); None: the rules were not read, so no relief is computed (a gap).
+    reliefs: list[list[Eligibility]] | None = None
+    relief_nodes: dict[str, GraphNode] = field(default_factory=dict)
 
     def need(self, tax: str, person: str, *bases: str) -> list[Param] | None:
         """The annual parameters ``bases``, or ``None`` after recording a gap for each missing."""
@@ -51,9 +57,12 @@ class Ledger:
         params: Sequence[Param],
         base: Decimal | None = None,
         rules: Sequence[str] = (),
+        nodes: Sequence[str] = (),
     ) -> Line:
         """One line citing ``params`` and those of the section nodes ``rules`` the graph holds
-        (a rule cites the law it follows; its absence is no gap: no value depends on it)."""
+        (a rule cites the law it follows; its absence is no gap: no value depends on it), and
+        ``nodes`` (a relief and the conditions that decided it). A line of no parameter is in
+        force for the tax year."""
         for param in params:
             self.used[param.node_id] = param
         line = Line(
@@ -63,9 +72,11 @@ class Ledger:
             description=description,
             base=base,
             amount=cents(amount),
-            node_ids=sorted({p.node_id for p in params} | (set(rules) & self.params.rules)),
-            valid_from=max(p.valid_from for p in params),
-            valid_to=min(p.valid_to for p in params),
+            node_ids=sorted(
+                {p.node_id for p in params} | (set(rules) & self.params.rules) | set(nodes)
+            ),
+            valid_from=max((p.valid_from for p in params), default=self.params.first),
+            valid_to=min((p.valid_to for p in params), default=self.params.last),
         )
         self.lines.append(line)
         return line

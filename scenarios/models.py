@@ -52,6 +52,9 @@ class Disposal(BaseModel):
     shareholding_percent: Decimal | None = Field(default=None, ge=0, le=100, decimal_places=2)
     working_director: bool | None = None
     to_child: bool | None = None
+    # The share of a home used only as the home (Revenue: "you can only claim for the part of
+    # the house you used as your home"); absent: all of it.
+    home_use_percent: Decimal | None = Field(default=None, ge=0, le=100, decimal_places=2)
 
     @model_validator(mode="after")
     def _disposed_after_acquired(self) -> Disposal:
@@ -99,6 +102,9 @@ class Facts(BaseModel):
     tenancy_registered: bool | None = None
     # Allowable capital losses of earlier years not yet set against gains.
     capital_losses_brought_forward: Amount = Decimal(0)
+    # Gains already charged at a reduced relief rate in earlier years (Irish revised entrepreneur
+    # relief, UK Business Asset Disposal Relief): they count against the lifetime limit.
+    lifetime_relief_gains_used: Amount = Decimal(0)
     disposals: list[Disposal] = Field(default_factory=list, max_length=50)
 
     @property

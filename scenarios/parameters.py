@@ -67,6 +67,9 @@ ANNUAL: tuple[str, ...] = (
     "IE:THRESHOLD:PRSI_CLASS_S_INCOME",
     "IE:RATE:CGT_STANDARD",
     "IE:THRESHOLD:CGT_ANNUAL_EXEMPTION",
+    # read where a relief node names them (cgt_rate, cgt_lifetime_limit; ADR 0086)
+    "IE:RATE:CGT_ENTREPRENEUR",
+    "IE:THRESHOLD:ER_LIFETIME_LIMIT",
 )
 # Values that change within a year: a series of periods.
 SERIES: tuple[str, ...] = (
@@ -93,6 +96,8 @@ UK_ANNUAL: tuple[str, ...] = (
     "UK:RATE:NI_CLASS_4_MAIN",
     "UK:RATE:NI_CLASS_4_ADDITIONAL",
     "UK:THRESHOLD:CGT_ANNUAL_EXEMPT",
+    "UK:RATE:BADR",
+    "UK:THRESHOLD:BADR_LIFETIME",
 )
 # The UK's CGT rates: a disposal pays the rate in force on its day (2024-25's changed on
 # 30 October 2024), so their periods may start on any day.

@@ -14,8 +14,10 @@ s.3(5A)-(5C)), less that amount, added on top of taxable income (income less the
 Allowance): the part inside the basic rate band left pays the lower rate, the rest the higher
 rate — the rates in force on the gain's day (2024-25's changed on 30 October 2024) for
 residential property or other assets; the losses left to carry forward are a line. Gains of one
-tax year at different rates, carried interest, reliefs (Private Residence Relief, Business
-Asset Disposal Relief) and limits on losses to connected persons are not built: each a gap.
+tax year at different rates, carried interest and limits on losses to connected persons are
+not built: each a gap. Reliefs as the graph decides them (ADR 0086, ``scenarios/reliefs.py``):
+Private Residence Relief exempts the share of the gain of a home used as the home; gains that
+all qualify for Business Asset Disposal Relief pay its rate after the exempt amount.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from decimal import Decimal
 from scenarios.ledger import ZERO, Ledger
 from scenarios.models import Disposal, Facts
 from scenarios.parameters import Param
+from scenarios.reliefs import Relieved, relieve
 from scenarios.result import Line
 
 __all__ = ["evaluate_uk"]
@@ -165,9 +168,8 @@ def _rates_on(ledger: Ledger, disposal: Disposal) -> tuple[Param, Param] | None:
 
 def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
     tax, who = "cgt", "you"
-    ledger.gap(tax, who, "CGT reliefs (Private Residence Relief, Business Asset Disposal "
-               "Relief), carried interest and the limits on losses (to a connected person) are "
-               "not built: the tax may differ", "disposals")  # fmt: skip
+    ledger.gap(tax, who, "carried interest and the limits on losses (to a connected person) "
+               "are not built: the tax may differ", "disposals")  # fmt: skip
     first, last = ledger.params.first, ledger.params.last
     in_year = [d for d in facts.disposals if first <= d.disposed_on <= last]
     year = f"{ledger.params.tax_year}-{(ledger.params.tax_year + 1) % 100:02d}"
@@ -182,11 +184,19 @@ def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
                    "computed", "income_tax")  # fmt: skip
         return
     found = ledger.need(tax, who, "UK:THRESHOLD:CGT_ANNUAL_EXEMPT", "UK:THRESHOLD:BASIC_RATE_BAND")
-    # a loss is charged at no rate: only the gains' rates decide
-    rates = [_rates_on(ledger, d) for d in in_year if d.gain > 0]
-    if found is None or any(r is None for r in rates):
+    if found is None:
         return
     exemption, band = found
+    relieved = relieve(ledger, facts, in_year, _gbp)
+    if not relieved.ok:
+        return
+    if relieved.reduced is not None:
+        _cgt_reduced(ledger, facts, relieved, exemption, in_year)
+        return
+    # a loss (or a gain all exempt) is charged at no rate: only the gains' rates decide
+    rates = [_rates_on(ledger, d) for d, g in zip(in_year, relieved.gains, strict=True) if g > 0]
+    if any(r is None for r in rates):
+        return
     pairs = {(r[0].value, r[1].value) for r in rates if r is not None}
     if len(pairs) > 1:
         ledger.gap(tax, who, "gains of one tax year at different rates (before and after "
@@ -196,7 +206,7 @@ def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
     rule = ["UK:TCGA_1992:S_3"]
     # s.2(2) and s.3(5A)-(5C): the year's losses come off in full, even below the exempt
     # amount; losses brought forward only as far as needed to bring the gains down to it.
-    net = sum((d.gain for d in in_year), ZERO)
+    net = sum(relieved.gains, ZERO)
     brought = facts.capital_losses_brought_forward
     used = min(brought, max(net - exemption.value, ZERO))
     after_losses = net - used
@@ -206,8 +216,8 @@ def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
     band_left = max(band.value - taxable_income, ZERO)
     at_lower = min(taxable, band_left)
     at_higher = taxable - at_lower
-    gains = ", ".join(f"{d.asset} {_gbp(d.gain)}" for d in in_year)
-    lines = []
+    gains = ", ".join(f"{d.asset} {_gbp(g)}" for d, g in zip(in_year, relieved.gains, strict=True))
+    lines = list(relieved.lines)
     if brought:
         lines.append(ledger.line(tax, who, "losses_brought_forward", f"Net gains of the year "
                                  f"{_gbp(net)} ({gains}): {_gbp(used)} of the {_gbp(brought)} "
@@ -234,3 +244,37 @@ def _cgt(ledger: Ledger, facts: Facts, taxable_income: Decimal | None) -> None:
 def _first(rates: list[tuple[Param, Param] | None], which: int) -> Param | None:
     """The lower (0) or higher (1) rate of the year's gains (all alike by then), if any gain."""
     return next((r[which] for r in rates if r is not None), None)
+
+
+def _cgt_reduced(
+    ledger: Ledger,
+    facts: Facts,
+    relieved: Relieved,
+    exemption: Param,
+    in_year: list[Disposal],
+) -> None:
+    """Every gain of the year qualifies for a reduced-rate relief (GOV.UK's Business Asset
+    Disposal Relief steps: add the gains, deduct the tax-free allowance, the relief's rate on
+    what is left, whatever the income)."""
+    tax, who = "cgt", "you"
+    reduced = relieved.reduced
+    assert reduced is not None
+    net = reduced.gains
+    exempt = min(net, exemption.value)
+    taxable = net - exempt
+    gains = ", ".join(f"{d.asset} {_gbp(g)}" for d, g in zip(in_year, relieved.gains, strict=True))
+    rule = ["UK:TCGA_1992:S_3"]
+    lines = [
+        *relieved.lines,
+        ledger.line(tax, who, "exempt", f"Net gains {_gbp(net)} ({gains}): {_gbp(exempt)} "
+                    "exempt", ZERO, [exemption], exempt, rule),
+        ledger.line(tax, who, "relief_rate", f"{_gbp(taxable)} at "
+                    f"{reduced.rate.value.normalize():f}% ({reduced.relief.name}, within the "
+                    f"{_gbp(reduced.limit.value)} lifetime limit)",
+                    taxable * reduced.rate.fraction, [reduced.rate, reduced.limit, exemption],
+                    taxable, nodes=reduced.node_ids),
+        ledger.line(tax, who, "losses_carried_forward", "Losses to carry forward: "
+                    f"{_gbp(facts.capital_losses_brought_forward)}", ZERO, [exemption],
+                    facts.capital_losses_brought_forward, rule),
+    ]  # fmt: skip
+    ledger.total(tax, who, lines)
