@@ -71,6 +71,7 @@ from infra.erasure_notices import RedisErasureNotices
 from infra.metrics import Metrics
 from infra.quota_counter import RedisQuotaCounter
 from infra.rate_limit import RateLimiter
+from infra.summary_lease import RedisSummaryLeases
 from infra.tracing import Tracing
 
 __all__ = ["Container", "GraphHandle", "Overrides", "bootstrap", "open_graph"]
@@ -230,6 +231,10 @@ async def _assemble(stack: AsyncExitStack, settings: Settings, overrides: Overri
             store=conversations,
             counters=counters,
             min_new_tokens=settings.conversation_summary_min_new_tokens,
+            # one call at a time per conversation across workers: Redis, else the store
+            leases=RedisSummaryLeases(handle.redis, settings.redis_prefix)
+            if handle.redis is not None
+            else conversations,
         )
         if settings.conversation_summary_by_model
         else None

@@ -282,6 +282,11 @@ class NewSummary(BaseModel):
     model_summary: str | None = None
     model_summary_by: str | None = None  # "provider:model"
     model_pending_lines: int = Field(default=0, ge=0)
+    # the row this one continued (its last message; None: it started its range) and how many
+    # extractive lines it added to it: a model summary that lands on that row late is carried
+    # to this one (ADR 0065 session 8 addendum)
+    base_last_message_id: str | None = None
+    added_lines: int = Field(default=0, ge=0)
 
 
 class StoredSummary(NewSummary):

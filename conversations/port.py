@@ -63,6 +63,7 @@ __all__ = [
     "ModelSummaryStore",
     "PolicyAdmin",
     "ScenarioStore",
+    "SummaryLeases",
     "TenantAdminQueries",
     "TurnStore",
     "UsageLedger",
@@ -349,6 +350,30 @@ class ModelSummaryStore(Protocol):
         ...
 
 
+class SummaryLeases(Protocol):
+    """One summary call at a time per conversation across workers (ADR 0065 session 8
+    addendum): the store's table, or Redis (``infra.summary_lease.RedisSummaryLeases``)."""
+
+    async def acquire_summary_lease(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        holder: str,
+        seconds: float,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Hold the conversation's lease for ``seconds`` as ``holder``; ``False`` when another
+        holder has it and it has not expired."""
+        ...
+
+    async def release_summary_lease(
+        self, tenant_id: str, conversation_id: str, holder: str, *, user_id: str
+    ) -> None:
+        """Give it back, if ``holder`` still holds it."""
+        ...
+
+
 class ConversationStore(
     TurnStore,
     ConversationQueries,
@@ -357,6 +382,7 @@ class ConversationStore(
     ConversationErasure,
     UsageLedger,
     ModelSummaryStore,
+    SummaryLeases,
     Protocol,
 ):
     """The whole store, as the composition root holds it: the turn's, the routes', the tenant

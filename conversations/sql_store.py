@@ -402,6 +402,8 @@ class SqlConversationStore(ABC):
                     "model_summary": summary.model_summary,
                     "model_summary_by": summary.model_summary_by,
                     "model_pending_lines": summary.model_pending_lines,
+                    "base_last_message_id": summary.base_last_message_id,
+                    "added_lines": summary.added_lines,
                 }
                 await work.execute(statements.insert_summary, summary_params)
             await work.commit()
@@ -455,18 +457,68 @@ class SqlConversationStore(ABC):
         ``last_message_id``; ``False`` (nothing written) when there is none any more (erased),
         it was rolled back, or it has one already that covers its whole range (a carried one,
         with pending lines, is replaced)."""
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
         params = {
-            "tenant_id": tenant_id,
-            "conversation_id": conversation_id,
-            "user_id": user_id,
+            **key,
             "last_message_id": last_message_id,
             "model_summary": text,
             "model_summary_by": by,
         }
+        statements = self.dialect.statements
         async with self.unit_of_work(tenant_id, user_id) as work:
-            changed = await work.execute(self.dialect.statements.set_model_summary, params)
+            rows = await self._summaries(work, tenant_id, conversation_id, user_id)
+            changed = await work.execute(statements.set_model_summary, params)
+            if changed == 1:  # carried to the rows later turns stored continuing it
+                for row, pending in _continuing(rows, last_message_id):
+                    await work.execute(
+                        statements.carry_model_summary,
+                        {
+                            **params,
+                            "last_message_id": row.last_message_id,
+                            "model_pending_lines": pending,
+                            "carried": row.model_summary or "",
+                        },
+                    )
             await work.commit()
         return changed == 1
+
+    async def acquire_summary_lease(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        holder: str,
+        seconds: float,
+        *,
+        user_id: str,
+    ) -> bool:
+        """Take the conversation's summary lease for ``seconds`` if it is free or expired."""
+        now = datetime.now(UTC)
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "holder": holder,
+            "now": self.dialect.timestamp(now),
+            "expires_at": self.dialect.timestamp(now + timedelta(seconds=seconds)),
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            taken = await work.execute(self.dialect.statements.acquire_summary_lease, params)
+            await work.commit()
+        return taken == 1
+
+    async def release_summary_lease(
+        self, tenant_id: str, conversation_id: str, holder: str, *, user_id: str
+    ) -> None:
+        """Give the lease back, if ``holder`` still holds it."""
+        params = {
+            "tenant_id": tenant_id,
+            "conversation_id": conversation_id,
+            "user_id": user_id,
+            "holder": holder,
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await work.execute(self.dialect.statements.release_summary_lease, params)
+            await work.commit()
 
     async def _owned(
         self, work: UnitOfWork, tenant_id: str, conversation_id: str, user_id: str
@@ -818,6 +870,7 @@ class SqlConversationStore(ABC):
         counted = await work.fetch_one(statements.count_conversation_messages, key)
         pseudonyms = await work.execute(statements.delete_pseudonyms, key)
         await work.execute(statements.delete_summaries, key)
+        await work.execute(statements.delete_summary_leases, key)
         await work.execute(statements.delete_conversation_scenarios, key)
         await work.execute(statements.delete_messages, key)
         await work.execute(statements.delete_context, key)
@@ -1087,3 +1140,27 @@ def _latest_leaf(links: list[MessageLink], message_id: str) -> str:
     while leaf in latest:
         leaf = latest[leaf]
     return leaf
+
+
+def _continuing(rows: list[StoredSummary], last_message_id: str) -> list[tuple[StoredSummary, int]]:
+    """The rows that continue the row ending at ``last_message_id``, directly or through one
+    another, and still carry what it carried before its model summary landed (a row whose own
+    call covered it since, or rolled back, ends that chain), each with the lines it and the rows
+    between added: what the landed summary does not cover (ADR 0065 session 8 addendum)."""
+    by_last = {row.last_message_id: row for row in rows}
+    start = by_last.get(last_message_id)
+    if start is None:
+        return []
+    carried = start.model_summary
+    added = {last_message_id: 0}
+    found: list[tuple[StoredSummary, int]] = []
+    for row in rows:  # oldest first: a row is stored after the one it continues
+        base = row.base_last_message_id
+        if base is None or base not in added or row.last_message_id in added:
+            continue
+        if row.rolled_back_at is not None or row.model_summary != carried:
+            continue
+        pending = added[base] + row.added_lines
+        added[row.last_message_id] = pending
+        found.append((row, min(pending, len(row.summary.splitlines()))))
+    return found

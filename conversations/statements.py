@@ -493,16 +493,18 @@ class Statements:
     insert_summary: str = (
         "INSERT INTO {schema}summaries (tenant_id, id, conversation_id, user_id,"
         " first_message_id, last_message_id, message_count, summary, cited_node_ids,"
-        " created_at, model_summary, model_summary_by, model_pending_lines)"
+        " created_at, model_summary, model_summary_by, model_pending_lines,"
+        " base_last_message_id, added_lines)"
         " VALUES (:tenant_id, :summary_id, :conversation_id, :user_id,"
         " :first_message_id, :last_message_id, :message_count, :summary, :cited_node_ids, :now,"
-        " :model_summary, :model_summary_by, :model_pending_lines)"
+        " :model_summary, :model_summary_by, :model_pending_lines,"
+        " :base_last_message_id, :added_lines)"
         " ON CONFLICT (tenant_id, conversation_id, last_message_id) DO NOTHING"
     )
     select_summaries: str = (
         "SELECT id, conversation_id, first_message_id, last_message_id, message_count, summary,"
         " cited_node_ids, created_at, rolled_back_at, model_summary, model_summary_by,"
-        " model_pending_lines FROM {schema}summaries"
+        " model_pending_lines, base_last_message_id, added_lines FROM {schema}summaries"
         " WHERE tenant_id = :tenant_id AND conversation_id = :conversation_id"
         " AND user_id = :user_id ORDER BY created_at, id"
     )
@@ -522,8 +524,38 @@ class Statements:
         " AND user_id = :user_id AND rolled_back_at IS NULL"
         " AND (model_summary IS NULL OR model_pending_lines > 0)"
     )
+    # a model summary that landed on a row after later turns stored rows continuing it,
+    # carried to them (ADR 0065 session 8 addendum): only to a row that still carries what
+    # that row carried before (its own call did not cover it since)
+    carry_model_summary: str = (
+        "UPDATE {schema}summaries SET model_summary = :model_summary,"
+        " model_summary_by = :model_summary_by, model_pending_lines = :model_pending_lines"
+        " WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND last_message_id = :last_message_id"
+        " AND user_id = :user_id AND rolled_back_at IS NULL"
+        " AND COALESCE(model_summary, '') = :carried"
+    )
     delete_summaries: str = (
         "DELETE FROM {schema}summaries WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
+    # one summary call at a time per conversation across workers, without Redis (ADR 0065
+    # session 8 addendum): taken when free or expired, released by its holder only
+    acquire_summary_lease: str = (
+        "INSERT INTO {schema}summary_leases"
+        " (tenant_id, conversation_id, user_id, holder, expires_at)"
+        " VALUES (:tenant_id, :conversation_id, :user_id, :holder, :expires_at)"
+        " ON CONFLICT (tenant_id, conversation_id) DO UPDATE"
+        " SET holder = excluded.holder, expires_at = excluded.expires_at"
+        " WHERE summary_leases.expires_at < :now"
+        " AND summary_leases.user_id = excluded.user_id"
+    )
+    release_summary_lease: str = (
+        "DELETE FROM {schema}summary_leases WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND user_id = :user_id AND holder = :holder"
+    )
+    delete_summary_leases: str = (
+        "DELETE FROM {schema}summary_leases WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id"
     )
 

@@ -212,6 +212,8 @@ def compact(
             model_summary=model,
             model_summary_by=model_by,
             model_pending_lines=min(pending, len(kept_lines)) if model else 0,
+            base_last_message_id=base.last_message_id if base is not None else None,
+            added_lines=added_lines,
         )
         if any(s.last_message_id == record.last_message_id for s in summaries):
             record = None  # stored already (or rolled back: then summarised is after it)

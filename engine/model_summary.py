@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from typing import Protocol
 import structlog
 
 from conversations.models import StoredMessage, StoredSummary
-from conversations.port import ModelSummaryStore
+from conversations.port import ModelSummaryStore, SummaryLeases
 from egress.client import EgressContext
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, Done, Error, LlmRequest, StreamChunk, Text
@@ -152,6 +153,8 @@ class ModelSummariser:
         max_output_tokens: int = 400,
         min_new_tokens: int = 0,
         retry_seconds: float = 60.0,
+        leases: SummaryLeases | None = None,
+        lease_seconds: float = 120.0,
     ) -> None:
         self._egress = egress
         self._router = router
@@ -165,6 +168,10 @@ class ModelSummariser:
         self._running: set[str] = set()  # conversations with a call in flight in this worker
         self._retry_seconds = retry_seconds
         self._failed_at: dict[str, float] = {}  # conversation → when its last call failed
+        # one call at a time per conversation across workers (ADR 0065 session 8 addendum)
+        self._leases = leases
+        self._lease_seconds = lease_seconds
+        self._holder = uuid.uuid4().hex  # this worker's summariser
 
     def wanted(self, tenant_id: str) -> bool:
         """Whether the tenant's summaries are written by a model (not the offline provider)."""
@@ -190,9 +197,41 @@ class ModelSummariser:
             return False
         self._running.add(cid)
         try:
-            return await self._call(ctx, job)
+            if not await self._lease(ctx, cid):  # another worker's call is running
+                self._counters.inc("model_summaries_held_elsewhere")
+                return False
+            try:
+                return await self._call(ctx, job)
+            finally:
+                await self._unlease(ctx, cid)
         finally:
             self._running.discard(cid)
+
+    async def _lease(self, ctx: EgressContext, cid: str) -> bool:
+        """The conversation's lease across workers; a lease store that fails lets the call be
+        made (two calls at once cost a call, never a line: the later result lands on its own
+        row), as before leases."""
+        if self._leases is None:
+            return True
+        try:
+            return await self._leases.acquire_summary_lease(
+                ctx.tenant_id, cid, self._holder, self._lease_seconds, user_id=ctx.user_id
+            )
+        except RegintelError as exc:
+            log.warning("summary_lease_unavailable", code=exc.code)
+            self._counters.inc("summary_lease_unavailable")
+            return True
+
+    async def _unlease(self, ctx: EgressContext, cid: str) -> None:
+        if self._leases is None:
+            return
+        try:
+            await self._leases.release_summary_lease(
+                ctx.tenant_id, cid, self._holder, user_id=ctx.user_id
+            )
+        except RegintelError as exc:  # it expires by itself
+            log.warning("summary_lease_unavailable", code=exc.code)
+            self._counters.inc("summary_lease_unavailable")
 
     async def _call(self, ctx: EgressContext, job: SummaryJob) -> bool:
         route = self._router.route(SUMMARY_TASK, ctx.tenant_id)

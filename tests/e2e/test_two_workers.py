@@ -51,12 +51,14 @@ ALICE = {"Authorization": "Bearer key-acme-alice"}
 CAROL = {"Authorization": "Bearer key-globex-carol"}
 DAVE = {"Authorization": "Bearer key-initech-dave"}  # the rate-limit test's own buckets
 UMA = {"Authorization": "Bearer key-umbrella-uma"}  # the quota test's own tenant
+HANK = {"Authorization": "Bearer key-hooli-hank"}  # the quota fill test's own tenant
 OPERATOR = {"Authorization": "Bearer key-ops-admin"}
 KEYS = {
     "key-acme-alice": "acme:alice",
     "key-globex-carol": "globex:carol",
     "key-initech-dave": "initech:dave",
     "key-umbrella-uma": "umbrella:uma",
+    "key-hooli-hank": "hooli:hank",
     "key-ops-admin": "regintel:operator:operator",
 }
 USER_BURST = 20  # tokens in a user's bucket: 30 a minute, 40 seconds' worth
@@ -128,7 +130,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             "REGINTEL_GRAPH_CATCH_UP_SECONDS": "1",  # the catch-up must not deliver twice
             "REGINTEL_HEARTBEAT_SECONDS": "0.2",
             # one turn spends it: the second is refused, whichever worker gets it
-            "REGINTEL_USAGE_MONTHLY_QUOTAS": json.dumps({"umbrella": {"tokens": 1}}),
+            # hooli: counted in Redis, never reached (the fill-race test)
+            "REGINTEL_USAGE_MONTHLY_QUOTAS": json.dumps(
+                {"umbrella": {"tokens": 1}, "hooli": {"tokens": 10**9}}
+            ),
         }
         prompts = {name: root / f"{name}.prompts.jsonl" for name in "ab"}
         gate = root / "gate"
@@ -490,6 +495,53 @@ async def test_a_tenant_past_its_hard_quota_is_refused_by_both_workers_before_th
         key = f"{cluster.env['REGINTEL_REDIS_PREFIX']}:quota:umbrella:{month:%Y-%m}"
         tokens = await redis.hget(key, "tokens")
         assert tokens is not None and int(tokens) > 1
+    finally:
+        await redis.aclose()
+
+
+async def test_turns_through_both_workers_while_the_quota_copy_expires_are_all_counted(
+    cluster: Cluster,
+) -> None:
+    """Issue 27 (ADR 0050, session 8 addendum): eight turns at once through the two worker
+    processes while the month's copy in Redis is dropped again and again (as when it expires):
+    every worker that finds it missing fills it from the ledger while the others record; the
+    copy is never behind the ledger's own total (GET /api/usage, the tenant's only user)."""
+    redis = connect_redis(cluster.redis.url(), timeout_s=30)  # a loaded machine
+    month = datetime.now(UTC).date().replace(day=1)
+    key = f"{cluster.env['REGINTEL_REDIS_PREFIX']}:quota:hooli:{month:%Y-%m}"
+    running = True
+
+    async def expire() -> None:
+        while running:
+            await redis.delete(key)
+            await asyncio.sleep(0.02)
+
+    try:
+        dropping = asyncio.create_task(expire())
+        bases = [cluster.a.base, cluster.b.base] * 4
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(
+                    *(
+                        turn(base, HANK, f"Hooli {n}: what is the standard rate of VAT?")
+                        for n, base in enumerate(bases)
+                    )
+                ),
+                timeout=240,
+            )
+        finally:
+            running = False
+            await dropping
+        # one more turn when all is quiet: it finds no copy (or one from the churn), fills or
+        # adds to it, and records its own call
+        await turn(cluster.b.base, HANK, "Hooli: and the reduced rate?")
+        async with httpx.AsyncClient(timeout=30) as client:
+            usage = (await client.get(f"{cluster.a.base}/api/usage", headers=HANK)).json()
+        ledger = usage["month"]["totals"]
+        assert ledger["turns"] == 9
+        counted = await redis.hget(key, "tokens")
+        assert counted is not None
+        assert int(counted) >= ledger["inputTokens"] + ledger["outputTokens"] > 0
     finally:
         await redis.aclose()
 

@@ -271,3 +271,73 @@ async def test_a_turn_reads_only_what_follows_its_branchs_summary(store):
 
 def _answer_of(state, question_id):
     return next(m.id for m in state.history if m.parent_id == question_id)
+
+
+def continuing(first, last, count, lines, base, added):
+    """A row a turn stored continuing ``base`` (its last message) with ``added`` new lines and
+    no model summary of its own (none landed yet: the call was held, ADR 0065 session 8)."""
+    return NewSummary(
+        first_message_id=first.id,
+        last_message_id=last.id,
+        message_count=count,
+        summary="\n".join(f'- [Q] "{n}"' for n in range(lines)),
+        base_last_message_id=base.id,
+        added_lines=added,
+    )
+
+
+async def test_a_late_model_summary_is_carried_to_the_rows_that_continue_its_own(store):
+    """ADR 0065 session 8 addendum: a model summary that lands on a row after two later turns
+    stored rows continuing it is carried to both (as the app role on PostgreSQL), with the
+    lines each added since as its pending lines (capped at the lines it kept), so the next
+    prompt uses it; a row of another branch, one rolled back, and one whose own call covered
+    it are left alone."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid, "one")
+    _, a2 = await a_turn(store, cid, "two", summary_of(q1, a1, 2))  # row 1: first compaction
+    _, a3 = await a_turn(store, cid, "three", continuing(q1, a2, 4, 4, a1, 2))  # row 2
+    _, a4 = await a_turn(store, cid, "four", continuing(q1, a3, 6, 5, a2, 2))  # row 3, trimmed
+    # another branch (an edit of "four"), whose next turn read the whole branch: its row
+    # starts its own range (no base), on messages of that branch only
+    [_, edited] = await store.save_turn(
+        "acme",
+        cid,
+        [said("user", "four, edited"), said("assistant", "answer")],
+        ConversationContext(),
+        user_id="alice",
+        parent_id=a3.id,
+    )
+    await a_turn(store, cid, "five", summary_of(q1, edited, 8))
+    assert await store.set_model_summary(
+        "acme", cid, a1.id, "The user asked one.", "openai:gpt-4o-mini", user_id="alice"
+    )
+    rows = {s.last_message_id: s for s in await store.summaries("acme", cid, user_id="alice")}
+    assert (rows[a2.id].model_summary, rows[a2.id].model_pending_lines) == (
+        "The user asked one.",
+        2,
+    )
+    assert rows[a2.id].model_summary_by == "openai:gpt-4o-mini"
+    assert (rows[a3.id].model_summary, rows[a3.id].model_pending_lines) == (
+        "The user asked one.",
+        4,  # 2 + 2 lines added since row 1, within the 5 it kept
+    )
+    assert rows[edited.id].model_summary is None  # another branch: not carried
+
+    # a row whose own call covered it stops the carry along its chain; a rolled-back one too
+    cid2 = (await store.create_conversation("acme", "alice")).id
+    q1, a1 = await a_turn(store, cid2, "one")
+    _, a2 = await a_turn(store, cid2, "two", summary_of(q1, a1, 2))
+    _, a3 = await a_turn(store, cid2, "three", continuing(q1, a2, 4, 4, a1, 2))
+    _, a4 = await a_turn(store, cid2, "four", continuing(q1, a3, 6, 6, a2, 2))
+    await a_turn(store, cid2, "five", continuing(q1, a4, 8, 8, a3, 2))
+    fourth = (await store.summaries("acme", cid2, user_id="alice"))[-1]
+    await store.roll_back_summary("acme", cid2, fourth.id, user_id="alice")
+    assert await store.set_model_summary("acme", cid2, a2.id, "Own.", "o:m", user_id="alice")
+    assert await store.set_model_summary("acme", cid2, a1.id, "Late.", "o:m", user_id="alice")
+    rows2 = await store.summaries("acme", cid2, user_id="alice")
+    assert [(s.model_summary, s.model_pending_lines) for s in rows2] == [
+        ("Late.", 0),
+        ("Own.", 0),  # its own call: the late one stops here
+        ("Own.", 2),  # carried from row 2 when its call landed
+        (None, 0),  # rolled back before: never carried
+    ]

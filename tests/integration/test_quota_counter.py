@@ -4,12 +4,14 @@ redis-server. What one worker records, the other refuses on, answered by Redis (
 not read again); a counter that fails or is gone falls back to the store, which still refuses;
 a store and a counter both down: the configured open or closed."""
 
+import asyncio
 from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
 
 from api.usage import PriceTable, Quotas, UsageTurns
+from conversations.models import UsageEntry
 from conversations.port import UsageLedger
 from engine.turn import TurnEngine, TurnRequest
 from errors import ConversationStoreUnavailable, QuotaExceeded, QuotaUnavailable
@@ -145,3 +147,104 @@ async def test_a_copy_gone_or_a_counter_down_falls_back_to_the_store(store, redi
         assert closed_engine.prepared == 0
     finally:
         await gone.aclose()
+
+
+class PausingLedger(CountingLedger):
+    """A ledger whose next quota read waits, once it has read, until ``resume`` is set: the
+    moment between a worker's ledger read and its seed (the "fill race", ADR 0050 session 8)."""
+
+    def __init__(self, ledger: UsageLedger) -> None:
+        super().__init__(ledger)
+        self.read_done = asyncio.Event()
+        self.resume = asyncio.Event()
+        self.pause = True
+
+    async def usage_by_model(self, tenant_id, since, *, user_id=None):
+        used = await super().usage_by_model(tenant_id, since, user_id=user_id)
+        if self.pause:
+            self.pause = False
+            self.read_done.set()
+            await self.resume.wait()
+        return used
+
+
+async def _ledger_tokens(store, month) -> int:
+    return sum(u.input_tokens + u.output_tokens for u in await store.usage_by_model("acme", month))
+
+
+async def test_a_call_recorded_while_another_worker_fills_the_copy_is_counted(
+    store, redis, redis_prefix
+):
+    """Worker a finds no copy and reads the ledger; worker b records a call before a seeds.
+    The copy must hold b's call (before session 8 it held only what a read)."""
+    month = datetime.now(UTC).date().replace(day=1)
+    await store.record_usage("acme", "alice", _entry(1000))  # this month so far: 1,000
+    ledger = PausingLedger(store)
+    a, a_engine = worker(ledger, RedisQuotaCounter(redis, redis_prefix))
+    b, _ = worker(CountingLedger(store), RedisQuotaCounter(redis, redis_prefix))
+    checking = asyncio.create_task(a.prepare(ASK))
+    await asyncio.wait_for(ledger.read_done.wait(), 30)  # a read 1,000, not seeded yet
+    await b.record_call("acme", "bob", "openai", "gpt-4o-mini", 900, 100)  # 2,000: the quota
+    ledger.resume.set()
+    with pytest.raises(QuotaExceeded):  # a's seed returns the copy with b's call: 2,000
+        await asyncio.wait_for(checking, 30)
+    assert a_engine.prepared == 0 and a_engine.refused == ["quota_exceeded"]
+    counter = RedisQuotaCounter(redis, redis_prefix)
+    assert await counter.totals("acme", month) == (2000, 1000 + 900 + 200)
+    assert await _ledger_tokens(store, month) == 2000
+    with pytest.raises(QuotaExceeded):  # from the copy: the ledger is not read again
+        await a.prepare(ASK)
+    assert ledger.reads == 1 and a_engine.prepared == 0
+    assert await redis.exists(counter.fill_key("acme", month)) == 0  # the fill is gone
+
+
+async def test_two_workers_recording_at_once_while_the_copy_expires_never_undercount(
+    store, redis, redis_prefix
+):
+    """Two workers check and record 60 calls at once while the copy is dropped (expired) again
+    and again: the copy never falls behind the ledger, and a copy seeded when all is quiet
+    equals it."""
+    month = datetime.now(UTC).date().replace(day=1)
+    counter = RedisQuotaCounter(redis, redis_prefix)
+    quotas: Quotas = {"acme": {"tokens": 10**9}}
+    workers = [
+        UsageTurns(
+            cast(TurnEngine, Engine()),
+            cast(UsageLedger, store),
+            PRICES,
+            quotas,
+            counter=RedisQuotaCounter(redis, redis_prefix),
+        )
+        for _ in range(2)
+    ]
+
+    async def turn(n: int) -> None:
+        turns = workers[n % 2]
+        await turns.prepare(ASK)
+        await turns.record_call("acme", f"u{n % 5}", "openai", "gpt-4o-mini", 10 + n, 1)
+
+    async def expire() -> None:
+        for _ in range(15):
+            await redis.delete(counter.key("acme", month))
+            await asyncio.sleep(0)
+
+    await asyncio.wait_for(asyncio.gather(*(turn(n) for n in range(60)), expire()), timeout=120)
+    await workers[0].prepare(ASK)  # a copy exists again (seeded if the last drop removed it)
+    held = await counter.totals("acme", month)
+    ledger = await _ledger_tokens(store, month)
+    assert ledger == sum(11 + n for n in range(60))
+    assert held is not None and held[0] >= ledger
+    await redis.delete(counter.key("acme", month))
+    await workers[1].prepare(ASK)  # seeded when quiet: exactly the ledger
+    assert (await counter.totals("acme", month) or (0, 0))[0] == ledger
+
+
+def _entry(tokens: int) -> UsageEntry:
+    return UsageEntry(
+        day=datetime.now(UTC).date(),
+        provider="openai",
+        model="gpt-4o-mini",
+        input_tokens=tokens,
+        output_tokens=0,
+        cost_micros=tokens,
+    )

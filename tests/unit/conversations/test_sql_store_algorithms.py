@@ -123,6 +123,9 @@ async def exercise_everything(db):
     await db.roll_back_summary("acme", conversation.id, "s", user_id="alice")
     # a configured model's summary, written after the turn (ADR 0065 third addendum)
     await db.set_model_summary("acme", conversation.id, "m", "text", "o:m", user_id="alice")
+    # one summary call at a time per conversation across workers, without Redis (session 8)
+    await db.acquire_summary_lease("acme", conversation.id, "w", 60, user_id="alice")
+    await db.release_summary_lease("acme", conversation.id, "w", user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
@@ -214,7 +217,20 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
                     "cited_node_ids": "[]",
                     "created_at": "2025-01-01T00:00:00.000000+00:00",
                     "rolled_back_at": None,
-                }
+                },
+                {  # a row a later turn stored continuing it (ADR 0065 session 8 addendum)
+                    "id": "s2",
+                    "conversation_id": "c",
+                    "first_message_id": "m",
+                    "last_message_id": "m2",
+                    "message_count": 3,
+                    "summary": "s",
+                    "cited_node_ids": "[]",
+                    "created_at": "2025-01-01T00:00:01.000000+00:00",
+                    "rolled_back_at": None,
+                    "base_last_message_id": "m",
+                    "added_lines": 1,
+                },
             ],
             "count_placeholders": [{"n": 0}],
             "select_owned_conversation_ids": [{"id": "c"}],
@@ -267,8 +283,8 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
     # with scenarios and conversations' links to them (issue 28: one more, a user's unlink of
-    # their conversation's scenario) and summaries (ADR 0065)
-    assert len(erasing) == 15
+    # their conversation's scenario) and summaries (ADR 0065), and summary leases (session 8)
+    assert len(erasing) == 16
     for name in erasing:
         assert db.erasure[name] == {True}, name
 
