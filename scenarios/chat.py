@@ -93,7 +93,11 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
     if jurisdiction is None:
         missing.append("jurisdiction (Ireland, the UK or Northern Ireland)")
     if not stated.states_income():
-        missing.append("income (an amount, and whether PAYE or self-employed)")
+        if stated.disposals and jurisdiction == "IE":
+            # Irish CGT does not depend on income (the UK's rate band does: asked for)
+            assumed.append("no income stated: none taken (Irish CGT does not depend on it)")
+        else:
+            missing.append("income (an amount, and whether PAYE or self-employed)")
     if missing:
         return None, [], missing
     paye = stated.paye_income
@@ -126,6 +130,7 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
             spouse_self_employed_income=stated.spouse_self_employed_income or Decimal(0),
             pension_contributions=stated.pension_contributions or Decimal(0),
             rent_paid=stated.rent_paid or Decimal(0),
+            capital_losses_brought_forward=stated.capital_losses_brought_forward or Decimal(0),
             disposals=disposals,
         )
     except ValidationError as exc:
@@ -169,6 +174,7 @@ def _disposal(stated: StatedDisposal) -> tuple[Disposal | None, list[str]]:
             disposed_on=disposed,
             cost=stated.cost,
             proceeds=stated.proceeds,
+            allowable_expenses=stated.expenses or Decimal(0),
         )
     except ValidationError as exc:
         return None, [f"a disposal the engine accepts ({exc.errors()[0]['msg']})"]
@@ -241,6 +247,7 @@ _STATED_FIELDS = (
     "age",
     "pension_contributions",
     "rent_paid",
+    "capital_losses_brought_forward",
 )
 
 

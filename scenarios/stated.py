@@ -25,8 +25,13 @@ A small rule-based parser, not a model: it reads what people type about their ow
 - **a disposal**: a clause that sold something for an amount (the proceeds) and one that bought
   it for an amount (the cost), with each one's date as stated: "on 12 March 2025" (a day),
   "in June 2019" (a month), "in 2010" (a year); the asset is the words after sold/bought.
-  Without both amounts there is no disposal (the parser never guesses a cost). When the only
-  years stated are the disposal's, its year is the tax year.
+  Without both amounts there is no disposal (the parser never guesses a cost). The cost may be
+  said as what the asset cost ("that cost €8,000 in 2019", "they cost me €8,000"). Fees,
+  commission, stamp duty and legal or selling costs beside an amount are the disposal's
+  allowable expenses ("paying €500 in fees"). When the only years stated are the disposal's,
+  its year is the tax year.
+- **capital losses brought forward**: an amount of losses brought (or carried) forward, or of
+  unused, earlier or previous losses ("losses of €3,000 brought forward").
 - **"from X to Y"**: a range of two amounts ("my salary goes from £48k to £52k") states X and
   asks the what-if Y, of the same kind.
 
@@ -126,10 +131,27 @@ _MONTHLY = re.compile(
 )
 _WEEKLY = re.compile(r"^\S*\s*(?:a|per|each|every|/)\s*week\b|^\S*\s*weekly\b", re.I)
 _SOLD = re.compile(r"\b(?:sold|sell(?:s|ing)?|dispos(?:ed|e|ing)\s+of)\b", re.I)
-_BOUGHT = re.compile(r"\b(?:bought|buy(?:s|ing)?|purchased?|acquired?)\b", re.I)
+# "that cost €8,000 in 2019", "they cost me €8,000": what the asset cost is a buying verb
+_COST_VERB = r"\b(?:that|which|they|it|these|those)\s+(?:had\s+)?cost(?:\s+(?:me|us))?\b"
+_BOUGHT = re.compile(rf"\b(?:bought|buy(?:s|ing)?|purchased?|acquired?)\b|{_COST_VERB}", re.I)
+# Beside an amount: the disposal's costs of buying or selling (allowable expenses).
+_FEES = re.compile(
+    r"\bfees?\b|\bcommissions?\b|\bstamp\s+duty\b|\b(?:legal|selling|buying|dealing|"
+    r"transaction|sale)\s+costs?\b|\bsolicitor|\bestate\s+agent|\bbrokerage\b",
+    re.I,
+)
+# Beside an amount: capital losses of earlier years, not yet used.
+_LOSSES_FORWARD = re.compile(
+    r"\bloss(?:es)?\b[^.;]{0,40}\b(?:brought|carried|carry|bring)(?:ing)?\s+forward\b"
+    r"|\b(?:unused|earlier|previous|prior|past)\s+(?:capital\s+)?loss(?:es)?\b"
+    r"|\bloss(?:es)?\s+(?:from|of)\s+(?:last|previous|earlier|prior)\s+years?\b",
+    re.I,
+)
 # "I sold a flat for £250,000 that I bought in 2012 for £180,000": the buying part of a clause.
 _BOUGHT_PART = re.compile(
-    r"\b(?:that|which|and|having)\s+(?:I|we)\s+(?:had\s+)?(?:bought|purchased|acquired)\b", re.I
+    r"\b(?:that|which|and|having)\s+(?:I|we)\s+(?:had\s+)?(?:bought|purchased|acquired)\b"
+    r"|\b(?:that|which)\s+(?:had\s+)?cost\b",
+    re.I,
 )
 _ASSET = re.compile(
     r"\b(?:sold|sell(?:s|ing)?|disposed\s+of|bought|buy(?:s|ing)?|purchased?|acquired?)\s+"
@@ -166,9 +188,12 @@ class StatedDisposal:
     proceeds: Decimal
     acquired: str | None = None
     disposed: str | None = None
+    expenses: Decimal | None = None  # fees, commission, stamp duty: allowable expenses
 
     def data(self) -> dict[str, str]:
         out = {"asset": self.asset, "cost": str(self.cost), "proceeds": str(self.proceeds)}
+        if self.expenses is not None:
+            out["expenses"] = str(self.expenses)
         out.update({k: v for k, v in (("acquired", self.acquired), ("disposed", self.disposed))
                     if v is not None})  # fmt: skip
         return out
@@ -191,6 +216,7 @@ class StatedFacts:
     pension_contributions: Decimal | None = None  # a year's
     rent_paid: Decimal | None = None  # a year's
     disposals: tuple[StatedDisposal, ...] | None = None
+    capital_losses_brought_forward: Decimal | None = None
 
     def empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in fields(self))
@@ -286,6 +312,8 @@ def parse_facts(text: str) -> StatedFacts:
     currency: str | None = None
     pension: Decimal | None = None
     rent: Decimal | None = None
+    losses: Decimal | None = None
+    fees = Decimal(0)
     clauses = _clauses(text)
     disposal, disposal_parts = _disposal(clauses)
     if disposal is not None:
@@ -298,6 +326,12 @@ def parse_facts(text: str) -> StatedFacts:
             currency = currency or sign
             # the words between the previous amount and the next: "£200 a month into a pension"
             segment = _segment(clause, index)
+            if losses is None and _losses_forward(clause, index):
+                losses = amount  # "losses of €3,000 brought forward": never an income
+                continue
+            if disposal is not None and _FEES.search(near) and not _EARNS.search(near):
+                fees += amount  # "I paid €500 in fees" on the sale
+                continue
             if _PENSION.search(segment) and not _EARNS.search(near) and pension is None:
                 pension = amount  # "I put €6,000 into my pension", "£400 a month into a PRSA"
                 continue
@@ -319,6 +353,8 @@ def parse_facts(text: str) -> StatedFacts:
                 paye = amount if paye is None else paye
             elif unspecified is None:
                 unspecified = amount
+    if disposal is not None and fees:
+        disposal = replace(disposal, expenses=(disposal.expenses or Decimal(0)) + fees)
     rest = text
     for part in disposal_parts:
         rest = rest.replace(part, " ")
@@ -339,6 +375,7 @@ def parse_facts(text: str) -> StatedFacts:
         pension_contributions=pension,
         rent_paid=rent,
         disposals=(disposal,) if disposal is not None else None,
+        capital_losses_brought_forward=losses,
     )
 
 
@@ -351,6 +388,23 @@ def _segment(clause: str, index: int) -> str:
     return clause[start:end]
 
 
+_LOSS_BEFORE = re.compile(r"\bloss(?:es)?\b[^€£\d.;]{0,50}$", re.I)
+_LOSS_AFTER = re.compile(r"^\s*(?:of|in)\s+(?:capital\s+)?loss(?:es)?\b", re.I)
+
+
+def _losses_forward(clause: str, index: int) -> bool:
+    """Is the ``index``-th amount of ``clause`` an amount of capital losses of earlier years:
+    the losses named right before it ("losses of €3,000", "unused capital losses of €3,000") or
+    right after it ("€3,000 of losses"), said to be brought forward or of earlier years?"""
+    spans = [m.span() for m in _AMOUNT.finditer(clause) if _is_amount(m)]
+    start, end = spans[index]
+    before = clause[spans[index - 1][1] if index > 0 else 0 : start][-60:]
+    after = clause[end : spans[index + 1][0] if index + 1 < len(spans) else len(clause)][:40]
+    if not (_LOSS_BEFORE.search(before) or _LOSS_AFTER.search(after)):
+        return False
+    return bool(_LOSSES_FORWARD.search(f"{before} {after}"))
+
+
 def _is_amount(match: re.Match[str]) -> bool:
     return bool(match.group("pre") or match.group("post") or match.group("k"))
 
@@ -361,6 +415,7 @@ def _disposal(clauses: list[str]) -> tuple[StatedDisposal | None, list[str]]:
     sold: tuple[Decimal, str | None, str] | None = None
     bought: tuple[Decimal, str | None, str] | None = None
     asset: str | None = None
+    expenses = Decimal(0)
     parts: list[str] = []
     for clause in clauses:
         pieces = [clause]
@@ -384,6 +439,8 @@ def _disposal(clauses: list[str]) -> tuple[StatedDisposal | None, list[str]]:
             # "sold shares in May 2025", else "In May 2025 I sold …"
             when = _stated_date(piece) or _stated_date(before[: len(before) - len(piece)], True)
             entry = (amounts[0][0], when, piece)
+            # "sold for €20,000, paying €500 in fees": the piece's other amounts of costs
+            expenses += sum((a for a, _, near in amounts[1:] if _FEES.search(near)), Decimal(0))
             if kind == "sold" and sold is None:
                 sold = entry
             elif kind == "bought" and bought is None:
@@ -393,7 +450,7 @@ def _disposal(clauses: list[str]) -> tuple[StatedDisposal | None, list[str]]:
         return None, []
     disposal = StatedDisposal(
         asset=asset or "asset", cost=bought[0], proceeds=sold[0], acquired=bought[1],
-        disposed=sold[1],
+        disposed=sold[1], expenses=expenses or None,
     )  # fmt: skip
     return disposal, list(dict.fromkeys(parts))
 

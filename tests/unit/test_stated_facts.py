@@ -137,3 +137,43 @@ def test_a_what_if_amount_replaces_the_income_it_must_mean() -> None:
     ni = StatedFacts(paye_income=Decimal(30000), tax_year=2025, jurisdiction="NI")
     pounds = parse_what_if("what if I earned £60,000?").change
     assert pounds is not None and pounds.over(ni).jurisdiction == "NI"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I sold shares for €20,000 in March 2025 that cost €8,000 in 2019.",
+         {"asset": "shares", "cost": "8000.00", "proceeds": "20000.00", "acquired": "2019",
+          "disposed": "2025-03"}),
+        ("In 2025 I sold shares for €20,000 that I bought in 2019 for €8,000, paying €500 in "
+         "fees.",
+         {"asset": "shares", "cost": "8000.00", "proceeds": "20000.00", "expenses": "500.00",
+          "acquired": "2019", "disposed": "2025"}),
+        ("I sold a flat for £250,000 in July 2025 that I bought in 2012 for £180,000. Estate "
+         "agent and solicitor fees came to £4,000. I earn £60,000 as an employee.",
+         {"asset": "flat", "cost": "180000.00", "proceeds": "250000.00", "expenses": "4000.00",
+          "acquired": "2012", "disposed": "2025-07"}),
+    ],
+)  # fmt: skip
+def test_a_disposal_said_with_what_it_cost_and_its_fees(
+    text: str, expected: dict[str, str]
+) -> None:
+    stated = parse_facts(text)
+    assert stated.disposals is not None
+    assert stated.disposals[0].data() == expected
+    # the cost, proceeds and fees are never an income
+    assert stated.income is None and stated.paye_income in (None, Decimal("60000.00"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have losses of €3,000 brought forward and earn €50,000 PAYE in 2025",
+        "I earn €50,000 as a PAYE employee in 2025 and have unused capital losses of €3,000",
+        "My losses carried forward from earlier years are €3,000; I earn €50,000 PAYE, 2025",
+    ],
+)
+def test_losses_brought_forward_are_read_and_never_an_income(text: str) -> None:
+    stated = parse_facts(text)
+    assert stated.capital_losses_brought_forward == Decimal("3000.00")
+    assert stated.paye_income == Decimal("50000.00") and stated.income is None

@@ -169,3 +169,19 @@ async def test_egress_scans_each_line_that_can_hold_the_users_text_and_no_other(
     plain = [ln for ln in scanned if ln.startswith("- ROW ") and "Capital gains" not in ln]
     assert plain == []  # no income tax, USC or PRSI row holds user text here
     assert any(ln.startswith("- ROW ") and not scan for ln, scan in lines)
+
+
+async def test_a_sale_with_fees_and_losses_needs_no_income_in_ireland() -> None:
+    """Irish CGT needs no income: it is not asked for, and the assumption is said."""
+    question = parse_what_if(
+        "In June 2025 I sold shares for €20,000 that cost €8,000 in 2019, paying €500 in fees. "
+        "I have losses of €1,000 brought forward. What if I had no fees?"
+    )
+    assert question.change is not None
+    result = await what_if(SeedReader(), question.stated, question.change)
+    assert result.comparison is not None, result.missing
+    assert any("no income stated" in a for a in result.assumed)
+    (snapshot,) = result.comparison.snapshots
+    totals = {(d.tax, d.person): d for d in snapshot.totals}
+    # €20,000 - €8,000 - €500 = €11,500, less €1,000 losses, less €1,270: €9,230 at 33%
+    assert totals[("cgt", "you")].amounts[0] == Decimal("3045.90")
