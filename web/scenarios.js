@@ -5,7 +5,9 @@
 // binary floats). Each snapshot also shows which reliefs, credits and obligations apply by the
 // graph's conditions ("cannot tell: missing <fact>" when a fact is absent) and the deadlines
 // that bind, each with chips of the item, condition and timeline nodes that decided it
-// (ADR 0071). Everything from the server is written with textContent, never as HTML.
+// (ADR 0071). A disposal's date, asset, cost, proceeds and fees, whether it was the main home,
+// and losses brought forward are form fields too (CGT and its reliefs, ADR 0086). Everything
+// from the server is written with textContent, never as HTML.
 import { ApiError } from "./api.js";
 
 const TAXES = { income_tax: "Income tax", usc: "USC", prsi: "PRSI", ni: "National Insurance", cgt: "Capital gains tax" };
@@ -17,6 +19,17 @@ const INCOMES = [
   ["spouse_paye_income", "Spouse's PAYE income"],
   ["spouse_self_employed_income", "Spouse's self-employed income"],
 ];
+
+// The first disposal's fields (capital gains tax); a scenario's other disposals are kept as stored.
+const DISPOSAL = [
+  ["asset", "Asset sold", "text"],
+  ["acquired_on", "Bought on", "date"],
+  ["disposed_on", "Sold on", "date"],
+  ["cost", "Cost", "decimal"],
+  ["proceeds", "Sale proceeds", "decimal"],
+  ["allowable_expenses", "Fees and other allowable costs", "decimal"],
+];
+const YES_NO = [["", "not stated"], ["true", "yes"], ["false", "no"]];
 
 function make(tag, text, className) {
   const el = document.createElement(tag);
@@ -117,6 +130,26 @@ export class ScenarioView {
       input.placeholder = "0.00";
       this.inputs[key] = input;
     }
+    const sale = make("fieldset", undefined, "scenario-disposal");
+    sale.append(make("legend", "A disposal (capital gains tax)"));
+    this.disposalInputs = {};
+    for (const [key, label, kind] of DISPOSAL) {
+      const input = field(sale, `scenario-disposal-${key.replaceAll("_", "-")}`, label, make("input"));
+      if (kind === "date") input.type = "date";
+      if (kind === "decimal") {
+        input.inputMode = "decimal";
+        input.placeholder = "0.00";
+      }
+      this.disposalInputs[key] = input;
+    }
+    const residence = field(sale, "scenario-disposal-main-residence", "Your only or main home throughout", make("select"));
+    residence.append(...YES_NO.map(([value, text]) => new Option(text, value)));
+    this.disposalInputs.main_residence = residence;
+    const losses = field(sale, "scenario-losses-brought-forward", "Capital losses brought forward", make("input"));
+    losses.inputMode = "decimal";
+    losses.placeholder = "0.00";
+    this.inputs.capital_losses_brought_forward = losses;
+    form.append(sale);
     const save = make("button", "Save and evaluate");
     save.type = "submit";
     form.append(save);
@@ -193,6 +226,14 @@ export class ScenarioView {
     this.inputs.status.value = facts.status || "single";
     this.inputs.age.value = facts.age ?? "";
     for (const [key] of INCOMES) this.inputs[key].value = facts[key] && Number(facts[key]) ? facts[key] : "";
+    const losses = facts.capital_losses_brought_forward;
+    this.inputs.capital_losses_brought_forward.value = losses && Number(losses) ? losses : "";
+    const disposal = (facts.disposals || [])[0] || {};
+    for (const [key] of DISPOSAL) {
+      const value = disposal[key];
+      this.disposalInputs[key].value = value === undefined || value === null || (key === "allowable_expenses" && !Number(value)) ? "" : value;
+    }
+    this.disposalInputs.main_residence.value = disposal.main_residence === undefined || disposal.main_residence === null ? "" : String(disposal.main_residence);
     if (scenario) this.evaluate(scenario);
     else this.resultBody.replaceChildren();
     this.inputs.label.focus();
@@ -201,17 +242,37 @@ export class ScenarioView {
   body() {
     const year = Number(this.inputs.tax_year.value);
     const jurisdiction = this.inputs.jurisdiction.value;
-    // Editing: the form shows the first snapshot's main facts only; its other facts (disposals,
-    // pension, rent, a spouse's…) and the other snapshots are kept as stored, never dropped.
+    // Editing: the form shows the first snapshot's main facts and first disposal only; its other
+    // facts (other disposals, pension, rent, a spouse's…) and the other snapshots are kept as
+    // stored, never dropped.
     const kept = this.editing && this.original ? this.original.snapshots : [];
     const first = kept[0];
     const facts = first ? { ...first.facts } : {};
-    for (const key of ["age", ...INCOMES.map(([k]) => k)]) delete facts[key];
+    for (const key of ["age", "capital_losses_brought_forward", ...INCOMES.map(([k]) => k)]) delete facts[key];
     Object.assign(facts, { tax_year: year, jurisdiction, status: this.inputs.status.value });
     if (this.inputs.age.value !== "") facts.age = Number(this.inputs.age.value);
-    for (const [key] of INCOMES) {
+    for (const key of [...INCOMES.map(([k]) => k), "capital_losses_brought_forward"]) {
       const value = this.inputs[key].value.replaceAll(",", "").trim();
       if (value) facts[key] = value;
+    }
+    // the first disposal as the form shows it (its other facts kept), the others as stored; all
+    // its fields empty: no first disposal. A half-filled one is sent and the server says why not.
+    const stored = facts.disposals || [];
+    const entered = {};
+    for (const [key, , kind] of DISPOSAL) {
+      const value = this.disposalInputs[key].value.trim();
+      if (value) entered[key] = kind === "decimal" ? value.replaceAll(",", "") : value;
+    }
+    const residence = this.disposalInputs.main_residence.value;
+    const rest = stored.slice(1);
+    if (Object.keys(entered).length) {
+      const disposal = { ...(stored[0] || {}), ...entered };
+      if (!entered.allowable_expenses) delete disposal.allowable_expenses;
+      if (residence) disposal.main_residence = residence === "true";
+      else delete disposal.main_residence;
+      facts.disposals = [disposal, ...rest];
+    } else {
+      facts.disposals = rest;
     }
     const same = first && first.facts.tax_year === year && first.facts.jurisdiction === jurisdiction;
     const asAt = jurisdiction === "IE" ? `${year}-12-31` : `${year + 1}-04-05`;

@@ -199,3 +199,62 @@ def test_an_edit_in_the_form_keeps_what_the_form_does_not_show(served: Served) -
         assert Decimal(second["facts"]["paye_income"]) == 52000
     finally:
         page.context.close()
+
+
+def test_a_disposal_entered_in_the_form_is_taxed_with_its_relief(served: Served) -> None:
+    """A home sold (IE 2025): the form's disposal fields reach the engine; principal private
+    residence relief exempts the gain (its chip opens the relief's node); saying it was not the
+    main home, with fees, charges 33% after the exemption (ADR 0086)."""
+    page = served.page("dev-globex-carol")
+    try:
+        page.get_by_role("button", name="Scenarios").click()
+        page.get_by_role("button", name="New scenario").click()
+        form = page.locator("#scenario-form")
+        form.get_by_label("Scenario name").fill("Home sale")
+        form.get_by_label("Tax year").fill("2025")
+        form.get_by_label("Jurisdiction").select_option("IE")
+        form.get_by_label("Employment (PAYE) income").fill("60000")
+        form.get_by_label("Asset sold").fill("house")
+        form.get_by_label("Bought on").fill("2012-03-01")
+        form.get_by_label("Sold on").fill("2025-05-20")
+        form.get_by_label("Cost", exact=True).fill("250,000")
+        form.get_by_label("Sale proceeds").fill("400000")
+        form.get_by_label("Your only or main home throughout").select_option("yes")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(page.get_by_role("status").filter(has_text="Saved “Home sale”")).to_be_visible()
+        evaluation = page.locator("table.scenario-evaluation")
+        cgt = evaluation.locator("tr.total").filter(has_text="Total Capital gains tax")
+        expect(cgt).to_contain_text("€0.00")
+        relief = evaluation.locator("tbody tr").filter(has_text="Principal private residence")
+        expect(relief).to_contain_text("€150,000.00")
+        chip = relief.locator(
+            "button.scenario-chip", has_text="IE:RELIEF:PRINCIPAL_PRIVATE_RESIDENCE"
+        )
+        expect(chip).to_be_visible()
+        screenshot(page, "scenario-disposal-relief")
+
+        # not the main home, with fees: (400,000 - 250,000 - 5,000 - 1,270) x 33%
+        form.get_by_label("Your only or main home throughout").select_option("no")
+        form.get_by_label("Fees and other allowable costs").fill("5000")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(cgt).to_contain_text("€47,430.90")
+        expect(
+            evaluation.locator("tbody tr").filter(has_text="Principal private residence")
+        ).to_have_count(0)
+        scenarios = page.evaluate("window.regintel.api.json('GET', '/api/scenarios?limit=100')")
+        stored = next(s for s in scenarios if s["label"] == "Home sale")
+        (disposal,) = stored["snapshots"][0]["facts"]["disposals"]
+        assert disposal["main_residence"] is False
+        assert Decimal(disposal["allowable_expenses"]) == 5000
+        assert Decimal(disposal["cost"]) == 250000
+
+        # the relief's chip (from the first evaluation) opens its node in the graph view
+        form.get_by_label("Your only or main home throughout").select_option("yes")
+        form.get_by_label("Fees and other allowable costs").fill("")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(cgt).to_contain_text("€0.00")
+        chip.click()
+        details = page.get_by_label("Node details")
+        expect(details).to_contain_text("IE:RELIEF:PRINCIPAL_PRIVATE_RESIDENCE")
+    finally:
+        page.context.close()
