@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TypeVar
 
 import structlog
 
@@ -92,6 +93,41 @@ def _saying_row(node: GraphNode) -> _SayingRow | None:
     props = node.properties
     text = f"{node_title(node)} {props.get('description') or props.get('text') or ''}"
     return jurisdiction_of(node), text, text.lower()
+
+
+_R = TypeVar("_R")
+_TitledRow = tuple[GraphNode, str | None, str]  # the node, its jurisdiction, its title's words
+
+
+def _titled_row(node: GraphNode) -> _TitledRow | None:
+    """What :meth:`EvidenceIndex.rules_titled` reads of a node; None for one it never returns
+    (not evidence, a concept or a provision, hidden)."""
+    if node.label in NOT_EVIDENCE or node.label in ("Concept", *_PROVISION_LABELS):
+        return None
+    if is_hidden(node):
+        return None
+    return node, jurisdiction_of(node), _phrase_words(node_title(node))
+
+
+def _rows_remembered(
+    rows: dict[str, _R],
+    before: dict[str, GraphNode],
+    known: dict[str, GraphNode],
+    row_of: Callable[[GraphNode], _R | None],
+) -> dict[str, _R] | None:
+    """``rows`` (one per node of ``before`` that has one, in its order) updated for the nodes
+    ``known`` anew; None when a node already known gains a row (it would land at the end here
+    but keeps its place among the nodes: the caller rebuilds)."""
+    updated = dict(rows)
+    for node_id, node in known.items():
+        row = row_of(node)
+        if row is None:
+            updated.pop(node_id, None)
+        elif node_id in before and node_id not in rows:
+            return None
+        else:
+            updated[node_id] = row
+    return updated
 
 
 def validity(props: dict[str, object]) -> str | None:
@@ -212,6 +248,8 @@ class EvidenceIndex:
         # texts_saying's rows, per version of _nodes (a new dict at every change): built at
         # the first call after a rebuild, kept up to date by remember.
         self._saying: tuple[dict[str, GraphNode], dict[str, _SayingRow]] | None = None
+        # rules_titled's rows, the same way (its per-node title words cost more than its search)
+        self._titled: tuple[dict[str, GraphNode], dict[str, _TitledRow]] | None = None
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
         # snapshot holds, so kept over it when the rebuild lands.
@@ -455,13 +493,17 @@ class EvidenceIndex:
             where.add("EU")
         return [
             node
-            for node in self._nodes.values()
-            if node.label not in NOT_EVIDENCE
-            and node.label not in ("Concept", *_PROVISION_LABELS)
-            and not is_hidden(node)
-            and (not where or jurisdiction_of(node) in where)
-            and wanted.search(_phrase_words(node_title(node)))
+            for node, jurisdiction, title in self._titled_rows().values()
+            if (not where or jurisdiction in where) and wanted.search(title)
         ]
+
+    def _titled_rows(self) -> dict[str, _TitledRow]:
+        """The rows :meth:`rules_titled` reads, by node id, for the nodes as they are now."""
+        nodes = self._nodes
+        if self._titled is None or self._titled[0] is not nodes:
+            rows = {i: row for i, node in nodes.items() if (row := _titled_row(node)) is not None}
+            self._titled = (nodes, rows)
+        return self._titled[1]
 
     def obligations_named(self, text: str, jurisdictions: Sequence[str] = ()) -> list[str]:
         """Ids of the obligations of ``jurisdictions`` (all when none is given) that ``text``
@@ -557,18 +599,15 @@ class EvidenceIndex:
         if not nodes:  # a write of edges only (a mention counted): nothing to know
             return
         known = {node.id: node for node in nodes}
-        saying = self._saying
-        current = saying is not None and saying[0] is self._nodes
-        self._nodes = {**self._nodes, **known}
-        if saying is not None and current:  # keep texts_saying's rows current, not rebuilt
-            rows = dict(saying[1])
-            for node in known.values():
-                row = _saying_row(node)
-                if row is None:
-                    rows.pop(node.id, None)
-                else:
-                    rows[node.id] = row
-            self._saying = (self._nodes, rows)
+        before = self._nodes
+        self._nodes = {**before, **known}
+        # keep texts_saying's and rules_titled's rows current, not rebuilt (in node order)
+        if self._saying is not None and self._saying[0] is before:
+            saying = _rows_remembered(self._saying[1], before, known, _saying_row)
+            self._saying = None if saying is None else (self._nodes, saying)
+        if self._titled is not None and self._titled[0] is before:
+            titled = _rows_remembered(self._titled[1], before, known, _titled_row)
+            self._titled = None if titled is None else (self._nodes, titled)
         self._remembered = {**self._remembered, **known}
         self._generation = next(self._generations)
 

@@ -72,3 +72,37 @@ def test_a_designator_is_one_token_so_group_b_is_not_group_a():
     assert "group_b" not in tokenise("the CAT Group A threshold")
     assert "class_1" in tokenise("Class 1 National Insurance")
     assert "group_b" not in tokenise("a group-based approach")
+
+
+def test_rules_titled_reads_remembered_nodes_in_graph_order():
+    """rules_titled's rows are kept between calls (a turn's cost, issue 29) and follow what is
+    remembered since: a new rule, a rule retitled, a rule hidden, and a node already known that
+    becomes a rule — which stays in its place among the nodes, as a fresh index has it."""
+    index = _index()
+    assert [n.id for n in index.rules_titled("group b", ["IE"])] == ["IE:THRESHOLD:CAT_GROUP_B"]
+    index.remember(
+        [
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_C", label="Threshold",
+                      properties={"name": "CAT Group B-like threshold (group c)"}),
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_A", label="Threshold",
+                      properties={"name": "CAT Group B threshold (was A)"}),
+            # a Section, never titled, relabelled as a rule: it keeps its place (before C)
+            GraphNode(id="IE:TCA_1997:S_5", label="Relief",
+                      properties={"name": "Group B relief"}),
+        ]
+    )  # fmt: skip
+    expected = [
+        "IE:THRESHOLD:CAT_GROUP_A",
+        "IE:THRESHOLD:CAT_GROUP_B",
+        "IE:TCA_1997:S_5",
+        "IE:THRESHOLD:CAT_GROUP_C",
+    ]
+    assert [n.id for n in index.rules_titled("group b", ["IE"])] == expected
+    fresh = EvidenceIndex(cast(GraphReader, object()))
+    fresh._build(list(index._nodes.values()), [])
+    assert [n.id for n in fresh.rules_titled("group b", ["IE"])] == expected
+    index.remember(
+        [GraphNode(id="IE:THRESHOLD:CAT_GROUP_B", label="Threshold",
+                   properties={"name": "CAT Group B threshold", "status": "merged"})]
+    )  # fmt: skip
+    assert "IE:THRESHOLD:CAT_GROUP_B" not in [n.id for n in index.rules_titled("group b", [])]
