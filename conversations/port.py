@@ -60,6 +60,7 @@ __all__ = [
     "ConversationState",
     "ConversationStore",
     "EgressAdapters",
+    "MessagePins",
     "ModelSummaryStore",
     "PolicyAdmin",
     "ScenarioStore",
@@ -87,6 +88,9 @@ class ConversationState:
     # history reaches the branch's start, or the limit), and the branch's first message
     summarised_through: str | None = None
     first: StoredMessage | None = None
+    # the owner's pinned messages on the turn's branch, oldest first (compaction keeps them
+    # word for word, ADR 0065 session 8 addendum)
+    pinned: tuple[StoredMessage, ...] = ()
 
 
 class TurnStore(Protocol):
@@ -104,6 +108,7 @@ class TurnStore(Protocol):
         user_id: str,
         branch_at: str | None = None,
         since_summary: bool = False,
+        pinned: bool = False,
     ) -> ConversationState:
         """The conversation (as :meth:`get_conversation`), the last ``history_limit`` messages
         of the branch the turn continues and that branch's context, read together (one
@@ -111,7 +116,8 @@ class TurnStore(Protocol):
 
         ``since_summary`` (compaction, ADR 0065 addendum; not with ``branch_at``): the history
         stops after the nearest message up the branch that ends a summary not rolled back
-        (``summarised_through``), and ``first`` is the branch's first message.
+        (``summarised_through``), and ``first`` is the branch's first message. ``pinned``
+        (compaction): the owner's pinned messages up the branch, at most ``history_limit`` deep.
 
         The branch ends at the active leaf; with ``branch_at`` (an edit or a regeneration, ADR
         0062), at that message's parent, where the new branch starts (an unknown message, or
@@ -350,6 +356,28 @@ class ModelSummaryStore(Protocol):
         ...
 
 
+class MessagePins(Protocol):
+    """The owner's pinned messages of a conversation (compaction keeps them word for word on
+    the branches through them, ADR 0065 session 8 addendum). Anyone else, and a message that
+    is not the conversation's: :class:`errors.NotFound`."""
+
+    async def pin_message(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        *,
+        user_id: str,
+        pinned: bool = True,
+    ) -> list[str]:
+        """Pin (or unpin) the message; the conversation's pinned message ids after it."""
+        ...
+
+    async def pinned_message_ids(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> list[str]: ...
+
+
 class SummaryLeases(Protocol):
     """One summary call at a time per conversation across workers (ADR 0065 session 8
     addendum): the store's table, or Redis (``infra.summary_lease.RedisSummaryLeases``)."""
@@ -383,6 +411,7 @@ class ConversationStore(
     UsageLedger,
     ModelSummaryStore,
     SummaryLeases,
+    MessagePins,
     Protocol,
 ):
     """The whole store, as the composition root holds it: the turn's, the routes', the tenant

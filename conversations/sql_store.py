@@ -59,7 +59,7 @@ from conversations.port import ConversationState, EgressAdapters
 from conversations.scenarios import SqlScenarioStore
 from conversations.sql_egress import ERASED, SqlAuditSink, SqlPolicyStore, SqlPseudonymVault
 from conversations.unit_of_work import Params, Row, SqlDialect, UnitOfWork
-from errors import ConversationReadOnly, NotFound
+from errors import ConversationReadOnly, InvalidInput, NotFound
 
 __all__ = ["SqlConversationStore"]
 
@@ -68,6 +68,7 @@ _NOT_EXPORTED = {"content_sanitised", "conversation_id"}
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # "since the beginning" for a usage window
 _FOREVER = datetime(9999, 12, 31, tzinfo=UTC)  # erasure on request: whenever last written
+_MAX_PINS = 20  # pinned messages per conversation (each kept word for word when compacted)
 _RETENTION = "retention"  # who asked, in the retention job's records
 _RETENTION_ROUNDS = 1000  # batches of one tenant in one run, at most (then the next run goes on)
 
@@ -268,6 +269,7 @@ class SqlConversationStore(ABC):
         user_id: str,
         branch_at: str | None = None,
         since_summary: bool = False,
+        pinned: bool = False,
     ) -> ConversationState:
         """The conversation, the last ``history_limit`` messages of the branch the turn
         continues and that branch's context, in one unit of work (ADR 0029, second pass).
@@ -300,6 +302,11 @@ class SqlConversationStore(ABC):
                 history = await self._branch(work, conversation, parent_id, history_limit)
             context = await self._branch_context(work, conversation, parent_id)
             summaries = await self._summaries(work, tenant_id, conversation_id, user_id)
+            pins: list[StoredMessage] = []
+            if pinned and parent_id is not None:
+                params = {**self._branch_key(conversation, parent_id), "limit": history_limit}
+                rows = await work.fetch_all(statements.select_pinned_on_branch, params)
+                pins = [self._message(row) for row in rows]
         return ConversationState(
             conversation=conversation,
             history=history,
@@ -309,6 +316,7 @@ class SqlConversationStore(ABC):
             summaries=tuple(summaries),
             summarised_through=through,
             first=first,
+            pinned=tuple(pins),
         )
 
     async def save_turn(
@@ -481,6 +489,50 @@ class SqlConversationStore(ABC):
                     )
             await work.commit()
         return changed == 1
+
+    async def pin_message(
+        self,
+        tenant_id: str,
+        conversation_id: str,
+        message_id: str,
+        *,
+        user_id: str,
+        pinned: bool = True,
+    ) -> list[str]:
+        """Pin or unpin one of the owner's messages; the pinned ids after it (at most
+        ``_MAX_PINS`` per conversation: :class:`errors.InvalidInput` past it)."""
+        statements = self.dialect.statements
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        params = {
+            **key,
+            "message_id": message_id,
+            "now": self.dialect.timestamp(datetime.now(UTC)),
+        }
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await self._owned(work, tenant_id, conversation_id, user_id)
+            if await work.fetch_one(statements.select_message_link, params) is None:
+                raise NotFound(f"message {message_id} not found")
+            pins = [str(r["message_id"]) for r in await work.fetch_all(statements.select_pins, key)]
+            if pinned and message_id not in pins:
+                if len(pins) >= _MAX_PINS:
+                    raise InvalidInput(f"at most {_MAX_PINS} pinned messages per conversation")
+                await work.execute(statements.insert_pin, params)
+                pins.append(message_id)
+            elif not pinned and message_id in pins:
+                await work.execute(statements.unpin_message, params)
+                pins.remove(message_id)
+            await work.commit()
+        return pins
+
+    async def pinned_message_ids(
+        self, tenant_id: str, conversation_id: str, *, user_id: str
+    ) -> list[str]:
+        """The owner's pinned message ids, oldest pin first (anyone else: NotFound)."""
+        key = {"tenant_id": tenant_id, "conversation_id": conversation_id, "user_id": user_id}
+        async with self.unit_of_work(tenant_id, user_id) as work:
+            await self._owned(work, tenant_id, conversation_id, user_id)
+            rows = await work.fetch_all(self.dialect.statements.select_pins, key)
+        return [str(r["message_id"]) for r in rows]
 
     async def acquire_summary_lease(
         self,
@@ -871,6 +923,7 @@ class SqlConversationStore(ABC):
         pseudonyms = await work.execute(statements.delete_pseudonyms, key)
         await work.execute(statements.delete_summaries, key)
         await work.execute(statements.delete_summary_leases, key)
+        await work.execute(statements.delete_pinned_messages, key)
         await work.execute(statements.delete_conversation_scenarios, key)
         await work.execute(statements.delete_messages, key)
         await work.execute(statements.delete_context, key)

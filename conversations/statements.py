@@ -535,6 +535,44 @@ class Statements:
         " AND user_id = :user_id AND rolled_back_at IS NULL"
         " AND COALESCE(model_summary, '') = :carried"
     )
+    # pinned messages (issue 27, ADR 0065 session 8 addendum), owner-only: those on the branch
+    # from :message_id up (none read at all while the conversation has no pin), oldest first
+    select_pinned_on_branch: str = (
+        "WITH RECURSIVE up (id, parent_id, depth) AS ("
+        " SELECT id, parent_id, 0 FROM {schema}messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND id = :message_id"
+        " AND EXISTS (SELECT 1 FROM {schema}pinned_messages p WHERE p.tenant_id = :tenant_id"
+        " AND p.conversation_id = :conversation_id AND p.user_id = :user_id)"
+        " UNION ALL SELECT m.id, m.parent_id, up.depth + 1 FROM {schema}messages m"
+        " JOIN up ON m.id = up.parent_id WHERE up.depth + 1 < :limit)"
+        " SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.content_sanitised,"
+        " m.status, m.referenced_nodes, m.created_at, m.updated_at FROM up"
+        " JOIN {schema}messages m ON m.id = up.id"
+        " JOIN {schema}pinned_messages p ON p.tenant_id = m.tenant_id"
+        " AND p.conversation_id = m.conversation_id AND p.message_id = m.id"
+        " WHERE m.tenant_id = :tenant_id AND m.conversation_id = :conversation_id"
+        " AND p.user_id = :user_id ORDER BY up.depth DESC"
+    )
+    select_pins: str = (
+        "SELECT message_id FROM {schema}pinned_messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND user_id = :user_id"
+        " ORDER BY pinned_at, message_id"
+    )
+    insert_pin: str = (
+        "INSERT INTO {schema}pinned_messages"
+        " (tenant_id, conversation_id, user_id, message_id, pinned_at)"
+        " VALUES (:tenant_id, :conversation_id, :user_id, :message_id, :now)"
+        " ON CONFLICT (tenant_id, conversation_id, message_id) DO NOTHING"
+    )
+    unpin_message: str = (
+        "DELETE FROM {schema}pinned_messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id AND user_id = :user_id"
+        " AND message_id = :message_id"
+    )
+    delete_pinned_messages: str = (
+        "DELETE FROM {schema}pinned_messages WHERE tenant_id = :tenant_id"
+        " AND conversation_id = :conversation_id"
+    )
     delete_summaries: str = (
         "DELETE FROM {schema}summaries WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id"

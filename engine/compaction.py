@@ -4,8 +4,9 @@ The turn reads its whole branch path; :func:`compact` keeps the most recent mess
 (the *window*, at most ``max_window`` messages, starting at a question) and replaces the older
 ones with an extractive summary: each summarised question, and the first sentence of each
 summarised answer, quoted, plus the ids of the provisions those answers cited. The first
-question of the path is pinned: always kept, word for word (there is no pinning of messages
-yet). The conversation's active concepts stay in their own prompt section, outside this budget's
+question of the path is pinned: always kept, word for word, and so are the messages its owner
+pinned (``PUT …/messages/{id}/pin``, ADR 0065 session 8 addendum) that left the window. The
+conversation's active concepts stay in their own prompt section, outside this budget's
 trimming. Deterministic: the same path and budget give the same summary (nothing is called).
 
 A summary belongs to a branch path: it is keyed by the last message it replaced. A range its
@@ -66,6 +67,8 @@ class Compacted:
 
     window: list[StoredMessage]
     pinned: StoredMessage | None = None
+    # the owner's pinned messages of the branch outside the window, oldest first, word for word
+    kept: tuple[StoredMessage, ...] = ()
     lines: list[str] = field(default_factory=list)
     cited: list[str] = field(default_factory=list)
     summarised: int = 0  # messages the summary replaced
@@ -85,15 +88,19 @@ class Compacted:
 
     @property
     def compacted(self) -> bool:
-        return self.pinned is not None or bool(self.lines) or bool(self.cited)
+        return self.pinned is not None or bool(self.kept) or bool(self.lines) or bool(self.cited)
 
     def prompt_lines(self) -> list[str]:
         """The lines of the prompt's summary section: the pinned question, the summary, the
         cited ids."""
         pinned = self.pinned
         first = [f"- [first question] {_quote(pinned.content_sanitised)}"] if pinned else []
+        kept = [
+            f"- [pinned {'Q' if m.role == 'user' else 'A'}] {_quote(m.content_sanitised)}"
+            for m in self.kept
+        ]
         cited = [_cited_line(self.cited)] if self.cited else []
-        return [*first, *self.lines, *cited]
+        return [*first, *kept, *self.lines, *cited]
 
 
 def summary_lines(messages: Iterable[StoredMessage]) -> list[str]:
@@ -126,6 +133,7 @@ def compact(
     base: StoredSummary | None = None,
     first: StoredMessage | None = None,
     keep_tokens: int | None = None,
+    pinned_messages: Sequence[StoredMessage] = (),
 ) -> Compacted:
     """The branch ``path`` (oldest first) compacted into ``available_tokens``.
 
@@ -140,7 +148,11 @@ def compact(
     summary is ``base``'s lines followed by those of the messages after it, as the whole path
     would give (the messages ``base`` replaced are not read again, and do not come back into
     the window). The summary to store is kept to ``keep_tokens`` (default: what the prompt
-    holds), so that a later turn with more room gets the same lines as from the whole path."""
+    holds), so that a later turn with more room gets the same lines as from the whole path.
+
+    ``pinned_messages`` (the owner's pins on the branch) outside the window are kept word for
+    word, like the first question, before the summary; the summary fills what they leave (they
+    are summarised too, so that unpinning one loses nothing)."""
     if base is None and (
         len(path) <= max_window and sum(map(_message_tokens, path)) <= available_tokens
     ):
@@ -163,7 +175,11 @@ def compact(
     else:
         pinned = first if first is not None and first.role == "user" else None
         start = 0
-    pinned_cost = _message_tokens(pinned) if pinned is not None else 0
+    in_window = {m.id for m in window} | ({pinned.id} if pinned is not None else set())
+    kept = tuple(m for m in pinned_messages if m.id not in in_window and m.content_sanitised)
+    pinned_cost = (_message_tokens(pinned) if pinned is not None else 0) + sum(
+        _message_tokens(m) + 2 for m in kept
+    )
     on_path = {m.id: n for n, m in enumerate(older)}
     for summary in summaries:  # a rolled-back range is never summarised again
         if summary.rolled_back_at is not None and summary.last_message_id in on_path:
@@ -221,6 +237,7 @@ def compact(
     return Compacted(
         window=window,
         pinned=pinned,
+        kept=kept,
         lines=lines,
         cited=cited,
         summarised=replaced,

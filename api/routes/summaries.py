@@ -17,7 +17,16 @@ from api.auth import Principal, authenticate
 from api.deps import ContainerDep
 from conversations.models import StoredSummary
 
-__all__ = ["SummaryOut", "list_summaries", "roll_back_summary", "router"]
+__all__ = [
+    "PinsOut",
+    "SummaryOut",
+    "list_pins",
+    "list_summaries",
+    "pin_message",
+    "roll_back_summary",
+    "router",
+    "unpin_message",
+]
 
 router = APIRouter(tags=["conversations"])
 _Id = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9-]+$")]
@@ -114,3 +123,68 @@ async def roll_back_summary(
         principal.tenant_id, conversation_id, summary_id, user_id=principal.user_id
     )
     return _out(rolled_back)
+
+
+class PinsOut(BaseModel):
+    pinnedMessageIds: list[str] = Field(
+        description="The conversation's pinned messages, oldest pin first: a compacted prompt "
+        "keeps each one on the branch it continues word for word (ADR 0065, session 8)."
+    )
+
+
+@router.get(
+    "/api/conversations/{conversation_id}/pins",
+    summary="The pinned messages of a conversation (owner only)",
+    response_model=PinsOut,
+)
+async def list_pins(
+    conversation_id: _Id,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+) -> PinsOut:
+    pins = await container.conversations.pinned_message_ids(
+        principal.tenant_id, conversation_id, user_id=principal.user_id
+    )
+    return PinsOut(pinnedMessageIds=pins)
+
+
+@router.put(
+    "/api/conversations/{conversation_id}/messages/{message_id}/pin",
+    summary="Pin a message (owner only)",
+    description="When the conversation's prompt is compacted (REGINTEL_CONVERSATION_TOKEN_BUDGET),"
+    " a pinned message on the branch is kept word for word, never only summarised. At most 20 "
+    "per conversation (400 past it); pinning twice changes nothing. A message that is not the "
+    "conversation's, another user's or tenant's conversation: 404.",
+    response_model=PinsOut,
+)
+async def pin_message(
+    conversation_id: _Id,
+    message_id: _Id,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+) -> PinsOut:
+    pins = await container.conversations.pin_message(
+        principal.tenant_id, conversation_id, message_id, user_id=principal.user_id
+    )
+    return PinsOut(pinnedMessageIds=pins)
+
+
+@router.delete(
+    "/api/conversations/{conversation_id}/messages/{message_id}/pin",
+    summary="Unpin a message (owner only)",
+    response_model=PinsOut,
+)
+async def unpin_message(
+    conversation_id: _Id,
+    message_id: _Id,
+    container: ContainerDep,
+    principal: Annotated[Principal, Depends(authenticate)],
+) -> PinsOut:
+    pins = await container.conversations.pin_message(
+        principal.tenant_id,
+        conversation_id,
+        message_id,
+        user_id=principal.user_id,
+        pinned=False,
+    )
+    return PinsOut(pinnedMessageIds=pins)

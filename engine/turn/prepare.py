@@ -191,6 +191,7 @@ class LoadedConversation:
     # the stored summary ``history`` follows (ADR 0065 addendum), and the branch's first message
     base: StoredSummary | None = None
     first: StoredMessage | None = None
+    pinned: tuple[StoredMessage, ...] = ()  # the owner's pins on the branch (ADR 0065)
 
 
 @dataclass(frozen=True)
@@ -400,6 +401,7 @@ class TurnPreparer:
             base=loaded.base,
             first=loaded.first,
             keep_tokens=budget,
+            pinned_messages=loaded.pinned,
         )
 
     def checked_message(self, text: str) -> str:
@@ -456,6 +458,7 @@ class TurnPreparer:
             user_id=user,
             branch_at=branch_at,
             since_summary=since_summary,
+            pinned=compacting,
         )
         base = reusable_summary(state.summaries, state.summarised_through)
         first = state.first
@@ -464,7 +467,12 @@ class TurnPreparer:
         ):  # a rollback since, or no first question to pin: the whole branch, as before
             base, first = None, None
             state = await self._store.load_turn(
-                tenant, request.conversation_id, limit, user_id=user, branch_at=branch_at
+                tenant,
+                request.conversation_id,
+                limit,
+                user_id=user,
+                branch_at=branch_at,
+                pinned=compacting,
             )
         if state.conversation.user_id != user:
             raise ConversationReadOnly("only its owner may post into a shared conversation")
@@ -490,6 +498,7 @@ class TurnPreparer:
             summaries=state.summaries,
             base=base,
             first=first,
+            pinned=state.pinned,
         )
 
     async def sanitise(

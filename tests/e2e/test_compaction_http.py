@@ -390,3 +390,38 @@ async def test_summary_calls_are_throttled_and_the_turns_between_carry_the_last_
             # the lines the carried summary did not cover, as the last row before it stored them
             assert "Extracts of later messages" in second and pending
             assert "\n".join(pending) in second
+
+
+async def test_a_pinned_message_is_kept_word_for_word_and_unpinning_gives_its_room_back(
+    stack: Stack,
+) -> None:
+    """Issue 27, must-have 2 ("pinned messages ... always kept"; ADR 0065 session 8): the owner
+    pins turn 10's answer of a 60-turn conversation; the next prompt, within the budget, holds
+    it word for word (not only its first sentence); nobody else may pin, an unknown message is
+    404; unpinned, the next prompt has only its summary line."""
+    cid = await a_long_conversation(stack.settings, 60)
+    async with httpx.AsyncClient(base_url=stack.url, timeout=30) as client:
+        view = (await client.get(f"/api/conversations/{cid}", headers=ALICE)).json()
+        [answer] = [m for m in view["messages"] if m["content"].startswith("Provision 10 requires")]
+        pin = f"/api/conversations/{cid}/messages/{answer['id']}/pin"
+        assert (await client.put(pin, headers=BOB)).status_code == 404
+        unknown = f"/api/conversations/{cid}/messages/no-such-message/pin"
+        assert (await client.put(unknown, headers=ALICE)).status_code == 404
+        pinned = await client.put(pin, headers=ALICE)
+        assert pinned.status_code == 200 and pinned.json() == {"pinnedMessageIds": [answer["id"]]}
+        listed = await client.get(f"/api/conversations/{cid}/pins", headers=ALICE)
+        assert listed.json() == {"pinnedMessageIds": [answer["id"]]}
+        assert (await client.get(f"/api/conversations/{cid}/pins", headers=BOB)).status_code == 404
+
+        await ask(client, cid, "And what about the reduced rate?")
+        sent = stack.model.prompts[-1]
+        assert prompt_tokens(sent) <= BUDGET
+        assert f"- [pinned A] {json.dumps(answer['content'])}" in sent[0]
+        assert TURN_ONE in sent[0]  # the first question still kept
+
+        unpinned = await client.delete(pin, headers=ALICE)
+        assert unpinned.status_code == 200 and unpinned.json() == {"pinnedMessageIds": []}
+        await ask(client, cid, "And the zero rate?")
+        sent = stack.model.prompts[-1]
+        assert prompt_tokens(sent) <= BUDGET
+        assert "[pinned" not in sent[0] and answer["content"] not in sent[0]

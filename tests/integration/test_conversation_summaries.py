@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from conversations.models import ConversationContext, NewMessage, NewSummary
-from errors import NotFound
+from errors import InvalidInput, NotFound
 
 pytestmark = [pytest.mark.integration, pytest.mark.anyio]
 
@@ -341,3 +341,70 @@ async def test_a_late_model_summary_is_carried_to_the_rows_that_continue_its_own
         ("Own.", 2),  # carried from row 2 when its call landed
         (None, 0),  # rolled back before: never carried
     ]
+
+
+async def test_the_owner_pins_messages_and_a_turn_reads_those_on_its_branch(
+    store, conversation_backend, request, tmp_path
+):
+    """Pinned messages (issue 27, must-have 2; ADR 0065 session 8): owner only, a message of
+    the conversation only (404 otherwise), at most 20; a turn's load reads the pins up its
+    branch (not another branch's); erasure takes them; RLS hides them from anyone else."""
+    cid = (await store.create_conversation("acme", "alice")).id
+    _, a1 = await a_turn(store, cid, "one")
+    q2, a2 = await a_turn(store, cid, "two")
+    assert await store.pin_message("acme", cid, a1.id, user_id="alice") == [a1.id]
+    assert await store.pin_message("acme", cid, a1.id, user_id="alice") == [a1.id]  # once
+    assert await store.pin_message("acme", cid, q2.id, user_id="alice") == [a1.id, q2.id]
+    for tenant, user, message in [
+        ("acme", "bob", a1.id),  # not the owner
+        ("globex", "alice", a1.id),  # not the tenant
+        ("acme", "alice", "no-such-message"),
+    ]:
+        with pytest.raises(NotFound):
+            await store.pin_message(tenant, cid, message, user_id=user)
+    with pytest.raises(NotFound):
+        await store.pinned_message_ids("acme", cid, user_id="bob")
+    # another branch (an edit of "two"): its turns read only a1's pin
+    [edited, _] = await store.save_turn(
+        "acme",
+        cid,
+        [said("user", "two, edited"), said("assistant", "answer")],
+        ConversationContext(),
+        user_id="alice",
+        parent_id=a1.id,
+    )
+    state = await store.load_turn("acme", cid, 100, user_id="alice", pinned=True)
+    assert [m.id for m in state.pinned] == [a1.id]
+    assert state.pinned[0].content == "answer to one"
+    assert (await store.load_turn("acme", cid, 100, user_id="alice")).pinned == ()
+    await store.switch_branch("acme", cid, a2.id, user_id="alice")
+    state = await store.load_turn("acme", cid, 100, user_id="alice", pinned=True)
+    assert [m.id for m in state.pinned] == [a1.id, q2.id]  # oldest first
+    assert await store.pin_message("acme", cid, q2.id, user_id="alice", pinned=False) == [a1.id]
+    assert edited.id not in await store.pinned_message_ids("acme", cid, user_id="alice")
+    if conversation_backend.name == "postgres":
+        from tests.support.postgres import as_app_role
+
+        dsn = request.getfixturevalue("postgres_dsn")
+        pins = "SELECT count(*) FROM regintel.pinned_messages"
+        assert await as_app_role(dsn, "acme", pins, user_id="alice") == [(1,)]
+        assert await as_app_role(dsn, "acme", pins, user_id="bob") == [(0,)]
+        assert await as_app_role(dsn, "globex", pins, user_id="alice") == [(0,)]
+    await store.erase_conversation("acme", cid, user_id="alice", requested_by="alice")
+    if conversation_backend.name == "sqlite":
+        with sqlite3.connect(tmp_path / "c.db") as conn:
+            left = conn.execute("SELECT COUNT(*) FROM pinned_messages").fetchone()[0]
+    else:
+        async with await psycopg.AsyncConnection.connect(dsn) as conn:
+            cur = await conn.execute("SELECT COUNT(*) FROM regintel.pinned_messages")
+            left = (await cur.fetchone() or (None,))[0]
+    assert left == 0  # erasure took them
+    other = (await store.create_conversation("acme", "alice")).id
+    _, b1 = await a_turn(store, other, "one")
+    for _ in range(19):
+        await a_turn(store, other, "more")
+    state = await store.load_turn("acme", other, 100, user_id="alice")
+    for message in state.history[-20:]:
+        await store.pin_message("acme", other, message.id, user_id="alice")
+    with pytest.raises(InvalidInput):
+        await store.pin_message("acme", other, b1.id, user_id="alice")

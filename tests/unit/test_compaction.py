@@ -1,5 +1,6 @@
 """Compaction's window and summary (issue 27, ADR 0065): pure functions, no store."""
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -348,3 +349,42 @@ def test_a_carried_model_summary_is_followed_by_exactly_the_lines_it_does_not_co
         summaries.append(row)
         assert summarised_ids  # something summarised
     assert calls >= 10 and made >= 4 * (calls - 1)
+
+
+def test_pinned_messages_outside_the_window_are_kept_word_for_word_within_the_budget():
+    """Issue 27, must-have 2 ("pinned messages ... always kept"; ADR 0065 session 8): the
+    owner's pins on the branch that left the window stay word for word, before the summary,
+    which fills what they leave; a pin still in the window is not said twice."""
+    messages = path(60)
+    pins = [messages[19], messages[-2]]  # turn 10's whole answer; the newest question
+    compacted = compact(messages, 1200, 8, pinned_messages=pins)
+    assert [m.id for m in compacted.kept] == [messages[19].id]  # the other is in the window
+    lines = compacted.prompt_lines()
+    assert lines[0].startswith("- [first question]")
+    assert lines[1] == f"- [pinned A] {json.dumps(messages[19].content_sanitised)}"
+    assert sum(line.startswith("- [pinned") for line in lines) == 1
+    assert tokens(compacted) <= 1200
+    # the stored summary still has turn 10's line (unpinning it later loses nothing)
+    stored = compact(messages, 1200, 8, pinned_messages=pins, keep_tokens=6000).record
+    assert stored is not None and '- [A] "The rule 10 says this."' in stored.summary
+    without = compact(messages, 1200, 8)
+    assert not without.kept and tokens(without) <= 1200
+    assert len("\n".join(without.lines)) > len("\n".join(compacted.lines))  # room it gave up
+    # a continued summary (the path after its base) keeps a pin from before the base too
+    continued = compact(
+        messages[-10:],
+        2000,
+        8,
+        base=StoredSummary(
+            id="s",
+            conversation_id="c",
+            created_at=NOW,
+            first_message_id="m2",
+            last_message_id=messages[-11].id,
+            message_count=len(messages) - 11,
+            summary='- [Q] "Question 2"',
+        ),
+        first=messages[0],
+        pinned_messages=pins,
+    )
+    assert [m.id for m in continued.kept] == [messages[19].id]

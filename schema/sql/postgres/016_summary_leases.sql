@@ -30,3 +30,24 @@ CREATE POLICY tenant_isolation ON regintel.summary_leases AS RESTRICTIVE TO regi
 DROP POLICY IF EXISTS owner_only ON regintel.summary_leases;
 CREATE POLICY owner_only ON regintel.summary_leases TO regintel_app
     USING (user_id = regintel.jwt_user()) WITH CHECK (user_id = regintel.jwt_user());
+-- Pinned messages (issue 27, must-have 2. ADR 0065 session 8 addendum): the owner pins a
+-- message, and a compacted prompt keeps it word for word on the branches through it. Ids and a
+-- time only. Owner-only like summaries. Erasure deletes the pins with their conversation.
+CREATE TABLE IF NOT EXISTS regintel.pinned_messages (
+    tenant_id text NOT NULL,
+    conversation_id text NOT NULL,
+    user_id text NOT NULL,
+    message_id text NOT NULL,
+    pinned_at timestamptz NOT NULL,
+    PRIMARY KEY (tenant_id, conversation_id, message_id)
+);
+GRANT SELECT, INSERT, DELETE ON regintel.pinned_messages TO regintel_app;
+GRANT SELECT, DELETE ON regintel.pinned_messages TO regintel_eraser;
+ALTER TABLE regintel.pinned_messages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE regintel.pinned_messages FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS tenant_isolation ON regintel.pinned_messages;
+CREATE POLICY tenant_isolation ON regintel.pinned_messages AS RESTRICTIVE TO regintel_app
+    USING (tenant_id = regintel.jwt_tenant()) WITH CHECK (tenant_id = regintel.jwt_tenant());
+DROP POLICY IF EXISTS owner_only ON regintel.pinned_messages;
+CREATE POLICY owner_only ON regintel.pinned_messages TO regintel_app
+    USING (user_id = regintel.jwt_user()) WITH CHECK (user_id = regintel.jwt_user());

@@ -18,3 +18,14 @@ CREATE TABLE IF NOT EXISTS summary_leases (
     expires_at TEXT NOT NULL,
     PRIMARY KEY (tenant_id, conversation_id)
 );
+-- Pinned messages (issue 27, must-have 2, ADR 0065 session 8 addendum): the owner pins a
+-- message, and a compacted prompt keeps it word for word on the branches through it. Ids and a
+-- time only (the text stays in messages). Erasure deletes the pins with their conversation.
+CREATE TABLE IF NOT EXISTS pinned_messages (
+    tenant_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    pinned_at TEXT NOT NULL,
+    PRIMARY KEY (tenant_id, conversation_id, message_id)
+);

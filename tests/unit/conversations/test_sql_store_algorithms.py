@@ -119,6 +119,7 @@ async def exercise_everything(db):
     rows = db.rows["select_conversation"]
     db.rows["select_conversation"] = [{**row, "active_leaf_id": "m"} for row in rows]
     await db.load_turn("acme", conversation.id, 5, user_id="alice", since_summary=True)
+    await db.load_turn("acme", conversation.id, 5, user_id="alice", pinned=True)  # its pins
     db.rows["select_conversation"] = rows
     await db.roll_back_summary("acme", conversation.id, "s", user_id="alice")
     # a configured model's summary, written after the turn (ADR 0065 third addendum)
@@ -126,6 +127,11 @@ async def exercise_everything(db):
     # one summary call at a time per conversation across workers, without Redis (session 8)
     await db.acquire_summary_lease("acme", conversation.id, "w", 60, user_id="alice")
     await db.release_summary_lease("acme", conversation.id, "w", user_id="alice")
+    # pinned messages (session 8)
+    db.rows["select_pins"] = [{"message_id": "m"}]
+    await db.pin_message("acme", conversation.id, "m2", user_id="alice")
+    await db.pin_message("acme", conversation.id, "m", user_id="alice", pinned=False)
+    await db.pinned_message_ids("acme", conversation.id, user_id="alice")
     egress = db.egress_adapters()
     await egress.policies.tenant_policy("acme")
     await egress.policies.user_policy("acme", "alice")
@@ -283,8 +289,8 @@ async def test_every_statement_runs_in_a_unit_of_its_tenant_and_binds_it():
     # PostgreSQL the eraser role's: the app's own role may not delete, ADR 0048)
     erasing = {n for n in NAMES.values() if n.startswith(("delete_", "anonymise_"))}
     # with scenarios and conversations' links to them (issue 28: one more, a user's unlink of
-    # their conversation's scenario) and summaries (ADR 0065), and summary leases (session 8)
-    assert len(erasing) == 16
+    # their conversation's scenario) and summaries (ADR 0065), summary leases and pins (session 8)
+    assert len(erasing) == 17
     for name in erasing:
         assert db.erasure[name] == {True}, name
 
