@@ -5,6 +5,7 @@ Journal), the dev sets and SCRA, lexical / semantic / fused side by side, latenc
     .venv/bin/python bench/retrieval_bench.py --modes fused --heldout   # the held-out set, once
     .venv/bin/python bench/retrieval_bench.py --modes fused --heldout2  # the second one, once
     .venv/bin/python bench/retrieval_bench.py --modes fused --heldout3  # the third one, once
+    .venv/bin/python bench/retrieval_bench.py --modes fused --heldout4  # the fourth one, once
     .venv/bin/python bench/retrieval_bench.py --unseen         # + Regulation 2024/903, Dir 2014/92
     .venv/bin/python bench/retrieval_bench.py --embedder none  # lexical only (no model)
     .venv/bin/python bench/retrieval_bench.py --rules          # plus the seeded rules graph
@@ -55,7 +56,9 @@ HELD_OUT = ROOT / "bench" / "data" / "retrieval_heldout.jsonl"
 HELD_OUT2 = ROOT / "bench" / "data" / "retrieval_heldout2.jsonl"
 # The third (issue 22, eighth pass): 81 questions in everyday words over 33 acts, frozen first.
 HELD_OUT3 = ROOT / "bench" / "data" / "retrieval_heldout3.jsonl"
-HELD_OUT_SETS = frozenset({"heldout", "heldout2", "heldout3"})
+# The fourth (issue 22, ninth pass): 123 questions from official explainers, sha256-pinned first.
+HELD_OUT4 = ROOT / "bench" / "data" / "retrieval_heldout4.jsonl"
+HELD_OUT_SETS = frozenset({"heldout", "heldout2", "heldout3", "heldout4"})
 UNSEEN_QUESTIONS = ROOT / "bench" / "data" / "retrieval_unseen.jsonl"
 SHARED = ROOT.parent / "shared" / "data" / "eu-legislation"
 UNSEEN_ACTS = (
@@ -260,6 +263,9 @@ def main() -> None:
         "--heldout3", action="store_true", help="also the third held-out set (once!)"
     )
     parser.add_argument(
+        "--heldout4", action="store_true", help="also the fourth held-out set (once!)"
+    )
+    parser.add_argument(
         "--unseen",
         action="store_true",
         help="ingest Regulation 2024/903 and Directive 2014/92 (../shared) too",
@@ -356,6 +362,8 @@ def run_with_vectors(
         sets["heldout2"] = load_jsonl(HELD_OUT2)
     if args.heldout3:
         sets["heldout3"] = load_jsonl(HELD_OUT3)
+    if args.heldout4:
+        sets["heldout4"] = load_jsonl(HELD_OUT4)
     if args.unseen and UNSEEN_QUESTIONS.exists():
         sets["unseen"] = load_jsonl(UNSEEN_QUESTIONS)
     if args.scra.exists():
