@@ -41,7 +41,7 @@ AsAtOrigin = Literal["question", "request", "today"]
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")  # fmt: skip
-_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -63,6 +63,11 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("quarter", re.compile(r"\b(?:in |during |for )?(?:q(?P<qn>[1-4])[ /-]?" + _YEAR + r"|"
                            + _YEAR.replace("year", "year2") + r"[ /-]?q(?P<qn2>[1-4]))\b",
                            re.I)),
+    # Two months written as one period, as Irish VAT periods are ("Jan/Feb 2026", "the
+    # March-April 2025 VAT3", "May to June 2025"): both months, not the second alone.
+    ("months", re.compile(r"\b(?:in |during |for )?(?:the )?" + _MONTH + r"\s*(?:[/&–-]|to|and)\s*"
+                          + _MONTH.replace("<month>", "<month2>") + r",? " + _YEAR + r"\b",
+                          re.I)),
     ("month", re.compile(r"\b(?:in |during |for |as at |as of )?" + _MONTH + r",? " + _YEAR
                          + r"\b", re.I)),
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
@@ -113,11 +118,14 @@ class AsAt:
         )
         return f"{self.described} ({days})" if self.described else days
 
-    def without_date(self, question: str) -> str:
-        """The question without the words that named the date (what retrieval searches)."""
+    def without_date(self, question: str, mark: str = " ") -> str:
+        """The question without the words that named the date (what retrieval searches);
+        ``mark`` stands where they were: the coverage check reads names of taxes and returns
+        from words said together, and "the deadline for the 2024/25 tax return" is not a
+        "deadline tax" (a date is a boundary between the words either side of it)."""
         if not self.phrase:
             return question
-        return " ".join(question.replace(self.phrase, " ").split())
+        return " ".join(question.replace(self.phrase, mark).split())
 
 
 def today_as_at(today: date) -> AsAt:
@@ -157,6 +165,14 @@ def _dated(kind: str, match: re.Match[str], jurisdictions: Sequence[str]) -> AsA
             year, month = int(match["year"]), _month_number(match["month"])
             described = f"{_MONTHS[month - 1].capitalize()} {year}"
             return AsAt(date(year, month, 1), _last_day(year, month), "question", phrase, described)
+        if kind == "months":
+            year = int(match["year"])
+            first, last = _month_number(match["month"]), _month_number(match["month2"])
+            if last <= first:
+                return None  # "Dec/Jan 2026", "Mar/Mar 2026": not one period of a year
+            described = f"{_MONTHS[first - 1].capitalize()} to {_MONTHS[last - 1].capitalize()}"
+            return AsAt(date(year, first, 1), _last_day(year, last), "question", phrase,
+                        f"{described} {year}")  # fmt: skip
         if kind == "quarter":  # a calendar quarter: "the third quarter of 2025", "Q3 2025"
             got = match.groupdict()
             year = int(got.get("year") or got["year2"])
@@ -240,12 +256,23 @@ _YEARLESS = (
 )  # fmt: skip
 
 
+#: Months with no year after them: two written as one period ("and the Mar/Apr one?"), or one
+#: after a preposition ("And in May?": "may" alone is a verb).
+_YEARLESS_MONTHS = (
+    re.compile(r"\b(?:in |during |for )?(?:the )?" + _MONTH + r"\s*(?:[/&–-]|to|and)\s*"
+               + _MONTH.replace("<month>", "<month2>") + r"\b" + _NO_YEAR, re.I),
+    re.compile(r"\b(?:in|during|for|from) " + _MONTH + r"\b" + _NO_YEAR, re.I),
+)  # fmt: skip
+
+
 def same_year_as(question: str, before: AsAt) -> AsAt | None:
     """A day and month the question names with no year ("What if the disposal had been on 14
-    November instead?"), dated in the year of ``before``, the day an earlier question of the
-    conversation named: a follow-up that moves the event keeps its year. ``None`` when the
-    question names no such day (or names a year: :func:`find_as_at` reads it)."""
-    if before.origin != "question" or before.start != before.end:
+    November instead?"), or a month or two months as one period ("and the Mar/Apr one?", "And
+    in May?"), dated in the year of ``before``, the day or months an earlier question of the
+    conversation named (within one calendar year): a follow-up that moves the event or the
+    period keeps its year. ``None`` when the question names no such date (or names a year:
+    :func:`find_as_at` reads it)."""
+    if before.origin != "question" or before.start.year != before.end.year:
         return None
     for pattern in _YEARLESS:
         for match in pattern.finditer(question):
@@ -256,6 +283,20 @@ def same_year_as(question: str, before: AsAt) -> AsAt | None:
             ends = _ENDS.search(question[: match.start()]) is not None
             phrase = match.group(0).strip()
             return AsAt(day, day, "question", phrase, _long(day), ends_period=ends)
+    return _yearless_months(question, before.start.year)
+
+
+def _yearless_months(question: str, year: int) -> AsAt | None:
+    for n, pattern in enumerate(_YEARLESS_MONTHS):
+        for match in pattern.finditer(question):
+            first = _month_number(match["month"])
+            last = _month_number(match["month2"]) if n == 0 else first
+            if last < first:
+                continue
+            phrase = match.group(0).strip()
+            names = [_MONTHS[m - 1].capitalize() for m in dict.fromkeys((first, last))]
+            return AsAt(date(year, first, 1), _last_day(year, last), "question", phrase,
+                        f"{' to '.join(names)} {year}")  # fmt: skip
     return None
 
 

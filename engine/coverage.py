@@ -41,9 +41,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.evidence import Evidence
+from engine.answer_kind import Kind, asked_kind, value_kind
+from engine.evidence import Evidence, EvidenceHit
 from engine.grounding import COVERAGE
 from engine.retrieval import RefusalReason, RelevanceVerdict
+from graph.models import GraphNode
 from graph.quarantine import is_quarantined
 
 __all__ = [
@@ -311,6 +313,24 @@ def uncovered(
                 verdict,
                 f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
             )
+    if rules_titled is not None and (kind := asked_kind(question)) is not None:
+        for group, _ in groups:
+            # "the Class 2 NIC weekly rate": a rule says Class 2 (its abolition), but none titled
+            # Class 2 states a value; quoting the Class 1 and Class 4 rates would answer another
+            # question. A value asked of a group needs a rule titled with the group that states
+            # one (of any kind: the CAT rate asked "for Group A" is the rate of every group).
+            titled = rules_titled(group, jurisdictions)
+            if not any(_value_kind(node) is not None for node in titled):
+                where = f" ({', '.join(jurisdictions)})" if jurisdictions else ""
+                verdict = RelevanceVerdict(
+                    answerable=False, reason=RefusalReason.NO_EVIDENCE, subject=group
+                )
+                what = "rate" if kind == "Rate" else "threshold or amount"
+                return Uncovered(
+                    verdict,
+                    f"The rules graph has no evidence on the {what} of {_capital(group)}{where}: "
+                    "no rule of it states one.",
+                )
     for scheme in [*named_schemes(question), *([] if names_act else named_filings(question))]:
         held = evidence_texts(evidence) + reviewed_concepts(evidence)
         held += rules_saying(scheme, jurisdictions)
@@ -325,6 +345,18 @@ def uncovered(
                 f"The rules graph has no evidence on {named}{where}: it holds no rule for it.",
             )
     return None
+
+
+def _value_kind(node: object) -> Kind | None:
+    if not isinstance(node, GraphNode):
+        return None
+    return value_kind(EvidenceHit(node=node, text="", score=0.0))
+
+
+def _capital(group: str) -> str:
+    """ "class 2" as rules write it: "Class 2"; "group c": "Group C"."""
+    noun, _, mark = group.partition(" ")
+    return f"{noun.capitalize()} {mark.upper()}"
 
 
 def _coordinated(name: str) -> str:

@@ -71,6 +71,7 @@ from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
 from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe, node_title
 from engine.evidence_cache import EvidenceCache
+from engine.facts_periods import with_year_periods
 from engine.followups import follow_up_query, with_earlier_evidence
 from engine.grounding import refusal_sentence
 from engine.lexicon import ConceptLexicon
@@ -567,16 +568,25 @@ class TurnPreparer:
             if followed != query:
                 said = set(tokenise(followed[: -len(query)] if followed.endswith(query) else ""))
                 own = frozenset(tokenise(query)) - said
-            if followed != query and as_at.origin != "question":  # the date asked before
+            earlier = ""  # the previous question a follow-up is searched with, undated
+            if followed != query:  # the date asked before
+                said_before = followed[: -len(query)] if followed.endswith(query) else followed
                 before = resolve_as_at(
-                    followed, request.as_at, self._today(), jurisdictions, index.act_start
+                    said_before, request.as_at, self._today(), jurisdictions, index.act_start
                 )
-                # "What if the disposal had been on 14 November instead?": the new day, in the
-                # year of the day asked before, not the earlier question's day repeated.
-                moved = same_year_as(question, before)
-                as_at = moved or (before if before.origin == "question" else as_at)
-                followed = before.without_date(followed) if moved else followed
+                # The earlier question's date is never searched for either ("same for
+                # 2024/25?" after "… 2025/26?": "2025/26" read as an act's number).
+                earlier = before.without_date(said_before, " ; ")
+                followed = before.without_date(said_before) + " " + query
+                if as_at.origin != "question":
+                    # "What if the disposal had been on 14 November instead?", "and the Mar/Apr
+                    # one?": the new day or months, in the year asked before, not the earlier
+                    # question's date repeated.
+                    moved = same_year_as(question, before)
+                    as_at = moved or (before if before.origin == "question" else as_at)
             query = as_at.without_date(followed)
+            # What the coverage check reads: a date's words mark a boundary there.
+            gated = " ".join(f"{earlier} {as_at.without_date(question, ' ; ')}".split())
             focus = focus or self._named_concepts(query, jurisdictions)
             window = as_at.window()
             k = self._limits.evidence_k
@@ -617,7 +627,7 @@ class TurnPreparer:
                 }
             )
         refusal = None if evidence.answerable else refusal_sentence(evidence.verdict)
-        if refusal is None and (gap := self._uncovered(query, jurisdictions, evidence, focus)):
+        if refusal is None and (gap := self._uncovered(gated, jurisdictions, evidence, focus)):
             refusal, evidence = gap.sentence, Evidence(hits=[], verdict=gap.verdict)
         if refusal is not None:  # the gate decided: nothing is evidence, the model is told so
             evidence = Evidence(hits=[], verdict=evidence.verdict)
@@ -640,6 +650,8 @@ class TurnPreparer:
             )
             evidence = self._designated_first(evidence, query, jurisdictions)
             evidence = _rules_before_concepts(evidence)
+            if as_at.origin != "question":  # the year's other periods of a value found today
+                evidence = with_year_periods(evidence, index.get)
             evidence = with_answering_passages(evidence, query)
             evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(

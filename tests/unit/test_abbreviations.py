@@ -25,6 +25,10 @@ def test_every_entry_has_forms_an_official_meaning_and_a_source():
         # No jurisdiction named: every official term, so that either jurisdiction's rule is found.
         ("the 20% band", [], "the standard rate band or basic rate band"),
         ("Employee NICs main rate", ["UK"], "Employee National Insurance contributions main rate"),
+        # Adviser shorthand for a tax's name (a tax no rule names "prelim tax" was refused).
+        ("when is prelim tax for 2026 due?", [], "when is preliminary tax for 2026 due?"),
+        ("prelim for 2025?", ["IE"], "preliminary tax for 2025?"),
+        ("corp tax rate", [], "corporation tax rate"),
     ],
 )
 def test_an_abbreviation_is_replaced_by_its_official_term(question, jurisdictions, expected):

@@ -102,11 +102,41 @@ def test_a_follow_up_day_without_a_year_takes_the_year_asked_before():
     assert moved.phrase == "on 14 November"
     third = same_year_as("and on November 3rd?", before)
     assert third is not None and third.start == date(2025, 11, 3)
-    # A year named, a month alone, or no such day: not this rule's to read.
+    # A year named, or no such day: not this rule's to read.
     assert same_year_as("What if it had been 14 November 2024?", before) is None
-    assert same_year_as("And in May?", before) is None
     assert same_year_as("What if it had been 31 February?", before) is None
+    assert same_year_as("May I ask again?", before) is None  # "may" alone is a verb
     assert same_year_as("On 3 March?", resolve_as_at("Why?", None, date(2025, 1, 1))) is None
+    # A month after a preposition is that month of the year asked before.
+    month = same_year_as("And in May?", before)
+    assert month is not None and (month.start, month.end) == (date(2025, 5, 1), date(2025, 5, 31))
+
+
+def test_two_months_written_as_one_period_are_both():
+    """Irish VAT periods as advisers write them ("VAT3 for Jan/Feb 2026"): the two months, and
+    a follow-up's "and the Mar/Apr one?" the next two of the same year."""
+    before = find_as_at("VAT3 for Jan/Feb 2026 - due date?")
+    assert before is not None
+    assert (before.start, before.end) == (date(2026, 1, 1), date(2026, 2, 28))
+    assert before.phrase == "for Jan/Feb 2026"
+    sept = find_as_at("the Sept-Oct 2024 VAT return")
+    assert sept is not None and (sept.start, sept.end) == (date(2024, 9, 1), date(2024, 10, 31))
+    nxt = same_year_as("and the Mar/Apr one?", before)
+    assert nxt is not None and (nxt.start, nxt.end) == (date(2026, 3, 1), date(2026, 4, 30))
+    # Months out of order are not one period of a year: the single month is read instead.
+    backwards = find_as_at("the Dec/Jan 2026 return")
+    assert backwards is not None
+    assert (backwards.start, backwards.end) == (date(2026, 1, 1), date(2026, 1, 31))
+    # An earlier window across two calendar years (a UK tax year) gives no year to a month.
+    uk = find_as_at("NIC for the 2023-24 tax year")
+    assert uk is not None and same_year_as("and in May?", uk) is None
+
+
+def test_a_date_marks_a_boundary_where_the_coverage_check_reads():
+    question = "whats the online filing deadline for the 2024/25 tax return"
+    as_at = find_as_at(question, ["UK"])
+    assert as_at is not None
+    assert as_at.without_date(question, " ; ") == "whats the online filing deadline ; tax return"
 
 
 @pytest.mark.parametrize(

@@ -313,3 +313,37 @@ def test_an_unheld_acronym_is_named_in_the_refusal_before_the_general_one():
                     names_concept=False, rules_saying=rules_saying,
                     rules_titled=rules_titled)  # fmt: skip
     assert gap is not None and gap.verdict.subject == "SDLT"
+
+
+def test_a_value_asked_of_a_group_no_rule_titled_with_it_states_is_refused():
+    # Batch 7 (dev): "the UK Class 2 NIC weekly rate" — the NIC update says compulsory Class 2
+    # was abolished, so the group's words are held, but no rule titled Class 2 states a value,
+    # and the Class 1 and Class 4 rates were quoted instead.
+    def node(node_id: str, name: str, unit: str | None) -> GraphNode:
+        props = {"name": name, **({"unit": unit, "value": 1} if unit else {})}
+        return GraphNode(id=node_id, label="Rate" if unit else "Update", properties=props)
+
+    nodes = {"UK": [node("UK:RATE:NIC_CLASS_4", "Class 4 NIC main rate", "percent"),
+                    node("UK:UPDATE:CLASS_2", "Class 2 abolished", None)],
+             "IE": [node("IE:THRESHOLD:CAT_GROUP_A", "CAT Group A threshold", "EUR")]}  # fmt: skip
+
+    def titled(words: str, where: Sequence[str]) -> list[GraphNode]:
+        return [n for j in where for n in nodes.get(j, [])
+                if re.search(rf"\b{words}\b", str(n.properties["name"]).lower())]  # fmt: skip
+
+    def ask(question: str, where: list[str]):
+        return uncovered(
+            question, where, ANSWERABLE, names_act=False, names_concept=False,
+            rules_saying=lambda words, _: ["compulsory Class 2 contributions were abolished",
+                                           "capital acquisitions tax Group A threshold",
+                                           "Class 4 NIC main rate"],
+            rules_titled=titled,
+        )  # fmt: skip
+
+    gap = ask("Whats the UK Class 2 National Insurance weekly rate for 2025/26?", ["UK"])
+    assert gap is not None and gap.verdict.subject == "class 2"
+    assert "rate of Class 2 (UK)" in gap.sentence
+    assert ask("What is the Class 4 National Insurance main rate?", ["UK"]) is None
+    # The CAT rate asked "for Group A" is every group's: a valued rule titled Group A holds it.
+    assert ask("What rate of capital acquisitions tax applies to a Group A gift?", ["IE"]) is None
+    assert ask("Who pays Class 2 contributions now?", ["UK"]) is None  # no value asked
