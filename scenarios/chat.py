@@ -84,6 +84,13 @@ class WhatIfResult(BaseModel):
     base: dict[str, Any] | None = None
 
 
+# TCA 1997 s.1018: a couple is deemed to have elected for joint assessment unless either elects
+# otherwise (Revenue's Note for Guidance on Part 44); a rule of law, said whenever it is relied on.
+JOINT_ASSUMED = (
+    "jointly assessed (a married couple's or civil partners' default unless they elect otherwise)"
+)
+
+
 def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
     """Facts for the engine, what was assumed, and what is missing (then no facts)."""
     missing, assumed = [], []
@@ -116,6 +123,11 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
         else:
             disposals.append(disposal)
             assumed += said
+    couple = status in ("married", "civil_partner")
+    assessment = stated.assessment if couple else None
+    if couple and assessment is None and jurisdiction == "IE":
+        assessment = "joint"
+        assumed.append(JOINT_ASSUMED)
     if missing:
         return None, assumed, missing
     try:
@@ -123,6 +135,7 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
             tax_year=stated.tax_year,
             jurisdiction=jurisdiction,
             status=status,
+            assessment=assessment,
             age=stated.age,
             paye_income=paye or Decimal(0),
             self_employed_income=stated.self_employed_income or Decimal(0),
@@ -229,8 +242,14 @@ def apply_stated(facts: Facts, stated: StatedFacts) -> tuple[Facts | None, list[
         update["disposals"] = disposals
     if missing:
         return None, assumed, missing
+    data = {**facts.model_dump(), **update}
+    if data.get("status") not in ("married", "civil_partner"):
+        data["assessment"] = None  # no longer a couple: no basis of assessment
+    elif data.get("assessment") is None and data.get("jurisdiction") == "IE":
+        data["assessment"] = "joint"
+        assumed.append(JOINT_ASSUMED)
     try:
-        merged = Facts.model_validate({**facts.model_dump(), **update})
+        merged = Facts.model_validate(data)
     except ValidationError as exc:
         return None, assumed, [f"facts the engine accepts ({exc.errors()[0]['msg']})"]
     return merged, assumed, []
@@ -242,6 +261,7 @@ _STATED_FIELDS = (
     "spouse_paye_income",
     "spouse_self_employed_income",
     "status",
+    "assessment",
     "tax_year",
     "jurisdiction",
     "age",

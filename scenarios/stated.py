@@ -14,7 +14,9 @@ A small rule-based parser, not a model: it reads what people type about their ow
   spouse's income. An amount beside a pension, rent, a sale or a gain is no income (pension
   contributions, rent and disposals are read as below; anything else is left out: the parser
   never guesses what such a figure is).
-- **civil status**: single, married, civil partner(ship), widowed, separated, divorced.
+- **civil status**: single, married, civil partner(ship), widowed, separated, divorced; and how
+  a couple is assessed: "jointly assessed" / "joint assessment", "separate treatment" /
+  "treated as single" (separate assessment is not built and not read).
 - **the tax year**: ``2025``, ``tax year 2024``, ``2025-26`` / ``2025/26`` (the UK's 2025).
 - **the jurisdiction**: words (Ireland, Irish, Revenue → IE; UK, England, Wales, Britain,
   HMRC → UK; Northern Ireland, Belfast → NI), else the currency (``€`` → IE, ``£`` → UK).
@@ -104,9 +106,18 @@ _CHANGE = re.compile(r"#\s*(?:pay\s+)?(?:rise|raise|increase|bonus|more|extra|le
 _NEAR = 30
 _EARNS = re.compile(r"\b(?:earn\w*|income|make|making|made|paid|salary|wages?|profits?)\b", re.I)
 _SPOUSE = re.compile(
-    r"\b(?:wife|husband|spouse|partner|(?:s?he|they)\s+(?:earns?|makes?|is|are|gets?))\b", re.I
+    r"\b(?:wife|husband|spouse|partner|fianc[ée]e?|(?:s?he|they)\s+(?:earns?|makes?|is|are|gets?))\b"
+    r"|\bmarr(?:y|ied|ying)\s+(?:someone|somebody|a\s+(?:man|woman|person))\b",
+    re.I,
 )
 _SELF_FIRST = re.compile(r"\bnot\s+(?:a\s+)?(?:paye|employee|employed)\b", re.I)
+# How a married couple or civil partners are assessed (Ireland): joint assessment, or separate
+# treatment (each as a single person). Separate assessment (s.1023) is not built: not read.
+_ASSESSMENT = (
+    (re.compile(r"\bjoint(?:ly)?\s+assess\w*|\bassessed\s+jointly\b", re.I), "joint"),
+    (re.compile(r"\bseparate(?:ly)?\s+treat\w*|\btreated\s+(?:as\s+single|separately)\b", re.I),
+     "separate_treatment"),
+)  # fmt: skip
 _STATUS = (
     (re.compile(r"\bcivil\s+partner(?:ship|s)?\b", re.I), "civil_partner"),
     (re.compile(r"\bmarried\b|\bmy\s+(?:wife|husband|spouse)\b", re.I), "married"),
@@ -209,6 +220,7 @@ class StatedFacts:
     spouse_paye_income: Decimal | None = None  # a clause about "my wife/husband/partner"
     spouse_self_employed_income: Decimal | None = None
     status: str | None = None
+    assessment: str | None = None  # "joint" or "separate_treatment", as stated
     tax_year: int | None = None
     jurisdiction: str | None = None
     age: int | None = None
@@ -368,6 +380,7 @@ def parse_facts(text: str) -> StatedFacts:
         spouse_paye_income=spouse.get("paye"),
         spouse_self_employed_income=spouse.get("self_employed"),
         status=_status(text),
+        assessment=next((a for pattern, a in _ASSESSMENT if pattern.search(text)), None),
         tax_year=year,
         jurisdiction=_jurisdiction(text, currency),
         age=_age(text),

@@ -12,6 +12,9 @@ import { ApiError } from "./api.js";
 
 const TAXES = { income_tax: "Income tax", usc: "USC", prsi: "PRSI", ni: "National Insurance", cgt: "Capital gains tax" };
 const STATUSES = ["single", "married", "civil_partner", "widowed", "separated", "divorced"];
+// How a married couple or civil partners are assessed (Ireland); sent only for a couple.
+const ASSESSMENTS = [["", "not stated"], ["joint", "joint assessment"], ["separate_treatment", "separate treatment"]];
+const COUPLE = ["married", "civil_partner"];
 const INCOMES = [
   ["paye_income", "Employment (PAYE) income"],
   ["self_employed_income", "Self-employed income"],
@@ -116,8 +119,12 @@ export class ScenarioView {
       tax_year: field(form, "scenario-year", "Tax year", make("input")),
       jurisdiction: field(form, "scenario-jurisdiction", "Jurisdiction", make("select")),
       status: field(form, "scenario-status", "Civil status", make("select")),
+      assessment: field(form, "scenario-assessment", "How the couple is assessed", make("select")),
       age: field(form, "scenario-age", "Age", make("input")),
+      spouse_age: field(form, "scenario-spouse-age", "Spouse's age", make("input")),
     };
+    this.inputs.assessment.append(...ASSESSMENTS.map(([value, text]) => new Option(text, value)));
+    this.inputs.spouse_age.type = "number";
     this.inputs.label.required = true;
     this.inputs.tax_year.type = "number";
     this.inputs.tax_year.value = "2025";
@@ -225,6 +232,8 @@ export class ScenarioView {
     this.inputs.jurisdiction.value = facts.jurisdiction || "IE";
     this.inputs.status.value = facts.status || "single";
     this.inputs.age.value = facts.age ?? "";
+    this.inputs.assessment.value = facts.assessment || "";
+    this.inputs.spouse_age.value = facts.spouse_age ?? "";
     for (const [key] of INCOMES) this.inputs[key].value = facts[key] && Number(facts[key]) ? facts[key] : "";
     const losses = facts.capital_losses_brought_forward;
     this.inputs.capital_losses_brought_forward.value = losses && Number(losses) ? losses : "";
@@ -248,9 +257,14 @@ export class ScenarioView {
     const kept = this.editing && this.original ? this.original.snapshots : [];
     const first = kept[0];
     const facts = first ? { ...first.facts } : {};
-    for (const key of ["age", "capital_losses_brought_forward", ...INCOMES.map(([k]) => k)]) delete facts[key];
-    Object.assign(facts, { tax_year: year, jurisdiction, status: this.inputs.status.value });
+    for (const key of ["age", "spouse_age", "assessment", "capital_losses_brought_forward", ...INCOMES.map(([k]) => k)]) delete facts[key];
+    const status = this.inputs.status.value;
+    Object.assign(facts, { tax_year: year, jurisdiction, status });
     if (this.inputs.age.value !== "") facts.age = Number(this.inputs.age.value);
+    if (COUPLE.includes(status)) {
+      if (this.inputs.assessment.value) facts.assessment = this.inputs.assessment.value;
+      if (this.inputs.spouse_age.value !== "") facts.spouse_age = Number(this.inputs.spouse_age.value);
+    }
     for (const key of [...INCOMES.map(([k]) => k), "capital_losses_brought_forward"]) {
       const value = this.inputs[key].value.replaceAll(",", "").trim();
       if (value) facts[key] = value;

@@ -258,3 +258,33 @@ def test_a_disposal_entered_in_the_form_is_taxed_with_its_relief(served: Served)
         expect(details).to_contain_text("IE:RELIEF:PRINCIPAL_PRIVATE_RESIDENCE")
     finally:
         page.context.close()
+
+
+def test_a_couple_is_assessed_as_the_form_says(served: Served) -> None:
+    """Married, €50,000 + €30,000 PAYE (IE 2025): jointly assessed €8,000 for the couple;
+    unstated, the evaluation says it cannot tell how the couple is assessed."""
+    page = served.page("dev-globex-carol")
+    try:
+        page.get_by_role("button", name="Scenarios").click()
+        page.get_by_role("button", name="New scenario").click()
+        form = page.locator("#scenario-form")
+        form.get_by_label("Scenario name").fill("Married")
+        form.get_by_label("Tax year").fill("2025")
+        form.get_by_label("Jurisdiction").select_option("IE")
+        form.get_by_label("Civil status").select_option("married")
+        form.get_by_label("Employment (PAYE) income").fill("50000")
+        form.get_by_label("Spouse's PAYE income").fill("30000")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(page.get_by_role("status").filter(has_text="Saved “Married”")).to_be_visible()
+        results = page.locator(".scenario-results")
+        expect(results).to_contain_text("how the couple is assessed is not stated")
+        form.get_by_label("How the couple is assessed").select_option("joint")
+        form.get_by_role("button", name="Save and evaluate").click()
+        evaluation = page.locator("table.scenario-evaluation")
+        total = evaluation.locator("tr.total").filter(has_text="Total Income tax")
+        expect(total.first).to_contain_text("€8,000.00")
+        scenarios = page.evaluate("window.regintel.api.json('GET', '/api/scenarios?limit=100')")
+        stored = next(s for s in scenarios if s["label"] == "Married")
+        assert stored["snapshots"][0]["facts"]["assessment"] == "joint"
+    finally:
+        page.context.close()

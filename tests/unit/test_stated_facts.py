@@ -177,3 +177,26 @@ def test_losses_brought_forward_are_read_and_never_an_income(text: str) -> None:
     stated = parse_facts(text)
     assert stated.capital_losses_brought_forward == Decimal("3000.00")
     assert stated.paye_income == Decimal("50000.00") and stated.income is None
+
+
+@pytest.mark.parametrize(
+    ("text", "assessment"),
+    [
+        ("We're married, jointly assessed, I earn €50,000 PAYE in 2025", "joint"),
+        ("Married, joint assessment, 2025, my salary is €50,000", "joint"),
+        ("We are married but treated as single, I earn €50,000 in 2025", "separate_treatment"),
+        ("Married with separate treatment, €50,000 PAYE, 2025", "separate_treatment"),
+        ("Married, €50,000 PAYE, 2025", None),
+    ],
+)
+def test_how_a_couple_is_assessed_is_read_when_said(text: str, assessment: str | None) -> None:
+    assert parse_facts(text).assessment == assessment
+
+
+def test_marrying_someone_with_an_income_states_the_spouses_income() -> None:
+    question = parse_what_if(
+        "I earn €50,000 PAYE, single, in 2025. What if I married someone earning €30,000?"
+    )
+    assert question.change is not None
+    assert question.change.spouse_paye_income == Decimal("30000.00")
+    assert question.change.status == "married" and question.change.income is None

@@ -185,3 +185,34 @@ async def test_a_sale_with_fees_and_losses_needs_no_income_in_ireland() -> None:
     totals = {(d.tax, d.person): d for d in snapshot.totals}
     # €20,000 - €8,000 - €500 = €11,500, less €1,000 losses, less €1,270: €9,230 at 33%
     assert totals[("cgt", "you")].amounts[0] == Decimal("3045.90")
+
+
+async def test_what_if_we_marry_assesses_the_couple_jointly_and_says_so() -> None:
+    """Unstated, a couple is taken as jointly assessed (the law's default) and the answer says
+    so; €50,000 + €30,000 PAYE in 2025: the €83,000 band holds all €80,000 at 20%, less the
+    married person's and two employee credits (€8,000)."""
+    question = parse_what_if(
+        "I earn €50,000 PAYE, single, in 2025. What if I married someone earning €30,000?"
+    )
+    assert question.change is not None
+    result = await what_if(SeedReader(), question.stated, question.change)
+    assert result.comparison is not None, result.missing
+    assert any(a.startswith("jointly assessed") for a in result.assumed)
+    (snapshot,) = result.comparison.snapshots
+    totals = {(d.tax, d.person): d for d in snapshot.totals}
+    assert totals[("income_tax", "you")].amounts == [Decimal("7200.00"), None]
+    assert totals[("income_tax", "couple")].amounts == [None, Decimal("8000.00")]
+
+
+async def test_separate_treatment_when_said_taxes_each_as_single() -> None:
+    question = parse_what_if(
+        "I earn €50,000 PAYE, single, in 2025. What if I married someone earning €30,000 and "
+        "we were treated as single?"
+    )
+    assert question.change is not None
+    result = await what_if(SeedReader(), question.stated, question.change)
+    assert result.comparison is not None, result.missing
+    assert not any(a.startswith("jointly assessed") for a in result.assumed)
+    (snapshot,) = result.comparison.snapshots
+    totals = {(d.tax, d.person): d for d in snapshot.totals}
+    assert totals[("income_tax", "you")].amounts[1] == Decimal("7200.00")
