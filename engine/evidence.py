@@ -96,6 +96,7 @@ def _saying_row(node: GraphNode) -> _SayingRow | None:
 
 
 _R = TypeVar("_R")
+_WORD = re.compile(r"\w+")
 _TitledRow = tuple[GraphNode, str | None, str]  # the node, its jurisdiction, its title's words
 
 
@@ -119,15 +120,17 @@ def _rows_remembered(
     ``known`` anew; None when a node already known gains a row (it would land at the end here
     but keeps its place among the nodes: the caller rebuilds)."""
     updated = dict(rows)
+    changed = False
     for node_id, node in known.items():
         row = row_of(node)
         if row is None:
-            updated.pop(node_id, None)
+            changed |= updated.pop(node_id, None) is not None
         elif node_id in before and node_id not in rows:
             return None
         else:
+            changed |= updated.get(node_id) != row
             updated[node_id] = row
-    return updated
+    return updated if changed else rows  # unchanged: the same version (what is built on it)
 
 
 def validity(props: dict[str, object]) -> str | None:
@@ -248,6 +251,10 @@ class EvidenceIndex:
         # texts_saying's rows, per version of _nodes (a new dict at every change): built at
         # the first call after a rebuild, kept up to date by remember.
         self._saying: tuple[dict[str, GraphNode], dict[str, _SayingRow]] | None = None
+        # texts_saying's postings, per version of those rows (rows, rows in order, postings)
+        self._saying_index: (
+            tuple[dict[str, _SayingRow], list[_SayingRow], dict[str, list[int]]] | None
+        ) = None
         # rules_titled's rows, the same way (its per-node title words cost more than its search)
         self._titled: tuple[dict[str, GraphNode], dict[str, _TitledRow]] | None = None
         self._refresh_lock = asyncio.Lock()
@@ -551,8 +558,16 @@ class EvidenceIndex:
         where = set(jurisdictions)
         if where and any(j not in OUTSIDE_EU for j in where):
             where.add("EU")
+        rows = self._saying_rows()
+        if folded_words and all(_WORD.fullmatch(word) for word in folded_words):
+            # Words of word characters only: "\bword\b" in a text is the word among its
+            # runs of word characters, which the postings hold (issue 29: no scan per call).
+            ordered, postings = self._saying_postings(rows)
+            lists = sorted((postings.get(word, ()) for word in folded_words), key=len)
+            common = set(lists[0]).intersection(*lists[1:])
+            return [ordered[at][1] for at in sorted(common) if not where or ordered[at][0] in where]
         found = []
-        for jurisdiction, text, folded in self._saying_rows().values():
+        for jurisdiction, text, folded in rows.values():
             if where and jurisdiction not in where:
                 continue
             # The substring test first (cheap, and false for nearly every node), then the
@@ -562,6 +577,23 @@ class EvidenceIndex:
             ):
                 found.append(text)
         return found
+
+    def _saying_postings(
+        self, rows: dict[str, _SayingRow]
+    ) -> tuple[list[_SayingRow], dict[str, list[int]]]:
+        """``rows`` in order, and for each run of word characters in their folded texts the
+        positions of the rows holding it (ascending); built once per version of the rows (a
+        remembered node that changes no row keeps the version)."""
+        cached = self._saying_index
+        if cached is not None and cached[0] is rows:
+            return cached[1], cached[2]
+        ordered = list(rows.values())
+        postings: dict[str, list[int]] = {}
+        for at, (_, _, folded) in enumerate(ordered):
+            for word in set(_WORD.findall(folded)):
+                postings.setdefault(word, []).append(at)
+        self._saying_index = (rows, ordered, postings)
+        return ordered, postings
 
     def _saying_rows(self) -> dict[str, _SayingRow]:
         """The rows :meth:`texts_saying` reads, by node id, for the nodes as they are now."""

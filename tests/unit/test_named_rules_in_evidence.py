@@ -4,11 +4,12 @@ a rule titled with the group the question names ("Group B")."""
 
 from __future__ import annotations
 
+import re
 from typing import cast
 
 import pytest
 
-from engine.evidence import EvidenceIndex
+from engine.evidence import OUTSIDE_EU, EvidenceIndex
 from engine.retrieval.tokenise import tokenise
 from graph.models import GraphEdge, GraphNode
 from graph.port import GraphReader
@@ -106,3 +107,47 @@ def test_rules_titled_reads_remembered_nodes_in_graph_order():
                    properties={"name": "CAT Group B threshold", "status": "merged"})]
     )  # fmt: skip
     assert "IE:THRESHOLD:CAT_GROUP_B" not in [n.id for n in index.rules_titled("group b", [])]
+
+
+def _scanned(index: EvidenceIndex, words: str, jurisdictions: list[str]) -> list[str]:
+    """What texts_saying answered by scanning every row (before its postings, issue 29)."""
+    wanted = [re.compile(rf"\b{re.escape(w)}\b") for w in words.lower().split()]
+    where = set(jurisdictions)
+    if where - OUTSIDE_EU:
+        where.add("EU")
+    return [
+        text
+        for jurisdiction, text, folded in index._saying_rows().values()
+        if (not where or jurisdiction in where) and all(w.search(folded) for w in wanted)
+    ]
+
+
+ASKED = ["group b", "Group", "b", "income tax return", "form 11", "(form 11)", "pay-and-file",
+         "31 october", "tax", "nothing said", "", "b relief", "a"]  # fmt: skip
+
+
+def test_texts_saying_from_its_postings_is_what_a_scan_of_every_row_finds():
+    index = _index()
+    for jurisdictions in ([], ["IE"], ["UK"]):
+        for words in ASKED:
+            assert index.texts_saying(words, jurisdictions) == _scanned(
+                index, words, jurisdictions
+            ), (words, jurisdictions)
+    built = index._saying_index
+    index.remember([GraphNode(id="IE:CONCEPT:X", label="Concept", properties={"name": "tax"})])
+    index.texts_saying("tax")
+    assert index._saying_index is built  # a concept changes no row: the postings are kept
+    index.remember(
+        [
+            GraphNode(id="IE:THRESHOLD:CAT_GROUP_C", label="Threshold",
+                      properties={"name": "CAT Group C threshold", "description": "group b a"}),
+            GraphNode(id="IE:OBLIGATION:KEEP_RECORDS", label="Obligation",
+                      properties={"name": "Keep income tax records"}),
+        ]
+    )  # fmt: skip
+    for jurisdictions in ([], ["IE"]):
+        for words in ASKED:
+            assert index.texts_saying(words, jurisdictions) == _scanned(
+                index, words, jurisdictions
+            ), (words, jurisdictions)
+    assert "CAT Group C threshold group b a" in index.texts_saying("group b", ["IE"])
