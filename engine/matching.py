@@ -21,11 +21,12 @@ initials ("CAT group threshold" is not CGT, though the graph records "CGT"), an 
 takes letters from inside words or leaves out an instrument word ("IHT" and inheritance tax,
 "MiCA" and Markets in Crypto-Assets Regulation: :func:`_abbreviates`), a kind or label
 that extends another by words (parent and child: "USC exemption" and "USC"), one or two typos,
-shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR)
-only make **suggestions** (:class:`Suggestion`): the capture creates its provisional concept
-and the suggestions go with it to the review queue, where an operator merges a duplicate in
-one action. Suggestions come from the reviewed concepts and from other captures still in
-quarantine (:func:`quarantined_candidates`, read through
+shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR),
+letters close to a label's by character trigrams over every label (:class:`_CharGrams`,
+ADR 0083) only make **suggestions** (:class:`Suggestion`): the capture creates its
+provisional concept and the suggestions go with it to the review queue, where an operator
+merges a duplicate in one action. Suggestions come from the reviewed concepts and from other
+captures still in quarantine (:func:`quarantined_candidates`, read through
 :class:`graph.port.QuarantinedConceptReader`); they are stored on the provisional node for
 operators and never reach a tenant's reply (ADR 0020).
 
@@ -54,7 +55,9 @@ concept on without review. They handle, and only handle:
   their order, ADR 0078);
 - jurisdiction words ("Irish", "UK", "(United Kingdom)", "European Union"): a form without
   them is kept *with the jurisdictions they named*, and it may only meet a concept of one
-  of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR).
+  of those jurisdictions ("Irish VAT" is Ireland's VAT, "UK GDPR" is not the EU's GDPR);
+  and the whole label with each jurisdiction spelled one way, as a marked code no word can be
+  ("Ireland-United Kingdom convention" is "Ireland-UK convention", ADR 0083).
 
 Everything else — another language, former names, acronyms, other spellings ("enrollment")
 — is data: a SKOS ``altLabel`` or ``hiddenLabel`` of the concept in the seeds, or an acronym
@@ -70,6 +73,7 @@ it is skipped. Nothing is guessed.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -123,6 +127,9 @@ _OVERLAP_MIN: Final = 0.5
 _SYNONYM_SCORE: Final = 0.7
 _KIND_FORM_MIN_WORDS: Final = 2
 _DATED_INITIALS_SCORE: Final = 0.8
+_NGRAM_MIN: Final = 0.5  # cosine of character-trigram vectors: a review candidate from here
+_NGRAM_TOP: Final = 3  # at most this many concepts found by letters alone per capture
+_NGRAM_WEIGHT: Final = 0.8  # their score: the cosine, weighed below the rules' evidence
 _RELATED_SCORE: Final = 0.75  # an operator's recorded decision: shown among the first five
 _SYNONYM_MIN_WORDS: Final = 2  # "motor tax" may meet "tax on motor vehicles"; "tax" may not
 # EuroVoc labels too generic to bridge synonyms through ("tax": every tax would be a synonym).
@@ -158,6 +165,10 @@ class FoundBy(IntEnum):
     # a term the seeds record as *not* a label of the concept but related to it (its
     # ``not_labels``: broader, a part, a reform, a condition; ADR 0075, ADR 0078)
     RELATED = 10
+    # the capture's letters come close to a label's, weighed over every label of the graph
+    # (:class:`_CharGrams`: TF-IDF over character trigrams of the words; ADR 0083): spellings
+    # and typos no rule names, never merged
+    CHAR_NGRAMS = 11
 
 
 MERGING: Final = frozenset({FoundBy.KEY, FoundBy.LABEL})
@@ -364,7 +375,31 @@ def _label_forms(text: str) -> tuple[LabelForm, ...]:
             i += 1
     if named and kept:
         out.append(LabelForm("".join(kept), frozenset(named), tuple(kept)))
+    if named:
+        # the whole label with each jurisdiction spelled one way ("Ireland-United Kingdom
+        # convention" and "Ireland UK convention"; "Irish" and "Ireland"): a marked code no
+        # word can be ("@uk"), so "Northern Ireland contributions" never reads as "NI
+        # contributions" (National Insurance); ADR 0083
+        coded = tuple(_coded_jurisdictions(words))
+        if (form := "".join(coded)) != out[0].form:
+            out.append(LabelForm(form, frozenset(), coded))
     return tuple(out)
+
+
+def _coded_jurisdictions(words: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for size in (2, 1):
+            phrase = tuple(words[i : i + size])
+            if len(phrase) == size and phrase in _JURISDICTION_PHRASES:
+                out.append("@" + _JURISDICTION_PHRASES[phrase].lower())
+                i += size
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
 
 
 def order_free(form: LabelForm) -> str | None:
@@ -573,6 +608,9 @@ class ReviewedConcepts:
                     if initials:
                         self._initials.setdefault(initials, []).append(item)
             self._forms[entry.key] = mine
+        self._grams = _CharGrams(
+            (key, form) for key, forms in self._forms.items() for form in forms if not form.named
+        )
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -686,11 +724,79 @@ class ReviewedConcepts:
                     continue
                 if (near := _near(mine, theirs, kind, self._entries[key].kind)) is not None:
                     add(key, *near)
+        if suggest:  # by letters, over every label: what no rule above names (ADR 0083)
+            places = (jurisdiction, EU) if jurisdiction is not None else None
+            for key, score in self._grams.closest(mine, exclude=found):
+                if places is None or self._entry_jurisdiction(key) in places:
+                    add(key, FoundBy.CHAR_NGRAMS, score)
         return [
             Candidate(key, e.domain, e.jurisdiction or EU, e.kind, *found[key])
             for key, e in self._entries.items()
             if key in found
         ]
+
+
+class _CharGrams:
+    """Every label form of the reviewed concepts as a TF-IDF vector of the character
+    trigrams of its words (each word padded: "#vat#"), for review candidates only: the
+    concepts whose labels' letters come closest to a capture's (cosine), weighed so that
+    trigrams every tax shares ("tax", "#ta") count little. Never a merge (ADR 0083)."""
+
+    def __init__(self, forms: Iterable[tuple[str, LabelForm]]) -> None:
+        rows = [(key, _trigrams(form.words)) for key, form in forms]
+        rows = [(key, grams) for key, grams in rows if grams]
+        df: dict[str, int] = {}
+        for _key, grams in rows:
+            for gram in grams:
+                df[gram] = df.get(gram, 0) + 1
+        total = len(rows) + 1
+        self._idf = {gram: math.log(total / (1 + n)) + 1.0 for gram, n in df.items()}
+        self._keys = [key for key, _grams in rows]
+        self._postings: dict[str, list[tuple[int, float]]] = {}
+        for row, (_key, grams) in enumerate(rows):
+            vector = self._vector(grams)
+            for gram, weight in vector.items():
+                self._postings.setdefault(gram, []).append((row, weight))
+
+    def _vector(self, grams: Iterable[str]) -> dict[str, float]:
+        weights = {g: self._idf.get(g, 0.0) for g in set(grams)}
+        norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
+        return {g: w / norm for g, w in weights.items() if w}
+
+    def closest(
+        self, forms: Iterable[LabelForm], *, exclude: Iterable[str] = ()
+    ) -> list[tuple[str, float]]:
+        """The concepts (key, best cosine) at least :data:`_NGRAM_MIN` close to one of
+        ``forms``, closest first, at most :data:`_NGRAM_TOP`, none of ``exclude``."""
+        skip = set(exclude)
+        best: dict[str, float] = {}
+        for form in forms:
+            if form.named:
+                continue
+            vector = self._vector(_trigrams(form.words))
+            dots: dict[int, float] = {}
+            for gram, weight in vector.items():
+                for row, theirs in self._postings.get(gram, ()):
+                    dots[row] = dots.get(row, 0.0) + weight * theirs
+            for row, score in dots.items():
+                key = self._keys[row]
+                if score >= _NGRAM_MIN and key not in skip and score > best.get(key, 0.0):
+                    best[key] = score
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:_NGRAM_TOP]
+        # weighed below the rules' evidence in the review queue's order (:func:`suggestions`)
+        return [(key, round(_NGRAM_WEIGHT * min(score, 1.0), 2)) for key, score in ranked]
+
+
+def _trigrams(words: Sequence[str]) -> list[str]:
+    """The character trigrams of a label's words, jurisdiction words left out ("Irish" says
+    where, not what: :func:`decide` and the capture's jurisdiction deal with it)."""
+    out: list[str] = []
+    for word in words:
+        if (word,) in _JURISDICTION_PHRASES:
+            continue
+        padded = f"#{word}#"
+        out.extend(padded[i : i + 3] for i in range(len(padded) - 2))
+    return out
 
 
 @lru_cache(maxsize=1)

@@ -97,7 +97,7 @@ class ReviewCandidate:
 
     id: str
     pref_label: str
-    reason: str  # edit_distance, parent_child, token_overlap, initials, acronym, abbreviation, ...
+    reason: str  # edit_distance, parent_child, token_overlap, initials, acronym, char_ngrams, ...
     score: float
     status: str = REVIEWED_STATUS  # or provisional: another capture still in quarantine
 
