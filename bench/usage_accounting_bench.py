@@ -6,8 +6,9 @@ throwaway cluster, as the tests start), in wall time and CPU per call and in sta
 
 A turn without accounting makes neither call; these are the whole of its added work (the
 pricing is two multiplications). With Redis (ADR 0050 session-6 addendum) the check is one
-``HMGET`` of the month's counted totals and a record adds one Lua call after the upsert:
-measured against a throwaway redis-server too.
+Lua call (``TOTALS_LUA``: the month's counted totals, or a fill opened; it was one ``HMGET``
+before the session-8 addendum) and a record adds one Lua call after the upsert: measured
+against a throwaway redis-server too.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ async def main(turns: int) -> None:
     show("postgres", postgres, "each: 1 transaction: SET ROLE, claims, 1 statement")
     with running_redis() as redis:
         counted = await measure_counter(redis.url(), turns)
-    show("redis", counted, "check: 1 HMGET; record: +1 EVALSHA after the store's upsert")
+    show("redis", counted, "check: 1 EVALSHA; record: +1 EVALSHA after the store's upsert")
 
 
 if __name__ == "__main__":

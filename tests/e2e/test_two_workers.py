@@ -497,6 +497,24 @@ async def test_a_tenant_past_its_hard_quota_is_refused_by_both_workers_before_th
         assert tokens is not None and int(tokens) > 1
     finally:
         await redis.aclose()
+    # the quota's counter (Redis) down: both workers read the store instead and still refuse
+    # before the model (ADR 0050 Redis addendum; the modes open/closed are for a store that
+    # cannot say: tests/e2e/test_usage_http.py)
+    cluster.redis.stop()
+    try:
+        async with httpx.AsyncClient(timeout=60) as client:
+            for worker, base in (("a", cluster.a.base), ("b", cluster.b.base)):
+                question = f"Umbrella with Redis down, through {worker}: and the zero rate?"
+                refused = await client.post(
+                    f"{base}/api/chat", json={"message": question}, headers=UMA
+                )
+                assert refused.status_code == 429, refused.text
+                assert refused.json()["error"]["code"] == "quota_exceeded"
+                assert not asked("a", question) and not asked("b", question)
+    finally:
+        cluster.redis.start()
+    for base in (cluster.a.base, cluster.b.base):
+        await healthy(base)
 
 
 async def test_turns_through_both_workers_while_the_quota_copy_expires_are_all_counted(

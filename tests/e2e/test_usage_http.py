@@ -3,6 +3,7 @@ and on PostgreSQL with RLS: every turn's tokens (the provider's own usage) are p
 configured table and recorded; a user sees their own today and this month, a tenant admin the
 tenant's totals, models and top users, never another tenant's."""
 
+import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from api.app import create_app
@@ -254,3 +256,57 @@ async def test_a_tenant_over_its_hard_quota_is_refused_before_the_model_is_calle
         ] == 1  # the refused turn used nothing
         await chat(client, GLOBEX_GINA, "What is VAT?")  # another tenant is not held back
         assert quoted.model.calls == calls + 1
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+async def test_a_ledger_that_is_down_lets_turns_through_open_and_refuses_them_closed(
+    store: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Issue 27, bad input and faults ("a quota store that is down: the configured fail-open or
+    fail-closed, like the rate limiter"; ADR 0050): two servers over one store, one with
+    ``REGINTEL_USAGE_QUOTA_WHEN_STORE_DOWN=open``, one ``closed``; the usage ledger's table is
+    taken away (renamed on SQLite; the app role's grants revoked on PostgreSQL, RLS on):
+    ``closed`` answers 503 ``quota_unavailable`` before the model is called; ``open`` answers
+    the turn (its usage cannot be recorded and is logged, never a failed turn)."""
+    model = CountingModel()
+    quotas = {"*": {"tokens": 10**9}}
+    extra: dict[str, Any] = {"usage_monthly_quotas": quotas}
+    dsn = ""
+    if store == "postgres":
+        dsn = request.getfixturevalue("postgres_cluster").create_database(
+            f"usage_{uuid.uuid4().hex[:12]}"
+        )
+        extra |= {"conversation_store": "postgres", "postgres_dsn": dsn}
+    common = {"data_dir": tmp_path / "data", "log_json": False, "api_keys": KEYS, **extra}
+    open_app = create_app(
+        Settings(**common, usage_quota_when_store_down="open"),
+        lexicon=ConceptLexicon(),
+        providers={"extractive": model},
+    )
+    closed_app = create_app(
+        Settings(**common, usage_quota_when_store_down="closed"),
+        lexicon=ConceptLexicon(),
+        providers={"extractive": model},
+    )
+    with running_server(open_app) as open_url, running_server(closed_app) as closed_url:
+        async with httpx.AsyncClient(timeout=60) as client:
+            for url in (open_url, closed_url):  # both answer while the ledger is there
+                client.base_url = httpx.URL(url)
+                await chat(client, ALICE, "What is the VAT rate in Ireland?")
+            assert model.calls == 2
+            if store == "sqlite":
+                path = tmp_path / "data" / "conversations.db"
+                with sqlite3.connect(path) as conn:
+                    conn.execute("ALTER TABLE usage_daily RENAME TO usage_daily_away")
+            else:
+                async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+                    await conn.execute("REVOKE ALL ON regintel.usage_daily FROM regintel_app")
+            refused = await client.post(
+                f"{closed_url}/api/chat", json={"message": "And PRSI?"}, headers=ALICE
+            )
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "quota_unavailable"
+            assert model.calls == 2  # nothing reached the model
+            client.base_url = httpx.URL(open_url)
+            await chat(client, ALICE, "And USC?")  # let through, answered
+            assert model.calls == 3

@@ -6,10 +6,11 @@ from typing import Literal, cast
 
 import pytest
 
-from api.usage import PriceTable, UsageTurns, _next_month
+from api.usage import PriceTable, Quotas, UsageTurns, _next_month
+from conversations.models import ModelUsage
 from conversations.port import UsageLedger
 from engine.turn import TurnEngine, TurnRequest
-from errors import ConversationStoreUnavailable, QuotaUnavailable
+from errors import ConversationStoreUnavailable, QuotaExceeded, QuotaUnavailable
 
 pytestmark = [pytest.mark.unit, pytest.mark.anyio]
 
@@ -75,3 +76,35 @@ async def test_a_quota_the_ledger_cannot_check_refuses_the_turn_when_closed() ->
     # a tenant without a quota is never checked, whatever the ledger's state
     await usage.prepare(TurnRequest(tenant_id="globex", user_id="u2", message="hi"))
     assert (engine.prepared, usage.unchecked) == (1, 1)
+
+
+class _Ledger:
+    """A ledger that holds one model's month: 500 tokens costing 9,000 micros."""
+
+    async def usage_by_model(self, tenant_id: str, month: date) -> list[object]:
+        return [ModelUsage(provider="openai", model="gpt-4o", turns=1, input_tokens=400,
+                           output_tokens=100, cost_micros=9000)]  # fmt: skip
+
+
+class _RefusingEngine(_Engine):
+    async def store_refused(self, request: TurnRequest, status: str) -> str:
+        return "c1"
+
+
+async def test_a_cost_quota_warns_past_its_soft_limit_and_refuses_at_its_hard_one() -> None:
+    """Issue 27, must-have 3 ("tokens or cost per month"): the cost quotas, not only tokens."""
+    ask = TurnRequest(tenant_id="acme", user_id="u1", message="hi")
+    engine = _RefusingEngine()
+
+    def usage(quota: dict[str, int]) -> UsageTurns:
+        quotas = cast(Quotas, {"acme": quota})
+        return UsageTurns(
+            cast(TurnEngine, engine), cast(UsageLedger, _Ledger()), PriceTable(), quotas
+        )
+
+    assert await usage({"costMicros": 9001, "softCostMicros": 9000})._check_quota("acme")
+    assert await usage({"costMicros": 9001})._check_quota("acme") is None  # tokens not counted
+    with pytest.raises(QuotaExceeded) as refused:
+        await usage({"costMicros": 9000, "tokens": 10**6}).prepare(ask)
+    assert refused.value.code == "quota_exceeded" and "costMicros" in str(refused.value)
+    assert engine.prepared == 0 and refused.value.conversation_id == "c1"
