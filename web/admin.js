@@ -34,6 +34,11 @@ function when(timestamp) {
   return Number.isNaN(moment.getTime()) ? String(timestamp || "") : moment.toLocaleString();
 }
 
+/** A cost in millionths of the price table's currency, in that currency. */
+function cost(micros) {
+  return (Number(micros || 0) / 1e6).toFixed(4);
+}
+
 function listOf(text) {
   return text.split(",").map((item) => item.trim()).filter(Boolean);
 }
@@ -96,10 +101,11 @@ export class AdminView {
   /** Let go of the page's elements and clear what they show (sign-out). */
   close() {
     this.listening.abort();
-    for (const id of ["review-table", "guard-counts", "guard-recent", "user-policies", "tenant-users"]) {
+    for (const id of ["review-table", "guard-counts", "guard-recent", "user-policies", "tenant-users", "token-models", "token-users"]) {
       this.el(id).querySelector("tbody").replaceChildren();
     }
     for (const id of ["review-status", "guard-status", "egress-status", "users-status"]) this.say(id, "");
+    this.el("token-totals").textContent = "";
   }
 
   refresh() {
@@ -314,14 +320,17 @@ export class AdminView {
   async loadUsers() {
     let users;
     let usage;
+    let tokens;
     try {
-      [users, usage] = await Promise.all([
+      [users, usage, tokens] = await Promise.all([
         this.api.json("GET", "/api/admin/users"),
         this.api.json("GET", "/api/admin/usage"),
+        this.api.json("GET", "/api/admin/usage/tokens"),
       ]);
     } catch (error) {
       return this.failed(error, "users-status");
     }
+    this.showTokens(tokens);
     const counts = new Map(usage.users.map((u) => [u.userId, u]));
     const body = this.el("tenant-users").querySelector("tbody");
     body.replaceChildren(...users.users.map((user) => {
@@ -346,6 +355,32 @@ export class AdminView {
     }
     this.say("users-status", "");
     return true;
+  }
+
+  /** The tenant's token usage this month (GET /api/admin/usage/tokens, ADR 0050). */
+  showTokens(tokens) {
+    const t = tokens.totals;
+    this.el("token-totals").textContent =
+      `Since ${tokens.since}: ${t.turns} calls, ${t.inputTokens} input and ${t.outputTokens} ` +
+      `output tokens, cost ${cost(t.costMicros)}.`;
+    const row = (name, u) => {
+      const tr = make("tr");
+      tr.append(
+        make("td", name), make("td", String(u.turns)), make("td", String(u.inputTokens)),
+        make("td", String(u.outputTokens)), make("td", cost(u.costMicros)),
+      );
+      return tr;
+    };
+    this.el("token-models").querySelector("tbody").replaceChildren(
+      ...tokens.byModel.map((m) => row(`${m.provider} / ${m.model}`, m)),
+    );
+    this.el("token-users").querySelector("tbody").replaceChildren(
+      ...tokens.topUsers.map((u) => {
+        const tr = row(u.userId, u);
+        tr.dataset.userId = u.userId;
+        return tr;
+      }),
+    );
   }
 
   // -- egress policies --------------------------------------------------------------------------
