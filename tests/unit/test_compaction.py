@@ -8,7 +8,7 @@ import pytest
 from conversations.models import StoredMessage, StoredSummary
 from egress.wire import ChatMessage
 from engine.compaction import compact, estimate_tokens, first_sentence, summary_lines
-from engine.prompt import EARLIER_HEADER, PromptInputs, build_messages
+from engine.prompt import ACTIVE_HEADER, EARLIER_HEADER, PromptInputs, build_messages
 
 pytestmark = pytest.mark.unit
 
@@ -388,3 +388,35 @@ def test_pinned_messages_outside_the_window_are_kept_word_for_word_within_the_bu
         pinned_messages=pins,
     )
     assert [m.id for m in continued.kept] == [messages[19].id]
+
+
+def test_the_active_concepts_stay_whole_in_a_compacted_prompt_within_the_budget():
+    """Issue 27, must-have 2 ("... and the active concepts always kept"): with 40 active
+    concepts and a 200-turn branch, compaction fits the history into what the prompt without
+    history leaves (as ``engine.turn.prepare.compact_history`` does) and never trims the active
+    concepts' section: every one is in the prompt, and the whole stays within the budget."""
+    budget = 6000
+    active = [(f"TAX:IE:CONCEPT_{n}", f"Concept number {n}") for n in range(40)]
+    question = ChatMessage(role="user", content="And the reduced rate?", sanitised=True)
+    bare = PromptInputs(question=question, jurisdictions=["IE"], active=active)
+    used = sum(estimate_tokens(m.content) for m in build_messages(bare))
+    compacted = compact(path(200), budget - used, 8, keep_tokens=budget)
+    assert compacted.compacted
+    full = build_messages(
+        PromptInputs(
+            question=question,
+            jurisdictions=["IE"],
+            active=active,
+            history=[
+                ChatMessage(role=m.role, content=m.content_sanitised, sanitised=True)
+                for m in compacted.window
+            ],
+            earlier=compacted.prompt_lines(),
+            earlier_count=compacted.summarised,
+        )
+    )
+    system = full[0].content
+    section = system[system.index(ACTIVE_HEADER) :]
+    assert all(f'[{cid}] "{label}"' in section for cid, label in active)
+    assert '- [first question] "Question 1: what is the VAT rule number 1?"' in system
+    assert sum(estimate_tokens(m.content) for m in full) <= budget
