@@ -190,6 +190,7 @@ class ExportedConversation(BaseModel):
     active_leaf_id: str | None = None
     branches: list[str] = Field(default_factory=list)
     messages: list[ExportedMessage] = Field(default_factory=list)
+    pinned_message_ids: list[str] = Field(default_factory=list)  # ADR 0065 session 8
 
 
 class ErasureTotals(BaseModel):

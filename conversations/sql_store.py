@@ -756,6 +756,9 @@ class SqlConversationStore(ABC):
                 for row in await work.fetch_all(statements.select_owned_conversations, params)
             ]
             rows = await work.fetch_all(statements.select_owned_messages, params)
+            pins: defaultdict[str, list[str]] = defaultdict(list)
+            for pin in await work.fetch_all(statements.select_owned_pins, params):
+                pins[str(pin["conversation_id"])].append(str(pin["message_id"]))
             for conversation in conversations:
                 contexts[conversation.id] = await self._branch_context(
                     work, conversation, conversation.active_leaf_id
@@ -781,6 +784,7 @@ class SqlConversationStore(ABC):
                     active_leaf_id=conversation.active_leaf_id,
                     branches=leaves if len(leaves) > 1 else [],
                     messages=own,
+                    pinned_message_ids=pins.get(conversation.id, []),
                 )
             )
         return exported

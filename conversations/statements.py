@@ -553,6 +553,10 @@ class Statements:
         " WHERE m.tenant_id = :tenant_id AND m.conversation_id = :conversation_id"
         " AND p.user_id = :user_id ORDER BY up.depth DESC"
     )
+    select_owned_pins: str = (  # the export (GDPR access)
+        "SELECT conversation_id, message_id FROM {schema}pinned_messages"
+        " WHERE tenant_id = :tenant_id AND user_id = :user_id ORDER BY pinned_at, message_id"
+    )
     select_pins: str = (
         "SELECT message_id FROM {schema}pinned_messages WHERE tenant_id = :tenant_id"
         " AND conversation_id = :conversation_id AND user_id = :user_id"

@@ -95,6 +95,10 @@ class ExportedConversationOut(BaseModel):
     messages: list[ExportedMessageOut] = Field(
         description="Every message of every branch, oldest first."
     )
+    pinnedMessageIds: list[str] = Field(
+        default_factory=list,
+        description="The messages pinned (kept word for word when the prompt is compacted).",
+    )
 
 
 class ExportOut(BaseModel):
@@ -171,6 +175,7 @@ def _exported(conversation: ExportedConversation) -> ExportedConversationOut:
             )
             for m in conversation.messages
         ],
+        pinnedMessageIds=conversation.pinned_message_ids,
     )
 
 

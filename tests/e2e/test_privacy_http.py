@@ -126,6 +126,10 @@ async def test_the_export_returns_everything_the_user_owns(stack: Stack) -> None
         second = await chat(client, ALICE, "Charlie my email is alice@example.com", None)
         bobs = await chat(client, BOB, "Delta bob's own question", None)
         await client.patch(f"/api/conversations/{bobs}", json={"visibility": "tenant"}, headers=BOB)
+        view = (await client.get(f"/api/conversations/{first}", headers=ALICE)).json()
+        pinned = view["messages"][1]["id"]  # Alpha's answer, pinned (ADR 0065 session 8)
+        pin = f"/api/conversations/{first}/messages/{pinned}/pin"
+        assert (await client.put(pin, headers=ALICE)).status_code == 200
 
         response = await client.get("/api/conversations/export", headers=ALICE)
         assert response.status_code == 200
@@ -156,6 +160,7 @@ async def test_the_export_returns_everything_the_user_owns(stack: Stack) -> None
             "Answer Charlie-reply first part. Answer Charlie-reply second part.",
         ]
         assert [m["seq"] for m in exported["conversations"][0]["messages"]] == [1, 2, 3, 4]
+        assert [c["pinnedMessageIds"] for c in exported["conversations"]] == [[pinned], []]
         empty = (await client.get("/api/conversations/export", headers=ADMIN)).json()
         assert empty["conversations"] == []
         assert (await client.get("/api/conversations/export")).status_code == 401
