@@ -165,7 +165,50 @@ export class ChatView {
       view.item.querySelector(".message-actions")?.remove();
       view.item.insertBefore(this.actions(view, conversation.owned), view.body.nextSibling);
     });
-    if (conversation.owned) this.showSummary(conversation.id);
+    if (conversation.owned) {
+      this.showSummary(conversation.id);
+      this.showPins(conversation.id);
+    }
+  }
+
+  // -- pinned messages (ADR 0065 session 8): kept word for word when the prompt is compacted --
+
+  async showPins(id) {
+    let pins;
+    try {
+      pins = await this.api.json("GET", `/api/conversations/${encodeURIComponent(id)}/pins`);
+    } catch (error) {
+      return this.failed(error, this.el.messages);
+    }
+    if (id !== this.conversationId) return; // the page moved on meanwhile
+    this.markPins(pins.pinnedMessageIds);
+  }
+
+  markPins(ids) {
+    const pinned = new Set(ids);
+    for (const view of this.views) {
+      const b = view.item.querySelector(".pin-action");
+      if (!b || !view.message) continue;
+      const on = pinned.has(view.message.id);
+      b.textContent = on ? "Unpin" : "Pin";
+      b.setAttribute("aria-label", on ? "Unpin this message" : "Pin this message");
+      b.setAttribute("aria-pressed", String(on));
+    }
+  }
+
+  async togglePin(view, button) {
+    const on = button.getAttribute("aria-pressed") === "true";
+    const path = `/api/conversations/${encodeURIComponent(this.conversationId)}/messages/`
+      + `${encodeURIComponent(view.message.id)}/pin`;
+    button.disabled = true;
+    try {
+      const pins = await this.api.json(on ? "DELETE" : "PUT", path);
+      this.markPins(pins.pinnedMessageIds);
+    } catch (error) {
+      this.failed(error, this.el.messages);
+    } finally {
+      button.disabled = Boolean(this.controller);
+    }
   }
 
   // -- compaction (ADR 0065): which earlier turns the model gets as a summary, and rollback --
@@ -255,6 +298,12 @@ export class ChatView {
       actions.append(button("Edit", "Edit this question", () => this.startEdit(view)));
     } else if (owned && message.role === "assistant") {
       actions.append(button("Regenerate", "Regenerate this answer", () => this.regenerate(view)));
+    }
+    if (owned) { // kept word for word when the prompt is compacted (ADR 0065 session 8)
+      const pin = button("Pin", "Pin this message", () => this.togglePin(view, pin));
+      pin.classList.add("pin-action");
+      pin.setAttribute("aria-pressed", "false");
+      actions.append(pin);
     }
     return actions;
   }

@@ -55,4 +55,16 @@ def test_the_owner_sees_the_summary_and_rolls_it_back(served: Served):
         f"{served.base}/api/conversations/{cid}/summaries", headers=ALICE, timeout=30
     ).json()
     assert rolled[0]["rolledBackAt"] is not None
+
+    # pinned messages (ADR 0065 session 8): the owner pins an answer, the server agrees; unpins
+    first = page.locator(".message.assistant").first
+    message_id = first.get_attribute("data-message-id")
+    first.get_by_role("button", name="Pin this message").click()
+    expect(first.get_by_role("button", name="Unpin this message")).to_be_visible()
+    pins = f"{served.base}/api/conversations/{cid}/pins"
+    assert httpx.get(pins, headers=ALICE, timeout=30).json()["pinnedMessageIds"] == [message_id]
+    screenshot(page, "chat-pinned")
+    first.get_by_role("button", name="Unpin this message").click()
+    expect(first.get_by_role("button", name="Pin this message")).to_be_visible()
+    assert httpx.get(pins, headers=ALICE, timeout=30).json()["pinnedMessageIds"] == []
     page.context.close()
