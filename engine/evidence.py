@@ -154,6 +154,8 @@ def provenance(props: dict[str, object]) -> str | None:
 
 
 _PROVISION_LABELS = ("Article", "Paragraph", "Recital", "Annex", "Section", "Chapter")
+#: A whole article's id ("EU:REG_2016_679:ART_83"), not one of its paragraphs' nodes.
+_WHOLE_ARTICLE = re.compile(r":ART_[^_:]+$")
 _OBLIGATION_VERBS = frozenset(
     "file pay make obtain register notify keep submit report issue".split()
 )
@@ -257,6 +259,7 @@ class EvidenceIndex:
         ) = None
         # rules_titled's rows, the same way (its per-node title words cost more than its search)
         self._titled: tuple[dict[str, GraphNode], dict[str, _TitledRow]] | None = None
+        self._articles: tuple[dict[str, GraphNode], dict[str, list[GraphNode]]] | None = None
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
         # snapshot holds, so kept over it when the rebuild lands.
@@ -534,6 +537,21 @@ class EvidenceIndex:
             if len(words) >= 2 and f" {' '.join(words)} " in said:
                 found.append(node.id)
         return found
+
+    def articles_of(self, act_id: str) -> list[GraphNode]:
+        """The articles of the act ``act_id`` (whole articles, not their paragraphs' nodes), in
+        the act's order: a fine's ceilings are in the act's penalty articles however a search
+        ranks them (issue 23, ``engine.answer_penalties``)."""
+        nodes = self._nodes
+        if self._articles is None or self._articles[0] is not nodes:
+            by_act: dict[str, list[GraphNode]] = {}
+            for node in nodes.values():
+                if node.label == "Article" and _WHOLE_ARTICLE.search(node.id):
+                    by_act.setdefault(str(node.properties.get("instrument") or ""), []).append(node)
+            for found in by_act.values():
+                found.sort(key=lambda n: int(n.properties.get("position") or 0))
+            self._articles = (nodes, by_act)
+        return list(self._articles[1].get(act_id, ()))
 
     def period_timelines(self, jurisdictions: Sequence[str]) -> list[GraphNode]:
         """The ``PERIOD`` timelines of ``jurisdictions`` (the Irish two-month VAT period): a

@@ -105,8 +105,17 @@ def _asked(question: str) -> frozenset[str]:
     )
 
 
-def _score(tokens: Sequence[frozenset[str]], wanted: frozenset[str]) -> list[float]:
-    weight = {w: 1.0 / (1 + sum(w in t for t in tokens)) for w in wanted}
+#: How much more a follow-up's own words count than the earlier question's it is searched with.
+ASPECT_WEIGHT = 3.0
+
+
+def _score(
+    tokens: Sequence[frozenset[str]], wanted: frozenset[str], aspect: frozenset[str] = frozenset()
+) -> list[float]:
+    weight = {
+        w: (ASPECT_WEIGHT if w in aspect else 1.0) / (1 + sum(w in t for t in tokens))
+        for w in wanted
+    }
     return [sum(weight[w] for w in t & wanted) for t in tokens]
 
 
@@ -117,18 +126,32 @@ def _shorten(text: str, limit: int) -> str:
     return f"{cut} …"
 
 
-def answering_text(text: str, question: str, limit: int = MAX_EVIDENCE_CHARS) -> str | None:
+def answering_text(
+    text: str,
+    question: str,
+    limit: int = MAX_EVIDENCE_CHARS,
+    aspect: frozenset[str] = frozenset(),
+) -> str | None:
     """The parts of a provision's ``text`` that answer ``question``, within ``limit``
     characters, joined with " … "; ``None`` when no part shares a word with the question (the
-    caller keeps what it had)."""
-    return _answering(text, _asked(question), limit)
+    caller keeps what it had). ``aspect``: see :func:`with_answering_passages`."""
+    return _answering(text, _asked(question), limit, aspect)
 
 
-def _answering(text: str, wanted: frozenset[str], limit: int) -> str | None:
+def _answering(
+    text: str, wanted: frozenset[str], limit: int, aspect: frozenset[str] = frozenset()
+) -> str | None:
     units, tokens = _parsed(text)
     if not units:
         return None
-    scores = _score(tokens, wanted)
+    scores = _score(tokens, wanted, aspect)
+    if aspect and any(t & aspect for t in tokens):
+        # A follow-up asks its own aspect of the earlier subject: a part that says none of its
+        # words (the earlier question's paragraph again) is not what it asks, unless it leads
+        # into points that do.
+        says = {i for i, t in enumerate(tokens) if t & aspect}
+        leads = {lead for i in says if (lead := units[i].lead) is not None}
+        scores = [score if i in says or i in leads else 0.0 for i, score in enumerate(scores)]
     if max(scores) <= 0:
         return None
     points = [i for i, unit in enumerate(units) if unit.is_point]
@@ -137,13 +160,25 @@ def _answering(text: str, wanted: frozenset[str], limit: int) -> str | None:
     budget = limit
     best = max(scores)
     words = [t & wanted for t in tokens]
-    asked = sorted(lead for lead in lists if scores[lead] == best)
-    if asked and all(words[i] <= words[asked[0]] for i in points if units[i].lead == asked[0]):
-        # The question is about the list as a whole: every point, shortened.
-        first = asked[0]
-        members = [i for i in points if units[i].lead == first]
-        share = max(60, min(_SHORT_POINT, (limit - len(units[first].text)) // len(members)))
-        parts = [units[first].text] + [_shorten(units[i].text, share) for i in members]
+    # The lists the question is about as a whole (no point says more of its words than the
+    # lead-in): every point, shortened. Several lists scoring alike are each answered — the
+    # tiers of a fine ("4. … up to 10 000 000 EUR …:", "5. … up to 20 000 000 EUR …:") say
+    # the same words, and the first alone is half the answer.
+    whole = [
+        lead
+        for lead in sorted(lead for lead in lists if scores[lead] == best)
+        if all(words[i] <= words[lead] for i in points if units[i].lead == lead)
+    ]
+    if whole:
+        members = {lead: [i for i in points if units[i].lead == lead] for lead in whole}
+        heads = sum(len(units[lead].text) for lead in whole)
+        count = sum(len(m) for m in members.values())
+        share = max(60, min(_SHORT_POINT, (limit - heads) // count))
+        parts = [
+            text
+            for lead in whole
+            for text in (units[lead].text, *(_shorten(units[i].text, share) for i in members[lead]))
+        ]
         return _shorten(" … ".join(parts), limit)
     for index in sorted(range(len(units)), key=lambda i: (-scores[i], i)):
         if scores[index] <= best / 2:
@@ -169,16 +204,21 @@ def operative_words(text: str) -> str | None:
     return next((word for word in OPERATIVE_WORDS if word in found), None)
 
 
-def with_answering_passages(evidence: Evidence, question: str) -> Evidence:
+def with_answering_passages(
+    evidence: Evidence, question: str, aspect: frozenset[str] = frozenset()
+) -> Evidence:
     """``evidence`` with each provision's quoted text replaced by the parts that answer
     ``question`` (its heading kept); rule nodes and provisions no part of which matches are
-    left as they were."""
+    left as they were. ``aspect``: a follow-up's own words (the retriever's tokens the earlier
+    question it is searched with did not say), which count :data:`ASPECT_WEIGHT` times: "And
+    for breaching the other obligations?" after the AI Act's fine for prohibited practices
+    wants paragraph 4 of Article 99, not paragraph 3 again."""
     hits: list[EvidenceHit] = []
     wanted = _asked(question)
     for hit in evidence.hits:
         full = hit.node.properties.get("text")
         head, sep, _ = hit.text.partition(": ")
-        better = _answering(str(full), wanted, MAX_EVIDENCE_CHARS) if full and sep else None
+        better = _answering(str(full), wanted, MAX_EVIDENCE_CHARS, aspect) if full and sep else None
         if better is None:
             hits.append(hit)
         else:

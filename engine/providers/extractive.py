@@ -125,20 +125,32 @@ def _list_quote(parts: list[str], question: str, weight: dict[str, float]) -> li
     """A list provision as the evidence quotes it ("… shall be prohibited: … (f) …"): its
     lead-in with the points that share the question's words (at most ``MAX_SENTENCES``), or
     every point when none does; ``None`` when ``parts`` hold no lead-in followed by points."""
-    leads = [i for i, part in enumerate(parts[:-1]) if part.endswith(":")]
-    if not leads or not _POINT.match(parts[leads[0] + 1]):
+    leads = [
+        i for i, part in enumerate(parts[:-1]) if part.endswith(":") and _POINT.match(parts[i + 1])
+    ]
+    if not leads:
         return None
-    lead = leads[0]
-    points = [i for i in range(lead + 1, len(parts)) if _POINT.match(parts[i])]
-    # Words the lead-in shares with the question ("prohibit") say which list, not which point.
-    wanted = set(weight) - _words(parts[lead]) - _words(" ".join(_REFERENCE.findall(question)))
+    quoted = list(parts[: leads[0]])
+    # Each list the evidence quotes (the tiers of a fine are two lists): its lead-in and its
+    # points that share the question's words.
+    for n, lead in enumerate(leads):
+        end = leads[n + 1] if n + 1 < len(leads) else len(parts)
+        points = [i for i in range(lead + 1, end) if _POINT.match(parts[i])]
+        # Words the lead-in shares with the question ("prohibit") say which list, not which
+        # point.
+        wanted = set(weight) - _words(parts[lead]) - _words(" ".join(_REFERENCE.findall(question)))
 
-    def score(i: int) -> float:
-        return sum(weight[w] for w in _words(parts[i]) & wanted)
+        def score(i: int, wanted: set[str] = wanted) -> float:
+            return sum(weight[w] for w in _words(parts[i]) & wanted)
 
-    best = sorted((i for i in points if score(i) > 0), key=lambda i: (-score(i), i))
-    chosen = sorted(best[:MAX_SENTENCES]) if best else points
-    return [*parts[: lead + 1], *(parts[i] for i in chosen)]
+        best = sorted((i for i in points if score(i) > 0), key=lambda i: (-score(i), i))
+        chosen = sorted(best[:MAX_SENTENCES]) if best else points
+        quoted += [parts[lead], *(parts[i] for i in chosen)]
+        if n + 1 == len(leads):
+            break
+        # what stands between this list and the next (a paragraph with no points)
+        quoted += parts[(points[-1] if points else lead) + 1 : end]
+    return quoted
 
 
 def best_sentences(text: str, question: str, evidence: Sequence[str]) -> str:

@@ -65,11 +65,19 @@ from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.abbreviations import spelled_out
 from engine.answer_kind import kind_first
+from engine.answer_penalties import fines_first
 from engine.as_at import AsAt, resolve_as_at, same_year_as, split_year_jurisdiction
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
 from engine.concepts import CAPTURE_TOOL
 from engine.coverage import Uncovered, evidence_texts, named_designators, uncovered
-from engine.evidence import Evidence, EvidenceHit, EvidenceIndex, describe, node_title
+from engine.evidence import (
+    Evidence,
+    EvidenceHit,
+    EvidenceIndex,
+    describe,
+    evidence_text,
+    node_title,
+)
 from engine.evidence_cache import EvidenceCache
 from engine.facts_periods import with_year_periods
 from engine.followups import follow_up_query, with_earlier_evidence
@@ -649,10 +657,22 @@ class TurnPreparer:
                 ),
             )
             evidence = self._designated_first(evidence, query, jurisdictions)
+            # A fine's amount asked of an act: the articles that set its fines first.
+            evidence = fines_first(
+                evidence,
+                query,
+                index.named_acts(query),
+                index.articles_of,
+                lambda node: EvidenceHit(
+                    node=node,
+                    text=evidence_text(node, act=index.get(str(node.properties["instrument"]))),
+                    score=0.0,
+                ),
+            )
             evidence = _rules_before_concepts(evidence)
             if as_at.origin != "question":  # the year's other periods of a value found today
                 evidence = with_year_periods(evidence, index.get)
-            evidence = with_answering_passages(evidence, query)
+            evidence = with_answering_passages(evidence, query, own)
             evidence = with_earlier_evidence(evidence, active, index.get)
         return FoundEvidence(
             jurisdictions=jurisdictions,

@@ -99,3 +99,60 @@ def test_a_question_asking_for_an_amount_gets_the_part_that_states_one():
     assert quote is not None and "20 000 000 EUR" in quote, quote
     sentences = best_sentences(f"{HEAD}: {ART_83}", "What is the maximum fine in euro?", [ART_83])
     assert "20 000 000 EUR" in sentences
+
+
+ART_83_TIERS = "\n".join([
+    "4. Infringements of the following provisions shall, in accordance with paragraph 2, be "
+    "subject to administrative fines up to 10 000 000 EUR, or in the case of an undertaking, up "
+    "to 2 % of the total worldwide annual turnover of the preceding financial year, whichever is "
+    "higher:",
+    "(a) the obligations of the controller and the processor pursuant to Articles 8, 11, 25 to 39 "
+    "and 42 and 43;",
+    "(b) the obligations of the certification body pursuant to Articles 42 and 43;",
+    "5. Infringements of the following provisions shall, in accordance with paragraph 2, be "
+    "subject to administrative fines up to 20 000 000 EUR, or in the case of an undertaking, up "
+    "to 4 % of the total worldwide annual turnover of the preceding financial year, whichever is "
+    "higher:",
+    "(a) the basic principles for processing, including conditions for consent, pursuant to "
+    "Articles 5, 6, 7 and 9;",
+    "(b) the data subjects' rights pursuant to Articles 12 to 22;",
+])  # fmt: skip
+
+
+def test_every_tier_of_a_fine_is_quoted_when_the_question_names_none():
+    # Dev (thr-059): "the maximum GDPR fine in euro" got paragraph 4 (10 000 000 EUR) only: the
+    # two tiers' lead-ins say the same words, and the first list was quoted alone.
+    question = "What is the maximum GDPR fine in euro?"
+    quote = answering_text(ART_83_TIERS, question)
+    assert quote is not None and "10 000 000 EUR" in quote and "20 000 000 EUR" in quote, quote
+    said = best_sentences(f"GDPR Article 83 — fines: {quote}", question, [quote])
+    assert "10 000 000 EUR" in said and "20 000 000 EUR" in said, said
+
+
+def test_the_tier_whose_point_the_question_names_is_quoted():
+    question = "Maximum GDPR fine in euro for the controller's obligations under Articles 25 to 39?"
+    quote = answering_text(ART_83_TIERS, question)
+    assert quote is not None and "10 000 000 EUR" in quote and "25 to 39" in quote, quote
+
+
+def test_a_follow_ups_own_words_choose_the_part_not_the_earlier_questions():
+    # Dev (fol-538): "And for breaching the other obligations?" after the AI Act's fine for
+    # prohibited practices quoted paragraph 3 (prohibited practices) again.
+    art_99 = "\n".join([
+        "3. Non-compliance with the prohibition of the AI practices referred to in Article 5 shall "
+        "be subject to administrative fines of up to EUR 35 000 000.",
+        "4. Non-compliance with any of the following provisions related to operators, other than "
+        "those laid down in Article 5, shall be subject to administrative fines of up to EUR "
+        "15 000 000:",
+        "(a) obligations of providers pursuant to Article 16;",
+        "(b) obligations of importers pursuant to Article 23;",
+    ])  # fmt: skip
+    question = (
+        "What is the maximum AI Act fine in euro for prohibited practices? "
+        "And for breaching the other obligations?"
+    )
+    aspect = frozenset({"breach", "oblig"})
+    quoted = answering_text(art_99, question)
+    assert quoted is not None and "35 000 000" in quoted  # no aspect: the earlier question's
+    followed = answering_text(art_99, question, aspect=aspect)
+    assert followed is not None and "15 000 000" in followed and "35 000 000" not in followed
