@@ -56,8 +56,10 @@ def _with_ascii_forms(names: frozenset[str]) -> frozenset[str]:
 def load_lexicon() -> Lexicon:
     """Load the shipped lists (~100k words, a few tens of milliseconds)."""
     return Lexicon(
-        first_names=_with_ascii_forms(_read("first_names.txt.gz")),
-        surnames=_with_ascii_forms(_read("surnames.txt.gz")),
+        # Faker's lists and the broader additions (nam_dict, US Census; ADR 0084).
+        first_names=_with_ascii_forms(_read("first_names.txt.gz"))
+        | _read("first_names_extra.txt.gz"),
+        surnames=_with_ascii_forms(_read("surnames.txt.gz")) | _read("surnames_extra.txt.gz"),
         english_words=_read("english_words.txt.gz"),
         non_names=_read("non_names.txt.gz"),
         acronyms=_read("law_acronyms.txt.gz"),

@@ -213,6 +213,14 @@ class PersonNameRecogniser:
                 and not any(lows[k] in self._words for k in (i, i + 1))
             ):
                 words[i], words[i + 1] = words[i].title(), words[i + 1].title()
+        if any(w.istitle() for w in words):
+            # The shouted words around the name are words, not more name ("SIOBHAN MURPHY
+            # SAYS THE P45 ..." is "Siobhan Murphy says the P45"): lower-cased, so the
+            # name's run ends at them.
+            words = [
+                w.lower() if not w.istitle() and lo in self._words else w
+                for w, lo in zip(words, lows, strict=True)
+            ]
         return " ".join(words)
 
     @staticmethod

@@ -76,6 +76,10 @@ _EMAIL = re.compile(
     re.IGNORECASE,
 )
 _DOT_ONLY = re.compile(rf"(?:{_DOT})", re.IGNORECASE)
+# The word right before a local part, one space or tab away (a local part typed with spaces).
+_WORD_BEFORE = re.compile(r"(?<![\w.@%+-])([^\W\d_]+)[ \t]$")
+# Words before an address that are never part of it even when no dictionary holds them.
+_NOT_LOCAL = frozenset("email e-mail mail emailed mailto addr cc bcc re fwd fw pls plz".split())
 _DOT_MARKER = re.compile(rf"\.|(?i:{_DOT_WORD})")
 _BEFORE = 120  # characters searched before an at-marker (a local part and its separators)
 _AFTER = 200  # and after it (the domain)
@@ -130,7 +134,9 @@ _PIECE = (
     # A letter o typed for a zero before digits ("o87 123 4567").
     rf"|o\d{{1,4}}(?![\w]))"
 )
-_GAP = r"(?:[ \t]{0,2}[,./()\-][ \t]{0,2}|[ \t]{1,3})"
+# A separator between digit groups: a sign, spaces, or the sign said as a word ("oh eight
+# seven dash one two three ...").
+_GAP = r"(?:[ \t]{0,2}[,./()\-][ \t]{0,2}|[ \t]{1,3}(?:(?:dash|hyphen)[ \t]{1,3})?)"
 _PHONE = re.compile(
     rf"(?<![\w+])(?P<plus>(?:\+|plus[ \t]{{1,2}}))?\(?{_PIECE}(?:{_GAP}\(?{_PIECE}\)?){{1,16}}",
     re.IGNORECASE,
@@ -195,6 +201,24 @@ class SpelledEmailRecogniser:
                     pos = match.start() + 1
         return out
 
+    def _spaced_local_start(self, text: str, match: re.Match[str]) -> int:
+        """Where a local part typed with spaces for its separators starts ("ilka zust at
+        libero dot it", "lauinger l at gmail dot com"): up to two words before a one-word local
+        part, each neither an English word nor a function word, so the span keeps the whole
+        name; ``match.start()`` when there are none ("email zust at ...")."""
+        start = match.start()
+        if not re.fullmatch(r"[^\W\d_]+\d*", match["local"]):
+            return start
+        for _ in range(2):
+            before = _WORD_BEFORE.search(text, max(0, start - 40), start)
+            if before is None:
+                break
+            low = before.group(1).lower()
+            if len(low) < 2 or low in self._words or low in _NOT_LOCAL:
+                break
+            start = before.start(1)
+        return start
+
     def _accept(self, match: re.Match[str]) -> PiiFinding | None:
         local_plain = _DOT_ONLY.sub(".", match["local"])
         at = " ".join(match["at"].split()).lower()
@@ -204,7 +228,8 @@ class SpelledEmailRecogniser:
             if re.fullmatch(r"[^\W\d_]+", local_plain) and local_plain.lower() in self._words:
                 return None
             at = at[: -len(" the")]
-        if at == "at" and re.fullmatch(r"[^\W_]+", local_plain):
+        spaced = self._spaced_local_start(match.string, match)
+        if at == "at" and re.fullmatch(r"[^\W_]+", local_plain) and spaced == match.start():
             low = local_plain.lower()
             if low in self._words and low not in self._first:
                 return None  # "look it up at revenue dot ie"
@@ -217,7 +242,7 @@ class SpelledEmailRecogniser:
         domain = _DOT_ONLY.sub(".", match["domain"])
         if not self._extract("x@" + domain).suffix:
             return None
-        return PiiFinding(EMAIL_ADDRESS, match.start(), match.end(), 0.9)
+        return PiiFinding(EMAIL_ADDRESS, spaced, match.end(), 0.9)
 
 
 def _digits_of(value: str) -> str:

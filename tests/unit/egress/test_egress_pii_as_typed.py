@@ -214,6 +214,11 @@ def test_tax_chat_typed_the_same_ways_has_no_finding(
         ("mail me at jane.doe@gmail dot com please", "jane.doe@gmail dot com"),
         ("cc capon dot w@tcd.ie on the answer", "capon dot w@tcd.ie"),
         ("reach my accountant at yuito dot masson23 at nhs dot net", None),
+        # Eighth pass: a local part typed with spaces for its separators is one value with the
+        # words of the name before it, never with the prose ("email", "to") before them.
+        ("can you send the pdf to ilka zust at libero dot it", "ilka zust at libero dot it"),
+        ("email address lauinger l at gmail dot com thanks", "lauinger l at gmail dot com"),
+        ("old email was reekman u at live dot co dot uk", "reekman u at live dot co dot uk"),
     ],
 )
 def test_an_e_mail_address_written_out_is_one_finding(
@@ -252,6 +257,15 @@ def test_an_e_mail_address_written_out_is_one_finding(
         ("ring oh eighty-seven, one two three, forty five sixty seven", None),
         ("call +353 eighty seven 123 4567 today", "+353 eighty seven 123 4567"),
         ("call O87 1234567 today", "O87 1234567"),
+        # Eighth pass: the separator said as a word ("dash", "hyphen").
+        (
+            "my mobile is oh seven five dash seven seven eight one nine one five seven",
+            "oh seven five dash seven seven eight one nine one five seven",
+        ),
+        (
+            "ring oh one hyphen two three four five six seven eight",
+            "oh one hyphen two three four five six seven eight",
+        ),
     ],
 )
 def test_a_phone_number_in_words_or_odd_separators_is_one_finding(
@@ -317,3 +331,34 @@ def test_no_recogniser_swallows_the_word_before_or_after_a_value(
         assert any(
             f.start <= start + word.start() and start + word.end() <= f.end for f in inside
         ), (word.group(), _found(detector, text))
+
+
+# Eighth pass (ADR 0084): first names Faker lacks come from the broader lists, and a name found
+# in a shouted message ends where the shouting words start.
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my name is impi montero, do i pay usc", "impi montero"),
+        ("IMPI MONTERO SAYS THE P45 IS WRONG", "IMPI MONTERO"),
+        ("SIOBHAN MURPHY SAYS THE P45 IS WRONG", "SIOBHAN MURPHY"),
+    ],
+)
+def test_a_name_of_the_broader_lists_is_found_and_ends_before_the_words(
+    detector: PiiDetector, text: str, name: str
+) -> None:
+    assert _found(detector, text) == [("PERSON", name)]
+
+
+def test_the_broader_name_lists_hold_no_english_word_and_no_acronym_of_the_acts(
+    lexicon: Lexicon,
+) -> None:
+    import gzip
+    from importlib import resources
+
+    for name in ("first_names_extra.txt.gz", "surnames_extra.txt.gz"):
+        data = resources.files("egress").joinpath("data", name).read_bytes()
+        words = set(gzip.decompress(data).decode("utf-8").split())
+        assert len(words) > 10_000
+        assert not words & lexicon.english_words
+        assert not words & lexicon.acronyms
+        assert all(len(w) >= 3 and w.isalpha() for w in words)
