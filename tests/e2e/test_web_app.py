@@ -81,8 +81,11 @@ class Served:
         page.goto(self.base + "/")
         if key:
             sign_in(page, key)
+            # the module's first page loads the graph cold: under load (8 agents on 2 cores) that
+            # took over 30 s, so a generous wait (rule 11), not the page's default
             page.wait_for_function(
-                "() => window.regintel && window.regintel.graph.cy.nodes().length > 0"
+                "() => window.regintel && window.regintel.graph.cy.nodes().length > 0",
+                timeout=120_000,
             )
             expect(page.locator("#graph-status")).to_have_text("Live")
         return page
