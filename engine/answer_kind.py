@@ -29,9 +29,9 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
-from engine.evidence import Evidence, EvidenceHit
+from engine.evidence import Evidence, EvidenceHit, node_title
 
-__all__ = ["Kind", "amounts", "asked_kind", "kind_first", "value_kind"]
+__all__ = ["Kind", "amounts", "asked_kind", "kind_first", "party_first", "value_kind"]
 
 Kind = Literal["Rate", "Threshold"]
 
@@ -176,3 +176,38 @@ def kind_first(
     ofkind.sort(key=lambda hit: (-score(hit), order[id(hit)]))
     rest = [hit for hit in hits if value_kind(hit) != kind]
     return Evidence(hits=[*ofkind, *rest], verdict=evidence.verdict)
+
+
+#: Who pays a contribution: "the employee PRSI rate" asks the employee's share, not the
+#: employer's (which shares every other word of the question).
+_PARTIES = {
+    "employee": re.compile(r"\bemployees?(?:'s?|’s?)?\b", re.I),
+    "employer": re.compile(r"\bemployers?(?:'s?|’s?)?\b", re.I),
+}
+
+
+def _parties(text: str) -> set[str]:
+    return {party for party, said in _PARTIES.items() if said.search(text)}
+
+
+def party_first(evidence: Evidence, question: str) -> Evidence:
+    """``evidence`` with the rules titled with the party ``question`` names (employee or
+    employer, one of them) first, the rest after in the search's order; a rate or threshold
+    titled with the other party only is left out when one of the party asked is found (the
+    employer's rate is no answer to "the employee rate"). A question naming both or neither is
+    left as found."""
+    asked = _parties(question)
+    if len(asked) != 1 or not evidence.hits:
+        return evidence
+    (party,) = asked
+
+    def group(hit: EvidenceHit) -> int:
+        said = _parties(f"{node_title(hit.node)} {hit.node.id.replace('_', ' ')}")
+        if party in said:
+            return 0
+        return 2 if said else 1
+
+    hits = sorted(evidence.hits, key=group)  # stable: the search's order within a group
+    if any(group(hit) == 0 for hit in hits):
+        hits = [h for h in hits if not (group(h) == 2 and value_kind(h) is not None)]
+    return Evidence(hits=hits, verdict=evidence.verdict)

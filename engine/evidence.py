@@ -538,6 +538,21 @@ class EvidenceIndex:
                 found.append(node.id)
         return found
 
+    def form_jurisdictions(self, text: str) -> list[str]:
+        """The jurisdictions of the forms ``text`` names by their code ("CT1", "Form 12",
+        "SA100", a whole word, any case), sorted: a return's form belongs to one country, so
+        "CT1 deadline?" asks about Ireland though it names no country (issue 23)."""
+        said = f" {_phrase_words(text)} "
+        found = set()
+        for node in self._nodes.values():
+            if node.label != "Form" or is_hidden(node):
+                continue
+            code = _phrase_words(str(node.properties.get("code") or ""))
+            where = jurisdiction_of(node)
+            if code and where and f" {code} " in said:
+                found.add(where)
+        return sorted(found)
+
     def articles_of(self, act_id: str) -> list[GraphNode]:
         """The articles of the act ``act_id`` (whole articles, not their paragraphs' nodes), in
         the act's order: a fine's ceilings are in the act's penalty articles however a search

@@ -76,7 +76,7 @@ _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+da
 
 
 _TIMELINE_QUESTION = re.compile(
-    r"\b(when (?:must|should|do|does|did|is|are|was|were|can|could|will|would|had)|by when|"
+    r"\b(when (?:must|should|do|does|did|is|are|was|were|can|could|will|would|had|to)|by when|"
     r"when(?:'s|’s|s)(?= )|"
     r"(?:from |by |on |until )?(?:what|which) (?:date|day)|(?:filing|payment|pay and file) dates?|"
     r"deadlines?|due (?:date|by)|"
@@ -607,4 +607,10 @@ def when_all(
             excluded.append(rule.id)
     if any(rule.kind == "DEADLINE" for rule, _ in computed):
         computed = [(rule, dates) for rule, dates in computed if rule.kind in _ON_THE_POINT]
-    return [dates for _, dates in computed[:limit]], excluded
+    # The dates chosen, in date order within each jurisdiction (the rules' order decides the
+    # jurisdictions' and which dates are chosen): a balancing payment on 31 January is not
+    # listed after the payment on account of the July after it.
+    chosen = computed[:limit]
+    places = list(dict.fromkeys(rule.jurisdiction for rule, _ in chosen))
+    chosen.sort(key=lambda pair: (places.index(pair[0].jurisdiction), pair[1].end))
+    return [dates for _, dates in chosen], excluded

@@ -64,7 +64,7 @@ from egress.policy import EgressMode
 from egress.sanitiser import SanitisedText
 from egress.wire import ChatMessage, LlmRequest, StreamChunk
 from engine.abbreviations import spelled_out
-from engine.answer_kind import kind_first
+from engine.answer_kind import kind_first, party_first
 from engine.answer_penalties import fines_first
 from engine.as_at import AsAt, resolve_as_at, same_year_as, split_year_jurisdiction
 from engine.compaction import Compacted, compact, estimate_tokens, reusable_summary
@@ -76,6 +76,7 @@ from engine.evidence import (
     EvidenceIndex,
     describe,
     evidence_text,
+    jurisdiction_of,
     node_title,
 )
 from engine.evidence_cache import EvidenceCache
@@ -656,6 +657,8 @@ class TurnPreparer:
                     lambda: index.search(query, 3 * k, jurisdictions, focus, as_at=window),
                 ),
             )
+            # The party a contribution is asked of (employee, employer): its rules first.
+            evidence = party_first(evidence, as_at.without_date(question))
             evidence = self._designated_first(evidence, query, jurisdictions)
             # A fine's amount asked of an act: the articles that set its fines first.
             evidence = fines_first(
@@ -805,6 +808,18 @@ class TurnPreparer:
             return []
         known = set(evidence.ids())
         acts = self._evidence.named_acts(question)
+        if not _NATIONAL & set(jurisdictions):
+            # A form of one country named without the country ("CT1 … year end", "Form 12
+            # deadline?") decides it: no UK Self Assessment dates for an Irish return.
+            forms = _NATIONAL & set(self._evidence.form_jurisdictions(question))
+            if len(forms) == 1:
+                jurisdictions = [*jurisdictions, *forms]
+                other = _NATIONAL - forms
+                evidence.hits[:] = [
+                    hit
+                    for hit in evidence.hits
+                    if not (hit.node.label == "Timeline" and jurisdiction_of(hit.node) in other)
+                ]
         # The obligations the question names lend their dates however the search ranked them,
         # first: they are what was asked about.
         named = self._evidence.obligations_named(question, jurisdictions)

@@ -110,3 +110,29 @@ def test_a_relief_counts_by_the_kind_of_value_it_states():
     # "what share of the group threshold" asks a proportion: the search's order stands.
     share = "Above what share of the group threshold must I file a CAT return?"
     assert kind_first(found, share) is found
+
+
+def test_the_party_a_rate_is_asked_of_comes_first_and_the_others_rate_goes():
+    # Round 2 (ad hoc): "What was the employee PRSI rate in 2025?" quoted the employer's lower
+    # rate first; it shares every other word of the question.
+    from engine.answer_kind import party_first
+
+    found = Evidence(hits=[hit("IE:RATE:PRSI_CLASS_A_EMPLOYER_LOWER", "Rate",
+                               "PRSI Class A employer rate (lower)"),
+                           hit("IE:RATE:PRSI_A_EMPLOYEE:2025:P2", "Rate",
+                               "PRSI Class A employee rate (2025-10-01 to 2025-12-31)"),
+                           hit("IE:REGIME:PRSI", "Regime", "Pay Related Social Insurance"),
+                           hit("IE:RATE:PRSI_A_EMPLOYEE:2025:P1", "Rate",
+                               "PRSI Class A employee rate (2025-01-01 to 2025-09-30)")],
+                     verdict=OK)  # fmt: skip
+    ordered = party_first(found, "What was the employee PRSI rate in 2025?")
+    assert ids(ordered) == [
+        "IE:RATE:PRSI_A_EMPLOYEE:2025:P2",
+        "IE:RATE:PRSI_A_EMPLOYEE:2025:P1",
+        "IE:REGIME:PRSI",
+    ]
+    employer = party_first(found, "What is the employer's PRSI rate?")
+    assert ids(employer)[0] == "IE:RATE:PRSI_CLASS_A_EMPLOYER_LOWER"
+    # Both parties, or neither: as found.
+    assert party_first(found, "employee and employer PRSI rates for 2025?") is found
+    assert party_first(found, "What is the PRSI rate?") is found

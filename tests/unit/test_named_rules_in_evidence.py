@@ -151,3 +151,26 @@ def test_texts_saying_from_its_postings_is_what_a_scan_of_every_row_finds():
                 index, words, jurisdictions
             ), (words, jurisdictions)
     assert "CAT Group C threshold group b a" in index.texts_saying("group b", ["IE"])
+
+
+def test_a_form_named_by_its_code_names_its_country():
+    # Round 2 (ad hoc): "Form 12 deadline for 2025?" and "CT1 … year end" named no country,
+    # and the answer listed UK Self Assessment dates after the Irish one.
+    index = EvidenceIndex(cast(GraphReader, object()))
+    index._build(
+        [
+            GraphNode(id="IE:FORM:FORM_12", label="Form",
+                      properties={"name": "Form 12", "code": "Form 12"}),
+            GraphNode(id="IE:FORM:CT1", label="Form",
+                      properties={"name": "Form CT1", "code": "CT1"}),
+            GraphNode(id="UK:FORM:SA100", label="Form",
+                      properties={"name": "SA100", "code": "SA100"}),
+        ],
+        [],
+    )  # fmt: skip
+    assert index.form_jurisdictions("Form 12 deadline for 2025?") == ["IE"]
+    assert index.form_jurisdictions("ct1 due for a 31 March 2025 year end") == ["IE"]
+    assert index.form_jurisdictions("CT1 or SA100 – which is due first?") == ["IE", "UK"]
+    # A code inside another word, or a form number alone, names nothing.
+    assert index.form_jurisdictions("Form 121 deadline") == []
+    assert index.form_jurisdictions("When is the self assessment return due?") == []

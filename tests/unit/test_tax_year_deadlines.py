@@ -319,3 +319,35 @@ def test_shorthand_that_ends_on_due_or_when_asks_for_a_deadline():
     assert concerns_timeline("Jan/Feb 2026 VAT3 due?")
     assert concerns_timeline("balancing payment for 2025/26 - when?")
     assert not concerns_timeline("What is the VAT rate due on children's shoes in Ireland")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "CGT on shares sold 20 December 2025 in Ireland – when to pay?",
+        "When do I pay CGT on shares sold in March 2025?",
+        "when to file the CT1?",
+    ],
+)
+def test_when_to_pay_asks_for_a_deadline(question):
+    # Round 2 (ad hoc): "when to pay?" was not read as a deadline question, so no date was
+    # computed.
+    from engine.timeline import concerns_timeline
+
+    assert concerns_timeline(question)
+
+
+def test_the_dates_chosen_are_listed_in_date_order():
+    # Round 2 (ad hoc): "When is the balancing payment for 2024/25 due?" listed the second
+    # payment on account (31 July 2025) before the balancing payment (31 January 2026).
+    from engine.timeline import when_all
+
+    rules = [rule(SA_ONLINE), rule(POA), rule(POA_FIRST)]  # the ranking's order
+    asked = Asked(date(2024, 4, 6), date(2025, 4, 5), "tax_year")
+    dates, _ = when_all(rules, asked, TODAY)
+    assert [d.end for d in dates] == [date(2025, 1, 31), date(2025, 7, 31), date(2026, 1, 31)]
+    # Each jurisdiction keeps its place: the question's own (first in the rules) before another.
+    ie = rule(FORM_11)
+    year = Asked(date(2024, 1, 1), date(2024, 12, 31), "year")
+    dates, _ = when_all([rule(SA_ONLINE), ie, rule(POA)], year, TODAY)
+    assert [d.rule_id.split(":")[0] for d in dates] == ["UK", "UK", "IE"]
