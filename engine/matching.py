@@ -22,13 +22,14 @@ takes letters from inside words or leaves out an instrument word ("IHT" and inhe
 "MiCA" and Markets in Crypto-Assets Regulation: :func:`_abbreviates`), a kind or label
 that extends another by words (parent and child: "USC exemption" and "USC"), one or two typos,
 shared words, a jurisdiction word naming another jurisdiction ("UK GDPR" and the EU's GDPR),
-letters close to a label's by character trigrams over every label (:class:`_CharGrams`,
-ADR 0083) only make **suggestions** (:class:`Suggestion`): the capture creates its
-provisional concept and the suggestions go with it to the review queue, where an operator
-merges a duplicate in one action. Suggestions come from the reviewed concepts and from other
-captures still in quarantine (:func:`quarantined_candidates`, read through
-:class:`graph.port.QuarantinedConceptReader`); they are stored on the provisional node for
-operators and never reach a tenant's reply (ADR 0020).
+letters close to a label's by character trigrams (:class:`_CharGrams`, over every reviewed
+label and, ADR 0083's addendum, other captures' labels) only make **suggestions**
+(:class:`Suggestion`): the capture creates its provisional concept and the suggestions go
+with it to the review queue, where an operator merges a duplicate in one action.
+Suggestions come from the reviewed concepts and from other captures still in quarantine
+(:func:`quarantined_candidates`, read through :class:`graph.port.QuarantinedConceptReader`);
+they are stored on the provisional node for operators and never reach a tenant's reply
+(ADR 0020).
 
 The **decision** (:func:`decide`) is a small set of rules, tested one by one:
 
@@ -615,6 +616,12 @@ class ReviewedConcepts:
     def __len__(self) -> int:
         return len(self._entries)
 
+    @property
+    def letters(self) -> _CharGrams:
+        """The character-trigram index of the reviewed labels (its trigram rarity also weighs
+        other captures' labels: :func:`quarantined_candidates`)."""
+        return self._grams
+
     def translations(self, forms: Iterable[LabelForm]) -> tuple[LabelForm, ...]:
         """The forms of the other preferred labels of every EuroVoc concept (of this
         lexicon) one of ``forms`` is a *preferred* label of: "taux de TVA" -> "VAT rate".
@@ -758,10 +765,27 @@ class _CharGrams:
             for gram, weight in vector.items():
                 self._postings.setdefault(gram, []).append((row, weight))
 
-    def _vector(self, grams: Iterable[str]) -> dict[str, float]:
-        weights = {g: self._idf.get(g, 0.0) for g in set(grams)}
+        self._rare = math.log(total) + 1.0  # a trigram no label has: as rare as can be
+
+    def _vector(self, grams: Iterable[str], unseen: float = 0.0) -> dict[str, float]:
+        weights = {g: self._idf.get(g, unseen) for g in set(grams)}
         norm = math.sqrt(sum(w * w for w in weights.values())) or 1.0
         return {g: w / norm for g, w in weights.items() if w}
+
+    def vectors(self, forms: Iterable[LabelForm]) -> list[dict[str, float]]:
+        """Forms outside the index (another capture's labels, ADR 0083's addendum) as vectors
+        weighed by this index's trigram rarity; a trigram no indexed label has counts as the
+        rarest. Forms naming a jurisdiction are left out, as in :meth:`closest`."""
+        return [self._vector(_trigrams(f.words), self._rare) for f in forms if not f.named]
+
+    @staticmethod
+    def likeness(mine: Sequence[dict[str, float]], theirs: Sequence[dict[str, float]]) -> float:
+        """The best cosine between one of ``mine`` and one of ``theirs`` (:meth:`vectors`)."""
+        best = 0.0
+        for vector in mine:
+            for other in theirs:
+                best = max(best, sum(w * other.get(g, 0.0) for g, w in vector.items()))
+        return best
 
     def closest(
         self, forms: Iterable[LabelForm], *, exclude: Iterable[str] = ()
@@ -869,6 +893,8 @@ def quarantined_candidates(
     held: Iterable[tuple[GraphNode, Sequence[str]]],
     synonyms: frozenset[str] = frozenset(),
     synonyms_of: Callable[[Iterable[LabelForm]], frozenset[str]] | None = None,
+    letters: _CharGrams | None = None,
+    translations: Sequence[LabelForm] = (),
 ) -> list[Candidate]:
     """The quarantined concepts (``held``: each with its labels' texts, as
     :meth:`graph.port.QuarantinedConceptReader.quarantined_concepts` reads them) a capture
@@ -876,11 +902,24 @@ def quarantined_candidates(
     score 1.0: another conversation's capture the mention could not join, ADR 0036), an
     acronym or initials of the other's labels, or near as :func:`_near` finds it among
     reviewed concepts, or (``synonym``) a label among ``synonyms`` (the capture's EuroVoc
-    synonyms, :meth:`ReviewedConcepts.synonyms`). Never merged: review suggestions only.
+    synonyms, :meth:`ReviewedConcepts.synonyms`), or, when none of these, by letters
+    (``char_ngrams``: character trigrams of its labels or of ``translations``, the capture's
+    EuroVoc preferred labels in the other language, at least :data:`_NGRAM_MIN` close, at most
+    :data:`_NGRAM_TOP` of them, weighed by the trigram rarity of ``letters``, the reviewed
+    labels' index, or of the held labels without it). Never merged: review suggestions only.
     Jurisdiction words naming another jurisdiction than the held concept's keep it out."""
     mine: list[LabelForm] = []
     for text in (*labels, kind.replace("_", " ")):
         mine.extend(label_forms(text))
+    if letters is None:
+        letters = _CharGrams(
+            (node.id, form)
+            for node, texts in held
+            for text in (str(node.properties.get("pref_label") or ""), *texts)
+            for form in label_forms(text)
+        )
+    spelled = letters.vectors([*mine, *translations])
+    by_letters: list[Candidate] = []
     out: list[Candidate] = []
     for node, texts in held:
         props = node.properties
@@ -906,10 +945,17 @@ def quarantined_candidates(
         # after "motor tax": only "motor tax" is one word from a EuroVoc label)
         if near is None and synonyms_of is not None and synonyms_of(theirs) & exact:
             near = (FoundBy.SYNONYM, _SYNONYM_SCORE)
+        domain = str(props.get("domain") or node.id.split(":", 1)[0])
         if near is not None:
-            domain = str(props.get("domain") or node.id.split(":", 1)[0])
             out.append(Candidate(node.id, domain, where, their_kind, *near))
-    return out
+        elif (score := letters.likeness(spelled, letters.vectors(theirs))) >= _NGRAM_MIN:
+            # weighed below the rules' evidence, as among reviewed concepts (ADR 0083)
+            weighed = round(_NGRAM_WEIGHT * min(score, 1.0), 2)
+            by_letters.append(
+                Candidate(node.id, domain, where, their_kind, FoundBy.CHAR_NGRAMS, weighed)
+            )
+    by_letters.sort(key=lambda c: (-c.score, c.id))
+    return out + by_letters[:_NGRAM_TOP]
 
 
 def _initials_match(
@@ -1131,9 +1177,17 @@ class ConceptMatcher:
             # queue, never in the turn's reply.
             known = {c.id for c in found}
             of = reviewed.synonyms if reviewed is not None else None
+            letters = reviewed.letters if reviewed is not None else None
+            translated = (
+                reviewed.translations(f for text in texts for f in label_forms(text))
+                if reviewed is not None
+                else ()
+            )
             found += [
                 c
-                for c in quarantined_candidates(concept.kind, texts, held, synonyms, of)
+                for c in quarantined_candidates(
+                    concept.kind, texts, held, synonyms, of, letters, translated
+                )
                 if c.id not in known
             ]
         if reviewed is not None:  # the seeds' not_labels: related, offered for review

@@ -114,8 +114,9 @@ class ReviewCandidateOut(BaseModel):
         "EuroVoc concept the capture's label names, ADR 0060), `related` (a term the seeds "
         "record as *not* a label of that concept but related to it: broader, a part, a reform "
         "or a condition of it, ADR 0075/0078; usually confirm the capture as its own concept "
-        "rather than merge it), `char_ngrams` (letters close to one of its labels, weighed over "
-        "every label of the graph, when no rule above found it, ADR 0083)"
+        "rather than merge it), `char_ngrams` (letters close to one of its labels, a reviewed "
+        "concept's or another capture's, weighed over every reviewed label of the graph, when "
+        "no rule above found it, ADR 0083)"
     )
     score: float = Field(description="How close, 0 to 1")
     status: str = Field(

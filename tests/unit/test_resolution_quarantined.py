@@ -247,3 +247,42 @@ def test_an_acts_acronym_with_its_year_is_a_candidate_of_its_name_only():
     dpa = held("DATA_PROTECTION:IE:DATA_PROTECTION_ACT_2018", "Data Protection Act 2018")
     assert found("DPA_2018", "DPA 2018", among=[dpa]) == {(dpa.id, FoundBy.INITIALS)}
     assert found("DPA_1988", "DPA 1988", among=[dpa]) == set()
+
+
+INVALIDITE = held("WELFARE:IE:PENSION_D_INVALIDITE", "pension d'invalidité")
+
+
+def test_another_captures_concept_spelled_near_is_a_candidate_by_letters_only():
+    # another language, no rule names it: letters (ADR 0083, addendum), never a join
+    assert found("INVALIDITY_PENSION", "Invalidity Pension", among=[INVALIDITE, MOTOR]) == {
+        (INVALIDITE.id, FoundBy.CHAR_NGRAMS)
+    }
+    # a rule's evidence comes first: no second reason for the same concept
+    assert found("MOTOR_TAXE", "Motor-taxe", among=[MOTOR]) == {(MOTOR.id, FoundBy.EDIT_DISTANCE)}
+    assert found("CARBON_LEVY", "carbon levy", among=[INVALIDITE, MOTOR, SMALL]) == set()
+
+
+def test_at_most_three_captures_by_letters_closest_first():
+    pensions = [
+        held(f"WELFARE:IE:PENSION_D_INVALIDITE_{n}", f"pension d'invalidité {'x' * n}")
+        for n in range(1, 6)
+    ]
+    pairs = [(node, [str(node.properties["pref_label"])]) for node in pensions]
+    got = quarantined_candidates("INVALIDITY_PENSION", ["Invalidity Pension"], pairs)
+    assert [c.found_by for c in got] == [FoundBy.CHAR_NGRAMS] * 3
+    assert [c.score for c in got] == sorted((c.score for c in got), reverse=True)
+    assert all(c.score <= 0.8 for c in got)  # weighed below the rules' evidence
+
+
+async def test_a_capture_near_another_by_letters_is_created_never_joined():
+    match = await ConceptMatcher(Reader([INVALIDITE])).identify(
+        CapturedConcept(
+            domain="WELFARE",
+            kind="INVALIDITY_PENSION",
+            jurisdiction="IE",
+            prefLabel="Invalidity Pension",
+        ),
+        ["IE"],
+    )
+    assert match.node is None and match.matched_by == "created"
+    assert [(s.id, s.reason) for s in match.suggestions] == [(INVALIDITE.id, "char_ngrams")]
