@@ -39,6 +39,7 @@ __all__ = [
 
 AsAtOrigin = Literal["question", "request", "today"]
 
+_TAX_YEAR_WORDS = re.compile(r"^(?!(?:for|in|of|during|from|to|by|until)\b).*\btax year\b", re.I)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")  # fmt: skip
 _MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
@@ -125,7 +126,11 @@ class AsAt:
         "deadline tax" (a date is a boundary between the words either side of it)."""
         if not self.phrase:
             return question
-        return " ".join(question.replace(self.phrase, mark).split())
+        # "When does the 2026/27 tax year start?" asks about the tax year: the words stay, its
+        # number goes (the question left with no subject was refused as not regulatory); "for
+        # the 2024 tax year" only qualifies what is asked, and goes whole.
+        kept = f"{mark}tax year{mark}" if _TAX_YEAR_WORDS.search(self.phrase) else mark
+        return " ".join(question.replace(self.phrase, kept).split())
 
 
 def today_as_at(today: date) -> AsAt:

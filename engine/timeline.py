@@ -39,6 +39,7 @@ __all__ = [
     "TimelineRule",
     "Unit",
     "add_duration",
+    "asks_tax_year_bounds",
     "compute",
     "concerns_timeline",
     "deadline",
@@ -94,6 +95,19 @@ def concerns_timeline(question: str) -> bool:
     """Whether a question asks about a deadline, a window or a period ("when must I file…",
     "can I sell before…", "how far back can Revenue go")."""
     return _TIMELINE_QUESTION.search(question) is not None
+
+
+_TAX_YEAR_BOUNDS = re.compile(
+    r"\btax year (?:start|end|begin|run)s?\b|\b(?:start|end|beginning|first day|last day) of "
+    r"(?:the |a )?(?:\S+ )?tax year\b|\bwhen does (?:the |a )?(?:\S+ )?tax year\b",
+    re.I,
+)
+
+
+def asks_tax_year_bounds(question: str) -> bool:
+    """Whether a question asks when a tax year starts or ends ("When does the 2026/27 tax year
+    start in the UK?"), not what falls due in it."""
+    return _TAX_YEAR_BOUNDS.search(question) is not None
 
 
 def tax_year(jurisdiction: str, year: int) -> tuple[date, date]:
@@ -590,13 +604,17 @@ def when_all(
     today: date,
     limit: int = 3,
     periods: Sequence[TimelineRule] = (),
+    *,
+    about_tax_year: bool = False,
 ) -> tuple[list[ComputedDates], list[str]]:
     """:func:`when` for each rule (the ``PERIOD`` rules among them and ``periods`` give the
     periods: a return's period is the jurisdiction's, found or not by this search), at most
     ``limit`` results; and the ids of the rules that do not apply to what was asked (a
     December-disposal rule for a March disposal), which an answer must not quote. Where a
     deadline is computed, windows of another kind (a lookback, a lock-in linked to the same
-    obligation) are left out: the question asked when something is due."""
+    obligation) are left out: the question asked when something is due. A question about the
+    tax year itself (``about_tax_year``: when it starts or ends) gets the tax year's bounds
+    alone where a tax-year rule gives them."""
     computed: list[tuple[TimelineRule, ComputedDates]] = []
     excluded: list[str] = []
     for rule in rules:
@@ -607,6 +625,10 @@ def when_all(
             excluded.append(rule.id)
     if any(rule.kind == "DEADLINE" for rule, _ in computed):
         computed = [(rule, dates) for rule, dates in computed if rule.kind in _ON_THE_POINT]
+    tax_years = [pair for pair in computed if pair[0].kind == "PERIOD" and "TAX_YEAR" in pair[0].id]
+    if about_tax_year and tax_years:
+        # "When does the 2026/27 tax year start?": the tax year's bounds, no return's deadline.
+        computed = tax_years
     # The dates chosen, in date order within each jurisdiction (the rules' order decides the
     # jurisdictions' and which dates are chosen): a balancing payment on 31 January is not
     # listed after the payment on account of the July after it.

@@ -89,7 +89,13 @@ from engine.prompt import Aspect, PromptInputs, build_messages, detect_jurisdict
 from engine.quotes import with_answering_passages
 from engine.retrieval.tokenise import tokenise
 from engine.router import LlmRouter, Route
-from engine.timeline import Asked, TimelineRule, concerns_timeline, when_all
+from engine.timeline import (
+    Asked,
+    TimelineRule,
+    asks_tax_year_bounds,
+    concerns_timeline,
+    when_all,
+)
 from engine.turn.what_if import WhatIfOutcome, WhatIfStep
 from errors import ConversationReadOnly, InvalidInput
 from graph.models import utc_timestamp
@@ -844,7 +850,13 @@ class TurnPreparer:
             for node in self._evidence.period_timelines(where)
             if (rule := TimelineRule.from_node(node.id, node.properties))
         ]
-        dates, excluded = when_all(rules, asked, self._today(), periods=periods)
+        dates, excluded = when_all(
+            rules,
+            asked,
+            self._today(),
+            periods=periods,
+            about_tax_year=asks_tax_year_bounds(question),
+        )
         evidence.hits[:] = [hit for hit in evidence.hits if hit.node.id not in excluded]
         for computed in dates:
             if computed.rule_id not in known:

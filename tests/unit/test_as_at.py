@@ -146,3 +146,17 @@ def test_a_date_marks_a_boundary_where_the_coverage_check_reads():
 )  # fmt: skip
 def test_a_tax_year_across_two_years_names_the_uk(question, expected):
     assert split_year_jurisdiction(question) == expected
+
+
+def test_a_tax_year_asked_about_keeps_its_words_when_its_number_goes():
+    # Round 2 (ad hoc): "When does the 2026/27 tax year start in the UK?" was searched and
+    # gated as "When does start in the UK?" and refused as not regulatory.
+    question = "When does the 2026/27 tax year start in the UK?"
+    found = find_as_at(question, ["UK"])
+    assert found is not None and found.start == date(2026, 4, 6)
+    assert found.without_date(question) == "When does tax year start in the UK?"
+    assert found.without_date(question, " ; ") == "When does ; tax year ; start in the UK?"
+    # A year that only qualifies what is asked goes whole, as before.
+    asked = "When must I file my Form 11 for the 2024 tax year?"
+    found = find_as_at(asked, ["IE"])
+    assert found is not None and found.without_date(asked) == "When must I file my Form 11 ?"

@@ -351,3 +351,24 @@ def test_the_dates_chosen_are_listed_in_date_order():
     year = Asked(date(2024, 1, 1), date(2024, 12, 31), "year")
     dates, _ = when_all([rule(SA_ONLINE), ie, rule(POA)], year, TODAY)
     assert [d.rule_id.split(":")[0] for d in dates] == ["UK", "UK", "IE"]
+
+
+def test_a_question_about_the_tax_year_itself_gets_its_bounds_not_a_deadline():
+    # Round 2 (ad hoc): "When does the 2026/27 tax year start in the UK?" listed the 31 January
+    # payment on account before the tax year's bounds.
+    from engine.timeline import asks_tax_year_bounds, when_all
+
+    question = "When does the 2026/27 tax year start in the UK?"
+    assert asks_tax_year_bounds(question)
+    assert asks_tax_year_bounds("last day of the UK tax year?")
+    assert not asks_tax_year_bounds("When is the return for the 2025 tax year due?")
+    uk_year = rule(("UK:TIMELINE:TAX_YEAR_6_APRIL", "PERIOD", 12, "months",
+                    "The UK tax year runs from 6 April to 5 April."))  # fmt: skip
+    asked = Asked(date(2026, 4, 6), date(2027, 4, 5), "tax_year")
+    dates, _ = when_all([rule(POA_FIRST), uk_year], asked, TODAY, about_tax_year=True)
+    assert [(d.rule_id, d.start, d.end) for d in dates] == [
+        ("UK:TIMELINE:TAX_YEAR_6_APRIL", date(2026, 4, 6), date(2027, 4, 5))
+    ]
+    # Not asked about the bounds: the deadline stays.
+    dates, _ = when_all([rule(POA_FIRST), uk_year], asked, TODAY)
+    assert "UK:TIMELINE:PAYMENT_ON_ACCOUNT_31_JAN" in [d.rule_id for d in dates]
