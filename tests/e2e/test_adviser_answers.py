@@ -5,6 +5,7 @@ Deadlines are computed for the year asked (ADR 0047), event-anchored and periodi
 from their event and period, dates a rule states are quoted; the graph refuses what it does
 not hold; quotes answer the question; follow-ups remember the conversation."""
 
+import re
 from typing import Any
 
 import httpx
@@ -138,3 +139,49 @@ async def test_a_cgt_question_the_graph_holds_is_answered(base):
     answer, done = await ask(base, question)
     assert "IE:TIMELINE:CGT_PAYMENT_15_DEC" in done["referencedNodes"], answer
     assert "2025-12-15" in computed(answer)
+
+
+# Round 2 (ad hoc questions after the last held-out run, notes/issue23.md).
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["CT1 deadline for a company with a 31 March 2025 year end?", "Form 12 deadline for 2025?"],
+)
+async def test_an_irish_form_named_without_its_country_gets_no_uk_dates(base, question):
+    answer, _ = await ask(base, question)
+    assert "[IE:TIMELINE:" in computed(answer), answer
+    assert "[UK:TIMELINE:" not in answer, answer
+
+
+async def test_when_to_pay_is_a_deadline_question(base):
+    answer, _ = await ask(base, "CGT on shares sold 20 December 2025 in Ireland – when to pay?")
+    assert "2026-01-31" in computed(answer), answer
+
+
+async def test_the_balancing_payments_dates_are_in_date_order(base):
+    answer, _ = await ask(base, "When is the balancing payment for 2024/25 due?")
+    dates = computed(answer)
+    assert "2026-01-31" in dates, answer
+    listed = re.findall(r"due (\d{4}-\d{2}-\d{2})", dates)
+    assert listed == sorted(listed), answer
+
+
+async def test_the_employee_prsi_rate_is_not_the_employers(base):
+    answer, _ = await ask(base, "What was the employee PRSI rate in 2025?")
+    first = answer.split("\n- ", 2)[1]
+    assert "employee rate" in first and "4.1 percent" in answer, answer
+    assert "[IE:RATE:PRSI_CLASS_A_EMPLOYER" not in answer, answer
+
+
+async def test_the_ai_acts_general_purpose_ai_date_is_the_acts(base):
+    question = "When do the AI Act obligations for general-purpose AI models apply?"
+    answer, _ = await ask(base, question)
+    stated = "general-purpose AI models, governance and penalties from 2025-08-02"
+    assert stated in computed(answer), answer
+
+
+async def test_when_a_uk_tax_year_starts(base):
+    answer, _ = await ask(base, "When does the 2026/27 tax year start in the UK?")
+    dates = computed(answer)
+    assert "2026-04-06 to 2027-04-05" in dates and "due" not in dates, answer
