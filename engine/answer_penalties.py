@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from engine.evidence import Evidence, EvidenceHit
 from graph.models import GraphNode
 
-__all__ = ["asks_fine_amount", "fines_first", "sets_fines"]
+__all__ = ["MAX_FINE_PROVISIONS", "asks_fine_amount", "fines_first", "sets_fines"]
 
 _FINE = re.compile(r"\b(?:fines?|penalt(?:y|ies)|sanctions?)\b", re.I)
 #: Words asking how large (a fine's ceiling, in money or as a share of turnover).

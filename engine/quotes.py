@@ -28,6 +28,7 @@ from engine.retrieval.tokenise import tokenise
 
 __all__ = [
     "AMOUNT",
+    "ASPECT_WEIGHT",
     "OPERATIVE",
     "OPERATIVE_WORDS",
     "amount_tokens",

@@ -4,7 +4,7 @@ other (snapshot, neighbourhood, changes, live patches, prompts) until an operato
 real model that mirrors the user does."""
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,13 +82,22 @@ async def turn(
     return events
 
 
-async def collect_patches(client: httpx.AsyncClient, seconds: float) -> list[dict[str, Any]]:
+async def collect_patches(
+    client: httpx.AsyncClient,
+    seconds: float,
+    until: Callable[[list[dict[str, Any]]], bool] | None = None,
+) -> list[dict[str, Any]]:
+    """Carol's graph patches for ``seconds``, or until ``until(patches)`` holds: a test that
+    expects a patch passes ``until`` and a generous ``seconds`` (a loaded machine delivers late,
+    rule 11); one that expects none keeps a short window."""
     patches: list[dict[str, Any]] = []
     with anyio.move_on_after(seconds):
         async with client.stream("GET", "/api/graph/patches", headers=CAROL) as response:
             async for event in sse_events(response):
                 if event.event == "graph_patch":
                     patches.append(event.payload)
+                    if until is not None and until(patches):
+                        break
     return patches
 
 
@@ -160,7 +169,9 @@ async def test_another_tenants_capture_is_invisible_until_an_operator_confirms_i
             after: list[dict[str, Any]] = []
 
             async def watch_again() -> None:
-                after.extend(await collect_patches(client, 3.0))
+                after.extend(
+                    await collect_patches(client, 30.0, until=lambda p: mentions(p, CONCEPT))
+                )
 
             group.start_soon(watch_again)
             await anyio.sleep(0.5)

@@ -65,7 +65,9 @@ async def test_an_operator_merges_a_capture_and_the_next_turn_resolves_to_the_su
         patches: list[dict[str, object]] = []
 
         async def watch() -> None:
-            patches.extend(await collect_patches(client, 2.0))
+            patches.extend(
+                await collect_patches(client, 30.0, until=lambda p: mentions(p, SURVIVOR))
+            )
 
         async with anyio.create_task_group() as group:
             group.start_soon(watch)
