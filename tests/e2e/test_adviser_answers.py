@@ -25,7 +25,11 @@ def base(seeded_template, tmp_path_factory):
     from tests.support.seeded import copy_data_dir
 
     data = copy_data_dir(seeded_template, tmp_path_factory.mktemp("adviser") / "data")
-    with running_server(create_app(Settings(data_dir=data, log_json=False))) as url:
+    # answers, not admission, are under test: 40+ questions in a minute from one user
+    settings = Settings(
+        data_dir=data, log_json=False, rate_limit_user_per_minute=0, rate_limit_tenant_per_minute=0
+    )
+    with running_server(create_app(settings)) as url:
         yield url
 
 

@@ -573,7 +573,9 @@ async def test_erasure_through_one_worker_cancels_the_turn_streaming_on_the_othe
     ``conversation_erased``); nothing of the turn survives: both workers answer 404, the
     export is empty, and a full ``pg_dump`` of the database holds neither the question, its
     e-mail address (the egress vault's original) nor any part of the answer."""
-    word = f"Holdturn{uuid.uuid4().hex[:6]}"
+    # letters only: a digit inside the word let the name lists find a first name in its tail
+    # ("Holdturn0b4bea" -> "bea"), the guard redacted it and the stand-in never held the turn
+    word = "Holdturn" + uuid.uuid4().hex[:6].translate(str.maketrans("0123456789", "ghijklmnop"))
     email = f"{word.lower()}@example.com"
     body = {"message": f"{word} what is the standard rate of VAT for {email} invoices?"}
     async with httpx.AsyncClient(timeout=60) as client:
