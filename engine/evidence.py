@@ -260,6 +260,8 @@ class EvidenceIndex:
         # rules_titled's rows, the same way (its per-node title words cost more than its search)
         self._titled: tuple[dict[str, GraphNode], dict[str, _TitledRow]] | None = None
         self._articles: tuple[dict[str, GraphNode], dict[str, list[GraphNode]]] | None = None
+        # form_jurisdictions' (code words, jurisdiction) pairs, per version of the nodes
+        self._forms: tuple[dict[str, GraphNode], list[tuple[str, str]]] | None = None
         self._refresh_lock = asyncio.Lock()
         # Nodes remembered while a rebuild reads its snapshot and builds: newer than what the
         # snapshot holds, so kept over it when the rebuild lands.
@@ -542,16 +544,20 @@ class EvidenceIndex:
         """The jurisdictions of the forms ``text`` names by their code ("CT1", "Form 12",
         "SA100", a whole word, any case), sorted: a return's form belongs to one country, so
         "CT1 deadline?" asks about Ireland though it names no country (issue 23)."""
+        nodes = self._nodes
+        if self._forms is None or self._forms[0] is not nodes:
+            # built once per version of the nodes, not on every timeline question's turn
+            forms = []
+            for node in nodes.values():
+                if node.label != "Form" or is_hidden(node):
+                    continue
+                code = _phrase_words(str(node.properties.get("code") or ""))
+                where = jurisdiction_of(node)
+                if code and where:
+                    forms.append((f" {code} ", where))
+            self._forms = (nodes, forms)
         said = f" {_phrase_words(text)} "
-        found = set()
-        for node in self._nodes.values():
-            if node.label != "Form" or is_hidden(node):
-                continue
-            code = _phrase_words(str(node.properties.get("code") or ""))
-            where = jurisdiction_of(node)
-            if code and where and f" {code} " in said:
-                found.add(where)
-        return sorted(found)
+        return sorted({where for code, where in self._forms[1] if code in said})
 
     def articles_of(self, act_id: str) -> list[GraphNode]:
         """The articles of the act ``act_id`` (whole articles, not their paragraphs' nodes), in

@@ -174,3 +174,8 @@ def test_a_form_named_by_its_code_names_its_country():
     # A code inside another word, or a form number alone, names nothing.
     assert index.form_jurisdictions("Form 121 deadline") == []
     assert index.form_jurisdictions("When is the self assessment return due?") == []
+    # The forms are read once per version of the nodes: a form remembered later is found.
+    index.remember(
+        [GraphNode(id="UK:FORM:CT600", label="Form", properties={"name": "CT600", "code": "CT600"})]
+    )
+    assert index.form_jurisdictions("CT600 due when?") == ["UK"]
