@@ -64,6 +64,15 @@ async def turn(client: httpx.AsyncClient, outcomes: list[dict[str, Any]]) -> Non
         outcomes.append({"status": 200, "events": events})
 
 
+async def until_no_turn_in_flight(client: httpx.AsyncClient) -> None:
+    """Wait (within the caller's deadline) until ``/metrics`` shows no turn in flight."""
+    for _ in range(2400):  # polling a remote figure: no event to wait on
+        if figure((await client.get("/metrics")).text, "regintel_turns_in_flight") == 0:
+            return
+        await anyio.sleep(0.05)
+    raise AssertionError("a turn stayed in flight after its stream ended")
+
+
 def assert_streamed_whole(outcome: dict[str, Any]) -> None:
     """The stream began with its metadata, carried the answer and ended with ``done``."""
     kinds = [e.event for e in outcome["events"]]
@@ -201,6 +210,10 @@ async def test_an_overloaded_worker_refuses_new_turns_with_503_and_finishes_the_
                         for response in responses:
                             events = [e async for e in sse_events(response) if e.event]
                             admitted.append({"status": 200, "events": events})
+                    # The client has read each stream's ``done``; the worker releases a slot when
+                    # the response's call returns, a moment later (longer on a loaded machine: a
+                    # clean-clone run once asked in between and was refused). Ask once both ended.
+                    await until_no_turn_in_flight(client)
                     await turn(client, later)
                 text = (await client.get("/metrics")).text
     assert [o["status"] for o in refused] == [503] * 8
