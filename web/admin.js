@@ -361,7 +361,7 @@ export class AdminView {
   showTokens(tokens) {
     const t = tokens.totals;
     this.el("token-totals").textContent =
-      `Since ${tokens.since}: ${t.turns} calls, ${t.inputTokens} input and ${t.outputTokens} ` +
+      `Since ${tokens.since}: ${t.turns} ${t.turns === 1 ? "call" : "calls"}, ${t.inputTokens} input and ${t.outputTokens} ` +
       `output tokens, cost ${cost(t.costMicros)}.`;
     const row = (name, u) => {
       const tr = make("tr");
