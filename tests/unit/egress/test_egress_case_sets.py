@@ -20,6 +20,7 @@ from bench import (
     pii_make_dev6,
     pii_make_dev7,
     pii_make_dev8,
+    pii_make_heldout9,
 )
 from bench.pii_make_case_sets import FIRST, SURNAMES, build
 
@@ -318,3 +319,41 @@ def test_the_eighth_set_halves_share_no_name_and_each_class_has_200_values() -> 
             for w in v.split()
         }
     assert not seen["dev"] & seen["heldout"]
+
+
+# The ninth set (bench/pii_make_heldout9.py, issue 25, session 9): a held-out file only, names from
+# the Fake Name Generator identities shipped in presidio-evaluator (none of the detector's list
+# sources), minus every earlier set's; formatted IE/UK phones, obfuscated e-mails and negatives
+# (ids, hashes, codes, amounts, dates); frozen before any rule or list changed.
+HELDOUT9_SHA256 = "3089d7655cc4f66febc4f9f6d1369f3e267ed7308c6add729652eb04552ee540"
+NINTH_CLASSES = ("name_lower", "name_caps", "name_sentence", "email_obfuscated", "phone_formatted")
+NINTH_NEGATIVES = ("neg_id", "neg_hash", "neg_code", "neg_amount", "neg_date")
+
+
+def test_the_ninth_held_out_set_is_frozen() -> None:
+    digest = hashlib.sha256(pii_make_heldout9.OUT.read_bytes()).hexdigest()
+    assert digest == HELDOUT9_SHA256
+
+
+def test_the_ninth_set_has_200_values_a_class_negatives_without_spans_and_no_earlier_name() -> None:
+    samples = json.loads(pii_make_heldout9.OUT.read_text("utf-8"))
+    counts: Counter[str] = Counter()
+    negatives: Counter[str] = Counter()
+    words: set[str] = set()
+    for s in samples:
+        cls = s["metadata"]["class"]
+        assert s["metadata"]["split"] == "heldout"
+        for span in s["spans"]:
+            start, end = span["start_position"], span["end_position"]
+            assert s["full_text"][start:end] == span["entity_value"]
+            counts[cls] += 1
+        if cls.startswith("neg_"):
+            assert s["spans"] == [] and s["metadata"]["values"] == []
+            negatives[cls] += 1
+        if cls.startswith("name"):
+            words |= {
+                pii_make_dev4._ascii(w).lower() for v in s["metadata"]["values"] for w in v.split()
+            }
+    assert all(counts[c] >= 200 for c in NINTH_CLASSES)
+    assert all(negatives[c] >= 50 for c in NINTH_NEGATIVES)
+    assert len(words & pii_make_heldout9._taken()) == 0  # the count only: no held-out name shown
