@@ -12,7 +12,8 @@ Per class:
 * ``wide``: findings that cover a word token outside every gold span of their sample (a name
   span that swallowed "Can" counts here);
 * token-level binary P / R / F2 (like ``bench/pii_eval.py``);
-* decoys: samples with any finding, and the number of findings.
+* decoys: samples with any finding, and the number of findings; the same for the negatives
+  (``neg_*`` classes: ids, hashes, codes, amounts, dates with no span), summed on one line.
 
 ``--errors`` prints the failing samples of one class; it refuses a held-out file, whose errors
 must not be read while tuning. ``--profile`` prints, per class, only counts of *kinds* of missed
@@ -89,7 +90,7 @@ def evaluate(samples: list[dict[str, Any]], detector: PiiDetector) -> dict[str, 
             st["tp"] += g and p
             st["fp"] += p and not g
             st["fn"] += g and not p
-        if cls == "decoy":
+        if cls == "decoy" or cls.startswith("neg_"):
             st["flagged"] += bool(found)
             st["findings"] += len(found)
         if failed or leaked:
@@ -161,6 +162,14 @@ def report(result: dict[str, Any]) -> None:
         )
     d = stats.get("decoy", Counter())
     print(f"decoys: {d['flagged']} of {d['samples']} flagged, {d['findings']} findings")
+    neg: Counter[str] = Counter()
+    for cls, st in stats.items():
+        if cls.startswith("neg_"):
+            neg.update(st)
+    if neg:
+        print(
+            f"negatives: {neg['flagged']} of {neg['samples']} flagged, {neg['findings']} findings"
+        )
 
 
 def lexicon_overlap() -> None:
