@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.seeding import read_seed_files  # noqa: E402
-from graph.models import GraphNode  # noqa: E402
+from graph.models import GraphEdge, GraphNode, GraphSnapshot  # noqa: E402
 from scenarios import (  # noqa: E402
     Facts,
     ParameterReader,
@@ -65,17 +65,28 @@ class SeedFiles:
     """The seed files as a parameter reader (no graph store)."""
 
     def __init__(self) -> None:
+        seeds = read_seed_files()
         self.nodes = {
             n["id"]: GraphNode(id=n["id"], label=n["label"], properties=n.get("properties") or {})
-            for n in read_seed_files()["nodes"]
+            for n in seeds["nodes"]
         }
+        self.edges = [GraphEdge(**e) for e in seeds["edges"]]
 
     async def get_nodes(self, ids: Sequence[str]) -> list[GraphNode]:
         return [self.nodes[i] for i in ids if i in self.nodes]
 
+    async def snapshot(
+        self, labels: Sequence[str] | None = None, limit: int = 1000
+    ) -> GraphSnapshot:
+        """The nodes of ``labels`` and the edges among them (the rules eligibility reads)."""
+        nodes = [n for n in self.nodes.values() if labels is None or n.label in labels][:limit]
+        ids = {n.id for n in nodes}
+        edges = [e for e in self.edges if e.source in ids and e.target in ids]
+        return GraphSnapshot(nodes=nodes, edges=edges)
 
-def load_examples() -> list[dict[str, Any]]:
-    lines = EXAMPLES.read_text(encoding="utf-8").splitlines()
+
+def load_examples(path: Path = EXAMPLES) -> list[dict[str, Any]]:
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -180,6 +191,40 @@ async def examples_table(reader: ParameterReader) -> dict[str, Any]:
             row["failed"].append({"id": example["id"], "problems": problems})
         else:
             row["passed"] += 1
+    return table
+
+
+def outcome(example: dict[str, Any], result: SnapshotResult | None) -> str:
+    """``right`` (every published figure to the cent), ``wrong`` (a figure given that differs)
+    or ``cannot_tell`` (no figure for some key and none wrong; also facts the schema refuses)."""
+    if result is None:
+        return "cannot_tell"
+    problems = grade(example, result)
+    if not problems:
+        return "right"
+    if any(not p.split(": ", 1)[-1].startswith("None !=") for p in problems):
+        return "wrong"
+    return "cannot_tell"
+
+
+async def totals_table(reader: SeedFiles, path: Path) -> dict[str, dict[str, int]]:
+    """Totals only, per split: right / wrong / cannot tell (a held-out set is never read item
+    by item)."""
+    from pydantic import ValidationError
+
+    from scenarios.eligibility import load_rules
+
+    rules = await load_rules(reader)
+    table: dict[str, dict[str, int]] = {}
+    for example in load_examples(path):
+        try:
+            snapshot = _snapshot(example["facts"])
+        except ValidationError:
+            result = None
+        else:
+            result = await evaluate_snapshot(reader, snapshot, rules)
+        row = table.setdefault(example["split"], {"right": 0, "wrong": 0, "cannot_tell": 0})
+        row[outcome(example, result)] += 1
     return table
 
 
@@ -435,6 +480,10 @@ async def main() -> None:
     parser.add_argument("--data-dir", type=Path, help="a seeded (or empty) data folder")
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--examples", type=Path, action="append", default=[],
+        help="a further examples file scored in totals only (right/wrong/cannot tell)",
+    )  # fmt: skip
     parser.add_argument("--chat-turns", type=int, default=0, help="what-if vs plain turn pairs")
     parser.add_argument(
         "--profile-turns", type=int, default=0, help="pairs profiled in-process (cProfile)"
@@ -447,6 +496,8 @@ async def main() -> None:
             "timing": await measure(seeds, args.rounds),
         }
     }
+    for path in args.examples:
+        report["seed_files"][f"totals:{path.name}"] = await totals_table(seeds, path)
     if args.data_dir is not None:
         report["ladybug"] = await _graph_figures(args.data_dir, args.rounds)
         if args.chat_turns:
