@@ -290,16 +290,37 @@ def _years_between(start: date, end: date) -> int:
     return end.year - start.year - ((end.month, end.day) < (start.month, start.day))
 
 
+# Assets that are never a dwelling: a disposal named so is not a main residence nor residential
+# property unless the facts say otherwise (a share sale is not "cannot tell" for home reliefs).
+_NOT_A_DWELLING = re.compile(
+    r"\b(shares?|stocks?|equit(?:y|ies)|etfs?|bonds?|unit trusts?|funds?|crypto\w*|bitcoin|"
+    r"options?)\b",
+    re.IGNORECASE,
+)
+
+
+def _dwelling_facts(disposal: Disposal) -> tuple[bool | None, bool | None]:
+    """``(main_residence, residential_property)`` as stated, else as the asset tells: shares and
+    the like are neither; a main residence is residential property."""
+    main, residential = disposal.main_residence, disposal.residential_property
+    if _NOT_A_DWELLING.search(disposal.asset):
+        return (False if main is None else main), (False if residential is None else residential)
+    if residential is None and main is True:
+        residential = True
+    return main, residential
+
+
 def _disposal_facts(base: dict[str, FactValue], disposal: Disposal) -> dict[str, FactValue]:
     out = dict(base)
+    main_residence, residential_property = _dwelling_facts(disposal)
     out.update({
         "gain": disposal.gain,  # after allowable expenses
         "cost": disposal.cost,
         "proceeds": disposal.proceeds,
         "years_owned": Decimal(_years_between(disposal.acquired_on, disposal.disposed_on)),
         "disposal_month": Decimal(disposal.disposed_on.month),
-        "main_residence": disposal.main_residence,
-        "residential_property": disposal.residential_property,
+        "main_residence": main_residence,
+        "residential_property": residential_property,
         "shareholding_percent": disposal.shareholding_percent,
         "working_director": disposal.working_director,
         "to_child": disposal.to_child,

@@ -15,10 +15,18 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   graph's rate; the losses left to carry forward are a line. Always incomplete (a gap): the
   2011-2014 property relief, indexation, retirement relief's amounts, limits on losses
   (connected persons, development land), a spouse's disposals.
-- Not built, each a gap: the exemption limit and marginal relief at 65+, pension contribution
-  relief, the rent tax credit, the single person child carer and widowed persons' credits, USC
-  reduced rates (70+ or full medical card), PRSI at 66+ and on unearned income, separate
-  assessment, non-residents.
+- Credits of some households, from ``seeds/rules/ie_credits.yaml`` (ADR 0091): the rent tax
+  credit (20% of the rent up to the single or jointly assessed amount, when the tenancy is
+  registered; not stated: a gap), the single person child carer credit and its wider band, the
+  widowed person credit (no dependent children) and the widowed parent credit (the five years
+  after the year of bereavement), pension contribution relief (deducted from income for income
+  tax only, up to the age-related percentage of earnings within the earnings limit), separate
+  assessment (each on their own income with a single band, the married credit halved, unused
+  band passed to the other up to a jointly assessed couple's band and unused credits other than
+  the employee credit passed too; the total equals joint assessment's).
+- Not built, each a gap: the exemption limit and marginal relief at 65+, the year of
+  bereavement, the age credit under separate assessment, USC reduced rates (70+ or full
+  medical card), PRSI at 66+ and on unearned income, non-residents.
 
 Every amount is rounded half up to the cent per line; a total is the sum of its lines (income
 tax never below zero: credits are not refundable).
@@ -26,6 +34,7 @@ tax never below zero: credits are not refundable).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -99,36 +108,111 @@ def evaluate_ireland(ledger: Ledger, facts: Facts) -> None:
 
 def _income_tax(ledger: Ledger, facts: Facts, people: list[_Person]) -> None:
     tax = "income_tax"
-    unit = "couple" if facts.couple and facts.assessment == "joint" else "you"
-    if facts.pension_contributions > 0:
-        ledger.gap(
-            tax,
-            unit,
-            "relief for pension contributions is not built: not deducted",
-            "pension_contributions",
-        )
-    if facts.rent_paid > 0:
-        ledger.gap(tax, unit, "the rent tax credit is not built: not given", "rent_paid")
     if facts.couple:
         if facts.assessment is None:
             ledger.gap(
                 tax, "couple", "cannot tell: how the couple is assessed is not stated", "assessment"
             )
         elif facts.assessment == "joint":
-            _joint(ledger, people)
+            _joint(ledger, facts, people)
+        elif facts.assessment == "separate_assessment":
+            _separate_assessment(ledger, facts, people)
         else:
             for person in people:
-                _single(ledger, person, one_parent=False)
+                _single(ledger, facts, person, one_parent=False)
         return
     if facts.status == "widowed":
-        ledger.gap(
-            tax,
-            "you",
-            "the widowed person's tax credit is not among the graph's parameters",
-            "status",
-        )
+        _widowed(ledger, facts, people[0])
         return
-    _single(ledger, people[0], one_parent=facts.single_person_child_carer)
+    _single(ledger, facts, people[0], one_parent=facts.single_person_child_carer)
+
+
+# The age-related limits of pension contribution relief: (under this age, the rate's node).
+_PENSION_AGES: tuple[tuple[int | None, str], ...] = (
+    (30, "IE:RATE:PENSION_RELIEF_UNDER_30"),
+    (40, "IE:RATE:PENSION_RELIEF_30_39"),
+    (50, "IE:RATE:PENSION_RELIEF_40_49"),
+    (55, "IE:RATE:PENSION_RELIEF_50_54"),
+    (60, "IE:RATE:PENSION_RELIEF_55_59"),
+    (None, "IE:RATE:PENSION_RELIEF_60_PLUS"),
+)
+
+
+def _pension_relief(ledger: Ledger, facts: Facts, person: _Person, who: str) -> list[Line]:
+    """The pension contributions deducted from ``person``'s income for income tax (not USC or
+    PRSI): at most the age-related percentage of earnings up to the earnings limit; a line of no
+    tax whose ``base`` is the deduction."""
+    if person.who != "you" or facts.pension_contributions <= 0:
+        return []
+    if person.age is None:
+        ledger.gap(
+            "income_tax",
+            who,
+            "cannot tell the limit of pension contribution relief: age not stated (not deducted)",
+            "age",
+        )
+        return []
+    base = next(b for under, b in _PENSION_AGES if under is None or person.age < under)
+    found = ledger.need("income_tax", who, base, "IE:THRESHOLD:PENSION_EARNINGS_LIMIT")
+    if found is None:
+        return []
+    rate, cap = found
+    earnings = person.paye + person.self_employed
+    limit = cents(min(earnings, cap.value) * rate.fraction)
+    relief = min(facts.pension_contributions, limit)
+    over = facts.pension_contributions - relief
+    note = f"; {_eur(over)} over the limit carries forward" if over > 0 else ""
+    return [
+        ledger.line(
+            "income_tax",
+            who,
+            f"pension_relief_{person.who}",
+            f"Pension contributions {_eur(relief)} deducted from income (limit {_pct(rate)} of "
+            f"{_eur(min(earnings, cap.value))} at age {person.age}{note})",
+            ZERO,
+            [rate, cap],
+            relief,
+        )
+    ]
+
+
+def _deducted(lines: list[Line]) -> Decimal:
+    return sum((ln.base or ZERO for ln in lines), ZERO)
+
+
+def _rent_credit(ledger: Ledger, facts: Facts, who: str, couple: bool) -> list[Line]:
+    """20% of the rent paid up to the graph's amount for a single person or a jointly assessed
+    couple, when the tenancy is registered (a condition of the graph's rent credit)."""
+    if facts.rent_paid <= 0 or facts.tenancy_registered is False:
+        return []
+    if facts.tenancy_registered is None:
+        ledger.gap(
+            "income_tax",
+            who,
+            "cannot tell whether the rent tax credit applies: whether the tenancy is registered "
+            "with the RTB is not stated (not given)",
+            "tenancy_registered",
+        )
+        return []
+    base = "IE:RELIEF:RENT_TAX_CREDIT_COUPLE" if couple else "IE:RELIEF:RENT_TAX_CREDIT_SINGLE"
+    found = ledger.need("income_tax", who, base, "IE:RATE:IT_STANDARD")
+    if found is None:
+        return []
+    most, standard = found
+    credit = min(facts.rent_paid * standard.fraction, most.value)
+    return [
+        ledger.line(
+            "income_tax",
+            who,
+            "credit_rent",
+            f"Rent tax credit: {_pct(standard)} of {_eur(facts.rent_paid)} rent, up to "
+            f"{_eur(most.value)}",
+            -credit,
+            [most, standard],
+            facts.rent_paid,
+            nodes=["IE:RELIEF:RENT_TAX_CREDIT", "IE:CONDITION:RENT_CREDIT_REGISTERED_TENANCY"],
+        )
+    ]
 
 
 def _age_credit(ledger: Ledger, who: str, ages: list[int | None], base: str) -> list[Line]:
@@ -228,21 +312,67 @@ def _work_credits(ledger: Ledger, person: _Person, who: str) -> list[Line]:
     return lines
 
 
-def _single(ledger: Ledger, person: _Person, one_parent: bool) -> None:
+def _widowed(ledger: Ledger, facts: Facts, person: _Person) -> None:
+    """After the year of bereavement: the single person's band and credit, with the widowed
+    person credit (no dependent children) or the widowed parent credit (the five years after),
+    and the single person child carer credit and band where claimed."""
+    tax, who = "income_tax", person.who
+    if facts.bereaved_in is None:
+        ledger.gap(
+            tax,
+            who,
+            "cannot tell which widowed person's credits apply: the year of bereavement is not "
+            "stated",
+            "bereaved_in",
+        )
+        return
+    after = facts.tax_year - facts.bereaved_in
+    if after == 0:
+        ledger.gap(
+            tax,
+            who,
+            "the year of bereavement is not built (the married credit and band if you were the "
+            "assessable spouse, else the widowed credit from the date of death)",
+            "bereaved_in",
+        )
+        return
+    extras: list[tuple[str, str, str]] = []
+    if facts.dependent_children == 0:
+        extras.append(
+            ("credit_widowed", "Widowed person tax credit", "IE:RELIEF:WIDOWED_PERSON_CREDIT")
+        )
+    elif after <= 5:
+        extras.append(
+            (
+                "credit_widowed_parent",
+                f"Widowed parent tax credit ({after} year(s) after bereavement)",
+                f"IE:RELIEF:WIDOWED_PARENT_CREDIT_Y{after}",
+            )
+        )
+    _single(ledger, facts, person, one_parent=facts.single_person_child_carer, extras=extras)
+
+
+def _single(
+    ledger: Ledger,
+    facts: Facts,
+    person: _Person,
+    one_parent: bool,
+    extras: Sequence[tuple[str, str, str]] = (),
+) -> None:
     who = person.who
     band_base = "IE:THRESHOLD:SRB_ONE_PARENT" if one_parent else "IE:THRESHOLD:SRB_SINGLE"
+    bases = [band_base, "IE:RELIEF:PERSONAL_TAX_CREDIT_SINGLE"]
     if one_parent:
-        ledger.gap(
-            "income_tax",
-            who,
-            "the single person child carer credit is not among the graph's parameters: not given",
-            "single_person_child_carer",
-        )
-    found = ledger.need("income_tax", who, band_base, "IE:RELIEF:PERSONAL_TAX_CREDIT_SINGLE")
+        extras = [
+            *extras,
+            ("credit_spccc", "Single person child carer credit", "IE:RELIEF:SPCCC"),
+        ]
+    found = ledger.need("income_tax", who, *bases, *(base for _, _, base in extras))
     if found is None:
         return
-    band, personal = found
-    charges = _charge(ledger, who, person.income, band.value, [band])
+    band, personal, *extra_params = found
+    relief = _pension_relief(ledger, facts, person, who)
+    charges = _charge(ledger, who, person.income - _deducted(relief), band.value, [band])
     if charges is None:
         return
     credits = [
@@ -255,33 +385,44 @@ def _single(ledger: Ledger, person: _Person, one_parent: bool) -> None:
             [personal],
         )
     ]
+    for (key, label, _), param in zip(extras, extra_params, strict=True):
+        credits.append(ledger.line("income_tax", who, key, label, -param.value, [param]))
     credits += _work_credits(ledger, person, who)
     credits += _age_credit(ledger, who, [person.age], "IE:RELIEF:AGE_TAX_CREDIT_SINGLE")
-    ledger.total("income_tax", who, charges + credits, floor_zero=True)
+    if who == "you":
+        credits += _rent_credit(ledger, facts, who, couple=False)
+    ledger.total("income_tax", who, relief + charges + credits, floor_zero=True)
 
 
-def _joint(ledger: Ledger, people: list[_Person]) -> None:
-    who = "couple"
-    found = ledger.need(
-        "income_tax",
-        who,
-        "IE:THRESHOLD:SRB_MARRIED_ONE_INCOME",
-        "IE:RELIEF:PERSONAL_TAX_CREDIT_MARRIED",
-    )
+def _joint_band(ledger: Ledger, who: str, incomes: list[Decimal]) -> tuple[Decimal, list[Param]]:
+    """A jointly assessed couple's standard rate band: the one-income band, increased by the
+    lower income up to the graph's maximum when both have income (None params: a gap)."""
+    found = ledger.need("income_tax", who, "IE:THRESHOLD:SRB_MARRIED_ONE_INCOME")
     if found is None:
-        return
-    base_band, personal = found
-    band = base_band.value
-    band_params = [base_band]
-    lower = min(p.income for p in people)
-    if lower > 0:  # both have income: the band grows by the lower income, up to a maximum
+        return ZERO, []
+    band, params = found[0].value, [found[0]]
+    lower = min(incomes)
+    if lower > 0:
         increase = ledger.need("income_tax", who, "IE:THRESHOLD:SRB_MARRIED_INCREASE_MAX")
         if increase is None:
-            return
+            return ZERO, []
         band += min(lower, increase[0].value)
-        band_params.append(increase[0])
-    total_income = sum((p.income for p in people), ZERO)
-    charges = _charge(ledger, who, total_income, band, band_params)
+        params.append(increase[0])
+    return band, params
+
+
+def _joint(ledger: Ledger, facts: Facts, people: list[_Person]) -> None:
+    who = "couple"
+    found = ledger.need("income_tax", who, "IE:RELIEF:PERSONAL_TAX_CREDIT_MARRIED")
+    if found is None:
+        return
+    (personal,) = found
+    reliefs = {p.who: _pension_relief(ledger, facts, p, who) for p in people}
+    incomes = [p.income - _deducted(reliefs[p.who]) for p in people]
+    band, band_params = _joint_band(ledger, who, incomes)
+    if not band_params:
+        return
+    charges = _charge(ledger, who, sum(incomes, ZERO), band, band_params)
     if charges is None:
         return
     credits = [
@@ -297,7 +438,72 @@ def _joint(ledger: Ledger, people: list[_Person]) -> None:
     for person in people:
         credits += _work_credits(ledger, person, who)
     credits += _age_credit(ledger, who, [p.age for p in people], "IE:RELIEF:AGE_TAX_CREDIT_MARRIED")
-    ledger.total("income_tax", who, charges + credits, floor_zero=True)
+    credits += _rent_credit(ledger, facts, who, couple=True)
+    lines = [ln for p in people for ln in reliefs[p.who]] + charges + credits
+    ledger.total("income_tax", who, lines, floor_zero=True)
+
+
+def _separate_assessment(ledger: Ledger, facts: Facts, people: list[_Person]) -> None:
+    """Each spouse taxed on their own income with a single person's band; the married credit
+    divided equally; a spouse's unused band passes to the other up to a jointly assessed couple's
+    band, and unused credits (not the employee credit) pass too (TCA 1997 s.1024)."""
+    tax = "income_tax"
+    if any(p.age is not None and p.age >= 65 for p in people):
+        ledger.gap(tax, "couple", "the age credit under separate assessment is not built", "age")
+    found = ledger.need(
+        tax, "couple", "IE:THRESHOLD:SRB_SINGLE", "IE:RELIEF:PERSONAL_TAX_CREDIT_MARRIED"
+    )
+    if found is None:
+        return
+    single, personal = found
+    reliefs = {p.who: _pension_relief(ledger, facts, p, p.who) for p in people}
+    incomes = {p.who: p.income - _deducted(reliefs[p.who]) for p in people}
+    joint, joint_params = _joint_band(ledger, "couple", list(incomes.values()))
+    if not joint_params:
+        return
+    used = {who: min(income, single.value) for who, income in incomes.items()}
+    parts: dict[str, tuple[list[Line], list[Line], Decimal]] = {}
+    for person in people:
+        (other,) = [w for w in incomes if w != person.who]
+        unused_other = max(single.value - incomes[other], ZERO)
+        band = min(single.value + unused_other, joint - used[other])
+        charges = _charge(ledger, person.who, incomes[person.who], band, [single, *joint_params])
+        if charges is None:
+            return
+        half = ledger.line(
+            tax,
+            person.who,
+            "credit_personal",
+            "Half the married person or civil partner tax credit",
+            -personal.value / 2,
+            [personal],
+        )
+        work = _work_credits(ledger, person, person.who)
+        own = [half]
+        if person.who == "you":
+            own += _rent_credit(ledger, facts, person.who, couple=False)
+        before = sum((ln.amount for ln in [*charges, *work]), ZERO)
+        # the credits other than the employee credit this spouse cannot use
+        spare = min(max(-(before + sum((ln.amount for ln in own), ZERO)), ZERO),
+                    -sum((ln.amount for ln in own), ZERO))  # fmt: skip
+        parts[person.who] = (reliefs[person.who] + charges + work + own, own, spare)
+    for person in people:
+        (other,) = [w for w in incomes if w != person.who]
+        lines, _, _ = parts[person.who]
+        spare = parts[other][2]
+        if spare > 0:
+            lines = [
+                *lines,
+                ledger.line(
+                    tax,
+                    person.who,
+                    "credit_transferred",
+                    f"Tax credits the {other} cannot use",
+                    -spare,
+                    [personal],
+                ),
+            ]
+        ledger.total(tax, person.who, lines, floor_zero=True)
 
 
 # --- USC ------------------------------------------------------------------------------------

@@ -26,9 +26,10 @@ __all__ = [
 
 Jurisdiction = Literal["IE", "UK", "NI"]
 CivilStatus = Literal["single", "married", "civil_partner", "widowed", "separated", "divorced"]
-# How a married couple or civil partners are taxed in Ireland: joint assessment or separate
-# treatment (each as a single person). Separate assessment is not built.
-Assessment = Literal["joint", "separate_treatment"]
+# How a married couple or civil partners are taxed in Ireland: joint assessment, separate
+# assessment (each on their own income, the married credit shared and unused band and credits
+# passed to the other) or separate treatment (each as a single person).
+Assessment = Literal["joint", "separate_assessment", "separate_treatment"]
 Amount = Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)]
 
 
@@ -85,6 +86,10 @@ class Facts(BaseModel):
     spouse_age: int | None = Field(default=None, ge=0, le=130)
     dependent_children: int = Field(default=0, ge=0, le=30)
     single_person_child_carer: bool = False
+    # The year the spouse or civil partner died (status "widowed"): which widowed credits apply.
+    bereaved_in: int | None = Field(default=None, ge=1900, le=2100)
+    # UK: the lower-earning spouse or civil partner transfers Marriage Allowance to the other.
+    marriage_allowance: bool = False
     medical_card: bool = False
     # UK only: a Scottish taxpayer's income tax rates are out of scope (a gap).
     scottish_taxpayer: bool = False
@@ -120,6 +125,12 @@ class Facts(BaseModel):
             raise ValueError(f"a spouse's facts were given but the status is {self.status!r}")
         if self.assessment is not None and not self.couple:
             raise ValueError("an assessment basis applies only to a married couple or partners")
+        if self.bereaved_in is not None and self.status != "widowed":
+            raise ValueError(f"a year of bereavement was given but the status is {self.status!r}")
+        if self.bereaved_in is not None and self.bereaved_in > self.tax_year:
+            raise ValueError(f"the year of bereavement {self.bereaved_in} is after the tax year")
+        if self.marriage_allowance and not (self.couple and self.jurisdiction in ("UK", "NI")):
+            raise ValueError("Marriage Allowance is for a UK married couple or civil partners")
         # the tax year's last day: 31 December in Ireland, 5 April of the next year in the UK
         last = (
             date(self.tax_year, 12, 31)

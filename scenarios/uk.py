@@ -5,8 +5,8 @@ figure: income tax on total income less the Personal Allowance (tapered by the g
 above its threshold), in the basic, higher and additional bands; employee Class 1 National
 Insurance on PAYE earnings and Class 4 on self-employed profits, both with annual thresholds
 (payroll works per pay period, so a year of uneven pay can differ by pennies). Not built, each
-a gap: Scottish rates, savings and dividend rates and allowances, Marriage Allowance, pension
-relief, National Insurance at State Pension age.
+a gap: Scottish rates, savings and dividend rates and allowances, Marriage Allowance transferred by
+you (received from a spouse is built), pension relief, National Insurance at State Pension age.
 
 Capital gains tax: each gain is proceeds less cost and allowable expenses; the year's gains less
 all its losses, less losses brought forward only down to the annual exempt amount (TCGA 1992
@@ -102,8 +102,48 @@ def _income_tax(ledger: Ledger, facts: Facts) -> Decimal | None:
                     at_additional * additional.fraction, [additional, additional_from],
                     at_additional),
     ]  # fmt: skip
-    ledger.total(tax, who, lines)
+    if facts.marriage_allowance:
+        higher_paid = at_higher + at_additional > 0
+        lines += _marriage_allowance(ledger, facts, income, allowance, basic, higher_paid, lines)
+    ledger.total(tax, who, lines, floor_zero=True)
     return taxable
+
+
+def _marriage_allowance(
+    ledger: Ledger,
+    facts: Facts,
+    income: Decimal,
+    allowance: Param,
+    basic: Param,
+    higher_paid: bool,
+    lines: list[Line],
+) -> list[Line]:
+    """The spouse transfers the graph's Marriage Allowance: the tax of a basic rate payer falls
+    by the basic rate on it, when the spouse's income is below the Personal Allowance."""
+    tax, who = "income_tax", "you"
+    spouse = (
+        facts.spouse_paye_income + facts.spouse_self_employed_income + facts.spouse_other_income
+    )
+    if spouse > income:
+        ledger.gap(tax, who, "Marriage Allowance transferred by you to your spouse is not built "
+                   "(your Personal Allowance falls by it; your spouse's tax is not computed)",
+                   "marriage_allowance")  # fmt: skip
+        return []
+    found = ledger.need(tax, who, "UK:THRESHOLD:MARRIAGE_ALLOWANCE")
+    if found is None:
+        return []
+    (transfer,) = found
+    if spouse > allowance.value or higher_paid:
+        why = ("your spouse's income is above the Personal Allowance" if spouse > allowance.value
+               else "you pay tax above the basic rate")  # fmt: skip
+        return [ledger.line(tax, who, "marriage_allowance", f"Marriage Allowance not due: {why}",
+                            ZERO, [transfer, allowance], transfer.value)]  # fmt: skip
+    owed = sum((ln.amount for ln in lines), ZERO)
+    reduction = min(transfer.value * basic.fraction, owed)
+    return [ledger.line(tax, who, "marriage_allowance",
+                        f"Marriage Allowance: {basic.value.normalize():f}% of "
+                        f"{_gbp(transfer.value)} transferred by your spouse", -reduction,
+                        [transfer, basic, allowance], transfer.value)]  # fmt: skip
 
 
 def _bands(
