@@ -69,10 +69,10 @@ def split_of(fact_id: str) -> str:
 
 def batch_of(fact_id: str) -> int:
     """1 (ids below 100), 2 (100-299), 3 (300-399), 4 (400-499), 5 (500-599), 6 (600-699), 7
-    (700-799) or 8 (from 800)."""
+    (700-799), 8 (800-899) or 9 (from 900)."""
     number = int(re.sub(r"\D", "", fact_id) or 0)
     if number >= 500:
-        return 5 if number < 600 else 6 if number < 700 else 7 if number < 800 else 8
+        return min(9, number // 100)
     return 1 if number < 100 else 2 if number < 300 else 3 if number < 400 else 4
 
 
@@ -173,7 +173,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="all")
     parser.add_argument(
-        "--batch", type=int, nargs="+", choices=range(1, 9), help="these batches only"
+        "--batch", type=int, nargs="+", choices=range(1, 10), help="these batches only"
     )
     args = parser.parse_args()
     from api.app import create_app
