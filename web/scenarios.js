@@ -6,21 +6,36 @@
 // graph's conditions ("cannot tell: missing <fact>" when a fact is absent) and the deadlines
 // that bind, each with chips of the item, condition and timeline nodes that decided it
 // (ADR 0071). A disposal's date, asset, cost, proceeds and fees, whether it was the main home,
-// and losses brought forward are form fields too (CGT and its reliefs, ADR 0086). Everything
+// and losses brought forward are form fields too (CGT and its reliefs, ADR 0086), and so are
+// pension contributions, rent, children, the year of bereavement and the yes/no facts the
+// household credits turn on (ADR 0091). Everything
 // from the server is written with textContent, never as HTML.
 import { ApiError } from "./api.js";
 
 const TAXES = { income_tax: "Income tax", usc: "USC", prsi: "PRSI", ni: "National Insurance", cgt: "Capital gains tax" };
 const STATUSES = ["single", "married", "civil_partner", "widowed", "separated", "divorced"];
 // How a married couple or civil partners are assessed (Ireland); sent only for a couple.
-const ASSESSMENTS = [["", "not stated"], ["joint", "joint assessment"], ["separate_treatment", "separate treatment"]];
+const ASSESSMENTS = [["", "not stated"], ["joint", "joint assessment"], ["separate_assessment", "separate assessment"], ["separate_treatment", "separate treatment"]];
 const COUPLE = ["married", "civil_partner"];
-const INCOMES = [
+const AMOUNTS = [
   ["paye_income", "Employment (PAYE) income"],
   ["self_employed_income", "Self-employed income"],
   ["other_income", "Other income"],
   ["spouse_paye_income", "Spouse's PAYE income"],
   ["spouse_self_employed_income", "Spouse's self-employed income"],
+  ["pension_contributions", "Your pension contributions"],
+  ["rent_paid", "Rent paid on your home"],
+];
+// Yes/no facts the credits turn on (ADR 0091): "not stated" sends nothing.
+const FLAGS = [
+  ["tenancy_registered", "Tenancy registered with the RTB (rent tax credit)"],
+  ["single_person_child_carer", "Caring for a child alone (single person child carer credit)"],
+  ["marriage_allowance", "Spouse transfers Marriage Allowance to you (UK)"],
+];
+// Whole numbers: children, and the year the spouse died (widowed credits).
+const COUNTS = [
+  ["dependent_children", "Dependent children"],
+  ["bereaved_in", "Year your spouse died (if widowed)"],
 ];
 
 // The first disposal's fields (capital gains tax); a scenario's other disposals are kept as stored.
@@ -131,10 +146,20 @@ export class ScenarioView {
     this.inputs.age.type = "number";
     this.inputs.jurisdiction.append(...["IE", "UK", "NI"].map((j) => new Option(j, j)));
     this.inputs.status.append(...STATUSES.map((s) => new Option(s.replace("_", " "), s)));
-    for (const [key, label] of INCOMES) {
+    for (const [key, label] of AMOUNTS) {
       const input = field(form, `scenario-${key.replaceAll("_", "-")}`, label, make("input"));
       input.inputMode = "decimal";
       input.placeholder = "0.00";
+      this.inputs[key] = input;
+    }
+    for (const [key, label] of FLAGS) {
+      const select = field(form, `scenario-${key.replaceAll("_", "-")}`, label, make("select"));
+      select.append(...YES_NO.map(([value, text]) => new Option(text, value)));
+      this.inputs[key] = select;
+    }
+    for (const [key, label] of COUNTS) {
+      const input = field(form, `scenario-${key.replaceAll("_", "-")}`, label, make("input"));
+      input.type = "number";
       this.inputs[key] = input;
     }
     const sale = make("fieldset", undefined, "scenario-disposal");
@@ -234,7 +259,9 @@ export class ScenarioView {
     this.inputs.age.value = facts.age ?? "";
     this.inputs.assessment.value = facts.assessment || "";
     this.inputs.spouse_age.value = facts.spouse_age ?? "";
-    for (const [key] of INCOMES) this.inputs[key].value = facts[key] && Number(facts[key]) ? facts[key] : "";
+    for (const [key] of AMOUNTS) this.inputs[key].value = facts[key] && Number(facts[key]) ? facts[key] : "";
+    for (const [key] of FLAGS) this.inputs[key].value = facts[key] === undefined || facts[key] === null ? "" : String(facts[key]);
+    for (const [key] of COUNTS) this.inputs[key].value = facts[key] ?? "";
     const losses = facts.capital_losses_brought_forward;
     this.inputs.capital_losses_brought_forward.value = losses && Number(losses) ? losses : "";
     const disposal = (facts.disposals || [])[0] || {};
@@ -257,7 +284,7 @@ export class ScenarioView {
     const kept = this.editing && this.original ? this.original.snapshots : [];
     const first = kept[0];
     const facts = first ? { ...first.facts } : {};
-    for (const key of ["age", "spouse_age", "assessment", "capital_losses_brought_forward", ...INCOMES.map(([k]) => k)]) delete facts[key];
+    for (const key of ["age", "spouse_age", "assessment", "capital_losses_brought_forward", ...AMOUNTS.map(([k]) => k), ...FLAGS.map(([k]) => k), ...COUNTS.map(([k]) => k)]) delete facts[key];
     const status = this.inputs.status.value;
     Object.assign(facts, { tax_year: year, jurisdiction, status });
     if (this.inputs.age.value !== "") facts.age = Number(this.inputs.age.value);
@@ -265,7 +292,9 @@ export class ScenarioView {
       if (this.inputs.assessment.value) facts.assessment = this.inputs.assessment.value;
       if (this.inputs.spouse_age.value !== "") facts.spouse_age = Number(this.inputs.spouse_age.value);
     }
-    for (const key of [...INCOMES.map(([k]) => k), "capital_losses_brought_forward"]) {
+    for (const [key] of FLAGS) if (this.inputs[key].value) facts[key] = this.inputs[key].value === "true";
+    for (const [key] of COUNTS) if (this.inputs[key].value !== "") facts[key] = Number(this.inputs[key].value);
+    for (const key of [...AMOUNTS.map(([k]) => k), "capital_losses_brought_forward"]) {
       const value = this.inputs[key].value.replaceAll(",", "").trim();
       if (value) facts[key] = value;
     }

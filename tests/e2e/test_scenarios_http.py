@@ -190,3 +190,93 @@ def test_a_conversations_scenario_link_read_and_removed_by_its_owner_only(
         assert client.get(path, headers=ALICE).json()["scenario"] is None
         assert client.delete(path, headers=ALICE).status_code == 204
         assert client.get(f"/api/scenarios/{other_id}", headers=ALICE).status_code == 200
+
+
+def test_household_credits_over_http_cite_nodes_in_force(
+    seeded_template: Path, tmp_path: Path
+) -> None:
+    """Over real HTTP on the seeded graph (ADR 0091): a couple separately assessed (IE 2025,
+    €60,000 + €30,000 PAYE) with pension contributions and rent; the totals, every line citing
+    nodes the graph holds in force for 2025; impossible widowed facts are a 422; a widowed
+    parent's credit; and a share sale told principal private residence relief does not apply."""
+    from tests.support.seeded import copy_data_dir
+
+    data = copy_data_dir(seeded_template, tmp_path / "data")
+    app = create_app(Settings(data_dir=data, log_json=False, api_keys=KEYS))
+    facts = {
+        "tax_year": 2025,
+        "jurisdiction": "IE",
+        "status": "married",
+        "assessment": "separate_assessment",
+        "age": 45,
+        "spouse_age": 45,
+        "paye_income": "60000",
+        "spouse_paye_income": "30000",
+        "pension_contributions": "20000",
+        "rent_paid": "6000",
+        "tenancy_registered": True,
+        "disposals": [
+            {
+                "asset": "bank shares",
+                "acquired_on": "2015-01-10",
+                "disposed_on": "2025-03-01",
+                "cost": "2000",
+                "proceeds": "3000",
+            }
+        ],
+    }
+    body = {"label": "Household", "snapshots": [{"label": "2025", "as_at": "2025-12-31",
+                                                 "facts": facts}]}  # fmt: skip
+    with running_server(app) as base, httpx.Client(base_url=base, timeout=30) as client:
+        created = client.post("/api/scenarios", json=body, headers=ALICE)
+        assert created.status_code == 201, created.text
+        evaluated = client.post(f"/api/scenarios/{created.json()['id']}/evaluate", headers=ALICE)
+        assert evaluated.status_code == 200, evaluated.text
+        (snapshot,) = evaluated.json()["snapshots"]
+        totals = {(t["tax"], t["person"]): Decimal(t["amount"]) for t in snapshot["totals"]}
+        # you: pension relief 25% of 60,000 = 15,000; taxable 45,000; band 44,000 + the
+        # spouse's unused 14,000 (within 53,000 + 30,000 less 30,000): 9,000 - 2,000 half the
+        # married credit - 2,000 employee - 1,000 rent (6,000 x 20%, up to 1,000)
+        assert totals[("income_tax", "you")] == Decimal("4000.00")
+        # spouse: 30,000 x 20% = 6,000 - 2,000 - 2,000
+        assert totals[("income_tax", "spouse")] == Decimal("2000.00")
+        cited = {node for line in snapshot["lines"] for node in line["node_ids"]}
+        assert all(line["node_ids"] for line in snapshot["lines"])
+        for expected in (
+            "IE:RATE:PENSION_RELIEF_40_49:2025",
+            "IE:RELIEF:RENT_TAX_CREDIT_SINGLE:2025",
+        ):
+            assert expected in cited
+        graph = client.get("/api/graph/snapshot", headers=ALICE,
+                           params={"labels": ["Rate", "Threshold", "Relief", "Condition",
+                                              "Statute", "Section"], "limit": "5000"})  # fmt: skip
+        assert graph.status_code == 200, graph.text
+        stored = {n["id"]: n["properties"] for n in graph.json()["nodes"]}
+        assert cited <= stored.keys(), cited - stored.keys()
+        for node_id in cited:
+            if "valid_from" in stored[node_id]:
+                assert stored[node_id]["valid_from"] <= "2025-12-31", node_id
+                assert stored[node_id].get("valid_to", "9999") >= "2025-01-01", node_id
+        eligibility = {(e["node_id"], e["about"]): e for e in snapshot["eligibility"]}
+        ppr = eligibility[("IE:RELIEF:PRINCIPAL_PRIVATE_RESIDENCE", "bank shares")]
+        assert ppr["status"] == "does_not_apply"
+
+        widowed = {"tax_year": 2025, "jurisdiction": "IE", "status": "widowed", "age": 40,
+                   "bereaved_in": 2024, "dependent_children": 2,
+                   "single_person_child_carer": True, "paye_income": "60000"}  # fmt: skip
+        bad = {
+            "label": "Bad",
+            "snapshots": [
+                {"label": "x", "as_at": "2025-12-31", "facts": {**widowed, "status": "single"}}
+            ],
+        }
+        refused = client.post("/api/scenarios", json=bad, headers=ALICE)
+        assert refused.status_code == 422 and "error" in refused.json()
+        good = {"label": "Widowed", "snapshots": [{"label": "x", "as_at": "2025-12-31",
+                                                   "facts": widowed}]}  # fmt: skip
+        made = client.post("/api/scenarios", json=good, headers=ALICE)
+        result = client.post(f"/api/scenarios/{made.json()['id']}/evaluate", headers=ALICE)
+        (snap,) = result.json()["snapshots"]
+        total = next(t for t in snap["totals"] if t["tax"] == "income_tax")
+        # 48,000 x 20% + 12,000 x 40% = 14,400 - 2,000 - 2,000 - 1,900 - 3,600 (first year)
+        assert Decimal(total["amount"]) == Decimal("4900.00")

@@ -288,3 +288,52 @@ def test_a_couple_is_assessed_as_the_form_says(served: Served) -> None:
         assert stored["snapshots"][0]["facts"]["assessment"] == "joint"
     finally:
         page.context.close()
+
+
+def test_rent_and_a_widowed_parent_entered_in_the_form_get_their_credits(served: Served) -> None:
+    """Single, €38,000 PAYE, €3,500 rent on a registered tenancy (IE 2025): the rent tax credit
+    €700 with its chip, income tax €2,900; then widowed in 2023 with a child, caring alone:
+    the widowed parent (€3,150) and single person child carer (€1,900) credits (ADR 0091)."""
+    page = served.page("dev-globex-carol")
+    try:
+        page.get_by_role("button", name="Scenarios").click()
+        page.get_by_role("button", name="New scenario").click()
+        form = page.locator("#scenario-form")
+        form.get_by_label("Scenario name").fill("Renting")
+        form.get_by_label("Tax year").fill("2025")
+        form.get_by_label("Jurisdiction").select_option("IE")
+        form.get_by_label("Age", exact=True).fill("30")
+        form.get_by_label("Employment (PAYE) income").fill("38000")
+        form.get_by_label("Rent paid on your home").fill("3,500")
+        form.get_by_label("Tenancy registered with the RTB (rent tax credit)").select_option("yes")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(page.get_by_role("status").filter(has_text="Saved “Renting”")).to_be_visible()
+        evaluation = page.locator("table.scenario-evaluation")
+        total = evaluation.locator("tr.total").filter(has_text="Total Income tax")
+        expect(total).to_contain_text("€2,900.00")  # 7,600 - 2,000 - 2,000 - 700
+        rent = evaluation.locator("tbody tr").filter(has_text="Rent tax credit")
+        expect(rent).to_contain_text("€700.00")
+        expect(
+            rent.locator("button.scenario-chip", has_text="IE:RELIEF:RENT_TAX_CREDIT_SINGLE:2025")
+        ).to_be_visible()
+
+        # widowed in 2023, one child, caring alone: 38,000 x 20% = 7,600 - 2,000 - 2,000
+        # - 700 rent - 1,900 SPCCC - 3,150 widowed parent: nil (credits are not refundable)
+        form.get_by_label("Civil status").select_option("widowed")
+        form.get_by_label("Year your spouse died (if widowed)").fill("2023")
+        form.get_by_label("Dependent children").fill("1")
+        form.get_by_label(
+            "Caring for a child alone (single person child carer credit)"
+        ).select_option("yes")
+        form.get_by_role("button", name="Save and evaluate").click()
+        expect(evaluation.locator("tbody tr").filter(has_text="Widowed parent")).to_contain_text(
+            "€3,150.00"
+        )
+        expect(total).to_contain_text("€0.00")
+        scenarios = page.evaluate("window.regintel.api.json('GET', '/api/scenarios?limit=100')")
+        stored = next(s for s in scenarios if s["label"] == "Renting")
+        facts = stored["snapshots"][0]["facts"]
+        assert (facts["bereaved_in"], facts["dependent_children"]) == (2023, 1)
+        assert facts["single_person_child_carer"] is True and facts["tenancy_registered"] is True
+    finally:
+        page.context.close()
