@@ -24,7 +24,7 @@ from typing import Final
 
 from engine.retrieval.tokenise import QUERY_CHATTER, tokenise
 
-__all__ = ["asked_terms"]
+__all__ = ["asked_phrase", "asked_terms"]
 
 # The verb that ends the asked-for phrase: an auxiliary or a verb of applying/counting.
 _VERB: Final = (
@@ -55,3 +55,10 @@ def asked_terms(question: str, ignore: Collection[str] = ()) -> list[str]:
         t for t in dict.fromkeys(tokenise(match.group(1)))
         if t not in QUERY_CHATTER and t not in ignore and t not in _VALUE_KINDS
     ]  # fmt: skip
+
+
+def asked_phrase(question: str) -> str:
+    """The words of what ``question`` asks for as written ("minimum font size", "interest
+    rate"), for the semantic channel to read; empty when it asks for nothing named."""
+    match = _ASKED.search(question)
+    return " ".join(match.group(1).split()) if match is not None else ""

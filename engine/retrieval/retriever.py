@@ -45,7 +45,7 @@ from embeddings import Embedder, VectorStore
 from engine.retrieval.acts import ActCatalogue
 from engine.retrieval.dense import DenseRows, embedding_text
 from engine.retrieval.documents import DocKind, document_of
-from engine.retrieval.focus import asked_terms
+from engine.retrieval.focus import asked_phrase, asked_terms
 from engine.retrieval.fusion import Channel, FusedItem, reciprocal_rank_fusion
 from engine.retrieval.gate import GateThresholds, RelevanceVerdict, judge
 from engine.retrieval.lexical import Scores
@@ -180,6 +180,11 @@ class RetrievalConfig:
     # inside an act's field that the act does not settle (3 before), refusing no answerable
     # question; at 3 one more false refusal (ADR 0058, eighth-pass addendum).
     asked_depth: int = 5
+    # Rule 5 in meaning too (ADR 0087): when every asked-for word is in the best units, the
+    # asked-for phrase itself ("minimum font size", "interest rate") must be near one of them
+    # in the semantic channel, its best cosine (a unit or one of its paragraphs) at least this
+    # (0: off). A word used in passing ("interest" in a definition) is not the subject settled.
+    asked_similarity: float = 0.2
     # An act prior for a question that names no act (0: off): the acts ranked by the mean of
     # their provisions' three best cosines, and the semantic ranking within the best
     # ``act_prior_acts`` of them as one more channel of this weight (a question in everyday
@@ -562,6 +567,8 @@ class Retriever:
             if asked:
                 best_units = [i.id for i in gated if i.id in self._docs][: config.asked_depth]
                 unsettled = self._rows.absent(asked, best_units)
+                if not unsettled and use_dense and config.asked_similarity:
+                    unsettled = self._unsettled_in_meaning(question, asked, best_units)
         verdict = judge(
             acts=acts,
             places=places,
@@ -574,6 +581,21 @@ class Retriever:
             evidence_jurisdiction=self._docs[lexical[0]].jurisdiction if lexical else None,
         )
         return SearchResult(tuple(self._hits(explicit, fused, scores, k)), verdict)
+
+    def _unsettled_in_meaning(
+        self, question: str, asked: Sequence[str], units: Sequence[str]
+    ) -> list[str]:
+        """``asked`` when the phrase of what ``question`` asks for is far in meaning from every
+        one of ``units`` (and their paragraphs): its best cosine is under ``asked_similarity``;
+        else nothing (also when there is no semantic channel)."""
+        phrase = asked_phrase(question)
+        vector = self.query_vector(phrase) if phrase else None
+        rows = [self._rows.row_of[u] for u in units if u in self._rows.row_of]
+        if vector is None or self._dense is None or not rows:
+            return []
+        cosine = self._dense.scores(vector, len(self._rows.ids), self.config.dense_chunks)
+        best = self._rows.unit_scores(cosine, 0.0, 1.0, 0.0)[rows]
+        return list(asked) if float(best.max()) < self.config.asked_similarity else []
 
     def _fuse(self, channels: Sequence[Channel], window: tuple[int, int] | None) -> list[FusedItem]:
         """Reciprocal-rank fusion of ``channels``, then once more with the articles the top
