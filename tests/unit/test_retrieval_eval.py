@@ -343,8 +343,22 @@ def test_dev_set_size_and_categories(dev: list[EvalQuestion]) -> None:
     assert len({q.question for q in dev}) == len(dev)
 
 
+# Written as negatives when the graph held the AI Act and the GDPR alone; the 49 acts now answer
+# them (relabelled in session 9, ADR 0087): each with its one article.
+RELABELLED = {
+    "dev-083": "EU:REG_2022_2554:ART_19",
+    "dev-084": "EU:REG_2022_2065:ART_16",
+    "dev-085": "EU:DIR_2022_2555:ART_3",
+    "dev-086": "EU:DIR_2014_65:ART_27",
+    "dev-090": "EU:REG_2023_1114:ART_6",
+}
+
+
 def test_dev_gold_ids_are_well_formed_and_in_range(dev: list[EvalQuestion]) -> None:
     for q in dev:
+        if q.id in RELABELLED:
+            assert (q.category, q.gold) == ("lookup", (RELABELLED[q.id],)), q.id
+            continue
         for node_id in q.gold:
             match = GOLD_ID.match(node_id)
             assert match, (q.id, node_id)
