@@ -29,7 +29,7 @@ from scenarios.evaluate import compare, evaluate_snapshot
 from scenarios.models import Disposal, Facts, Snapshot
 from scenarios.parameters import IRELAND, UNITED_KINGDOM, ParameterReader
 from scenarios.result import Comparison, Difference, EligibilityDifference
-from scenarios.stated import StatedDisposal, StatedFacts
+from scenarios.stated import StatedDisposal, StatedFacts, moved_date, tax_year_of
 
 __all__ = [
     "CHAT_SCENARIO_PREFIX",
@@ -145,10 +145,27 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
             rent_paid=stated.rent_paid or Decimal(0),
             capital_losses_brought_forward=stated.capital_losses_brought_forward or Decimal(0),
             disposals=disposals,
+            **_household(stated, status, jurisdiction),
         )
     except ValidationError as exc:
         return None, assumed, [f"facts the engine accepts ({exc.errors()[0]['msg']})"]
     return facts, assumed, []
+
+
+def _household(stated: StatedFacts, status: str, jurisdiction: str) -> dict[str, Any]:
+    """The household facts stated that the engine accepts with this status and jurisdiction
+    (a year of bereavement only for a widowed person, Marriage Allowance only for a UK couple)."""
+    out: dict[str, Any] = {
+        name: value
+        for name in ("dependent_children", "single_person_child_carer", "tenancy_registered")
+        if (value := getattr(stated, name)) is not None
+    }
+    if stated.bereaved_in is not None and status == "widowed":
+        out["bereaved_in"] = stated.bereaved_in
+    couple = status in ("married", "civil_partner")
+    if stated.marriage_allowance and couple and jurisdiction != "IE":
+        out["marriage_allowance"] = True
+    return out
 
 
 def _day(stated: str, last: bool) -> date:
@@ -240,6 +257,19 @@ def apply_stated(facts: Facts, stated: StatedFacts) -> tuple[Facts | None, list[
                 disposals.append(disposal)
                 assumed += said
         update["disposals"] = disposals
+    if stated.disposed_moved and stated.disposals is None and facts.disposals:
+        # the stored sales moved in time, and the tax year with them
+        moved = []
+        for disposal in facts.disposals:
+            when = moved_date(stated.disposed_moved, disposal.disposed_on.isoformat())
+            day = _day(when, last=False)
+            moved.append(disposal.model_copy(update={"disposed_on": day}))
+            if len(when) < 10:
+                assumed.append(f"{disposal.asset} sold on {day.isoformat()} (only {when} stated)")
+        update["disposals"] = moved
+        year = tax_year_of(moved[0].disposed_on.isoformat(), facts.jurisdiction)
+        if year is not None:
+            update["tax_year"] = year
     if missing:
         return None, assumed, missing
     data = {**facts.model_dump(), **update}
@@ -268,6 +298,11 @@ _STATED_FIELDS = (
     "pension_contributions",
     "rent_paid",
     "capital_losses_brought_forward",
+    "bereaved_in",
+    "dependent_children",
+    "single_person_child_carer",
+    "tenancy_registered",
+    "marriage_allowance",
 )
 
 

@@ -15,8 +15,13 @@ A small rule-based parser, not a model: it reads what people type about their ow
   contributions, rent and disposals are read as below; anything else is left out: the parser
   never guesses what such a figure is).
 - **civil status**: single, married, civil partner(ship), widowed, separated, divorced; and how
-  a couple is assessed: "jointly assessed" / "joint assessment", "separate treatment" /
-  "treated as single" (separate assessment is not built and not read).
+  a couple is assessed: "jointly assessed" / "joint assessment", "separate assessment" /
+  "separately assessed", "separate treatment" / "treated as single".
+- **household facts** the credits turn on (ADR 0091): the year of bereavement ("widowed in
+  2022", "my husband died in 2021", "lost my wife in 2023"), the number of children ("two
+  kids", "3 children", "a daughter"), caring alone ("single parent", "lone parent", "raising
+  my son alone": the single person child carer credit), a tenancy registered with the RTB (or
+  "not registered"), and Marriage Allowance ("my wife transfers her Marriage Allowance").
 - **the tax year**: ``2025``, ``tax year 2024``, ``2025-26`` / ``2025/26`` (the UK's 2025).
 - **the jurisdiction**: words (Ireland, Irish, Revenue → IE; UK, England, Wales, Britain,
   HMRC → UK; Northern Ireland, Belfast → NI), else the currency (``€`` → IE, ``£`` → UK).
@@ -34,6 +39,9 @@ A small rule-based parser, not a model: it reads what people type about their ow
   its year is the tax year.
 - **capital losses brought forward**: an amount of losses brought (or carried) forward, or of
   unused, earlier or previous losses ("losses of €3,000 brought forward").
+- **a sale moved in time** (a what-if of a date only): "what if I sold them in May instead",
+  "what if I sell on 10 April 2026": the stated disposal's sale date changes (a month without
+  a year keeps the sale's year), and the tax year with it.
 - **"from X to Y"**: a range of two amounts ("my salary goes from £48k to £52k") states X and
   asks the what-if Y, of the same kind.
 
@@ -56,8 +64,10 @@ __all__ = [
     "StatedFacts",
     "WhatIfQuestion",
     "maybe_scenario",
+    "moved_date",
     "parse_facts",
     "parse_what_if",
+    "tax_year_of",
 ]
 
 IncomeKind = Literal["paye", "self_employed", "unspecified"]
@@ -111,10 +121,12 @@ _SPOUSE = re.compile(
     re.I,
 )
 _SELF_FIRST = re.compile(r"\bnot\s+(?:a\s+)?(?:paye|employee|employed)\b", re.I)
-# How a married couple or civil partners are assessed (Ireland): joint assessment, or separate
-# treatment (each as a single person). Separate assessment (s.1023) is not built: not read.
+# How a married couple or civil partners are assessed (Ireland): joint assessment, separate
+# assessment (s.1023) or separate treatment (each as a single person).
 _ASSESSMENT = (
     (re.compile(r"\bjoint(?:ly)?\s+assess\w*|\bassessed\s+jointly\b", re.I), "joint"),
+    (re.compile(r"\bseparate(?:ly)?\s+assess\w*|\bassessed\s+separately\b", re.I),
+     "separate_assessment"),
     (re.compile(r"\bseparate(?:ly)?\s+treat\w*|\btreated\s+(?:as\s+single|separately)\b", re.I),
      "separate_treatment"),
 )  # fmt: skip
@@ -125,6 +137,40 @@ _STATUS = (
     (re.compile(r"\bseparated\b", re.I), "separated"),
     (re.compile(r"\bdivorced\b", re.I), "divorced"),
     (re.compile(r"\bsingle\b|\bunmarried\b|\bnot\s+married\b", re.I), "single"),
+)
+# The year a spouse died: "widowed in 2022", "my husband died in 2021", "lost my wife in 2023".
+_BEREAVED = re.compile(
+    r"\b(?:widowed|(?:wife|husband|spouse|partner)\s+(?:died|passed\s+away)|lost\s+my\s+"
+    r"(?:wife|husband|spouse|partner))\s+(?:in|since|back\s+in)\s+(?:\w+\s+)?((?:19|20)\d{2})\b",
+    re.I,
+)
+_DIED = re.compile(r"\b(?:wife|husband|spouse|partner)\s+(?:died|passed\s+away)\b"
+                   r"|\blost\s+my\s+(?:wife|husband|spouse|partner)\b", re.I)  # fmt: skip
+_COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_CHILDREN = re.compile(
+    r"\b(?P<n>\d{1,2}|a|an|one|two|three|four|five|six)\s+(?:(?:young|dependent|small)\s+)?"
+    r"(?P<what>child(?:ren)?|kids?|sons?|daughters?)\b",
+    re.I,
+)
+_NO_CHILDREN = re.compile(r"\bno\s+(?:children|kids)\b|\bchildless\b", re.I)
+_ALONE = re.compile(
+    r"\b(?:single|lone|solo)\s+(?:parent|mother|mum|mom|father|dad)\b"
+    r"|\b(?:raising|caring\s+for|bringing\s+up|looking\s+after)\s+(?:my|our|the)\s+"
+    r"(?:\w+\s+)?(?:child(?:ren)?|kids?|sons?|daughters?)\s+(?:alone|on\s+my\s+own|by\s+myself)\b"
+    r"|\bsingle\s+person\s+child\s+carer\b|\bspccc\b",
+    re.I,
+)
+_RTB = re.compile(r"\b(?:rtb|residential\s+tenancies\s+board)\b|\bregistered\s+tenancy\b"
+                  r"|\btenancy\s+is\s+registered\b", re.I)  # fmt: skip
+_NOT_RTB = re.compile(r"\bnot\s+registered\b|\bunregistered\b|\bisn'?t\s+registered\b", re.I)
+_MARRIAGE_ALLOWANCE = re.compile(r"\bmarriage\s+(?:tax\s+)?allowance\b", re.I)
+# A what-if that moves the stated sale: "what if I sold them in May instead", "sell on 10
+# April 2026"; a month with no year keeps the sale's year.
+_MOVED = re.compile(
+    r"\b(?:sold|sell(?:s|ing)?|dispos(?:ed|e|ing)\s+of|sale)\b[^.?!€£\d]{0,40}?\b(?:in|on)\s+"
+    r"(?:(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+)?(?P<month>january|february|march|april|may|june|"
+    r"july|august|september|october|november|december)(?:\s+(?P<year>(?:19|20)\d{2}))?\b",
+    re.I,
 )
 _UK_YEAR = re.compile(r"\b(20\d{2})\s?[-/–]\s?(\d{2})\b")
 _YEAR = re.compile(r"\b(20\d{2})\b")
@@ -229,6 +275,14 @@ class StatedFacts:
     rent_paid: Decimal | None = None  # a year's
     disposals: tuple[StatedDisposal, ...] | None = None
     capital_losses_brought_forward: Decimal | None = None
+    bereaved_in: int | None = None  # the year the spouse died
+    dependent_children: int | None = None
+    single_person_child_carer: bool | None = None  # caring for a child alone
+    tenancy_registered: bool | None = None
+    marriage_allowance: bool | None = None
+    # a what-if's new sale date for the stated disposals ("2026-05", "0000-05" when the month
+    # came without a year: the sale's own year)
+    disposed_moved: str | None = None
 
     def empty(self) -> bool:
         return all(getattr(self, f.name) is None for f in fields(self))
@@ -245,6 +299,17 @@ class StatedFacts:
             earlier,
             **{f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None},
         )
+        if self.disposed_moved and merged.disposals:
+            moved = tuple(
+                replace(d, disposed=moved_date(self.disposed_moved, d.disposed))
+                for d in merged.disposals
+            )
+            jurisdiction = merged.jurisdiction or {"EUR": "IE", "GBP": "UK"}.get(
+                merged.currency or ""
+            )
+            year = tax_year_of(moved[0].disposed or "", jurisdiction)
+            merged = replace(merged, disposals=moved, disposed_moved=None,
+                             tax_year=year if year is not None else merged.tax_year)  # fmt: skip
         if self.income is not None and not (self.paye_income or self.self_employed_income):
             if earlier.self_employed_income is not None and earlier.paye_income is None:
                 return replace(merged, self_employed_income=self.income, income=None)
@@ -312,6 +377,13 @@ def parse_what_if(text: str) -> WhatIfQuestion:
     # "what if I earned £60,000" keeps the stated jurisdiction (NI stays NI): a currency names
     # one only where nothing stated did.
     change = replace(change, jurisdiction=_jurisdiction(after, None))
+    if change.disposals is None and (moved := _MOVED.search(after)):
+        # the sale moved in time: its date and tax year follow from the sale it moves
+        month = _MONTH_NAMES.index(moved["month"].lower()) + 1
+        when = f"{moved['year'] or '0000'}-{month:02d}"
+        if moved["day"]:
+            when += f"-{int(moved['day']):02d}"
+        change = replace(change, disposed_moved=when, tax_year=None)
     return WhatIfQuestion(parse_facts(before), change)
 
 
@@ -370,9 +442,12 @@ def parse_facts(text: str) -> StatedFacts:
     rest = text
     for part in disposal_parts:
         rest = rest.replace(part, " ")
+    rest = _BEREAVED.sub(" ", rest)  # "widowed in 2022" states no tax year
     year = _tax_year(rest)
     if year is None and disposal is not None and disposal.disposed:
-        year = int(disposal.disposed[:4])  # the only years stated are the disposal's
+        # the only years stated are the disposal's: the tax year it falls in (the UK's from
+        # 6 April)
+        year = tax_year_of(disposal.disposed, _jurisdiction(text, currency))
     return StatedFacts(
         paye_income=paye,
         self_employed_income=self_employed,
@@ -389,7 +464,50 @@ def parse_facts(text: str) -> StatedFacts:
         rent_paid=rent,
         disposals=(disposal,) if disposal is not None else None,
         capital_losses_brought_forward=losses,
+        **_household(text),
     )
+
+
+def _household(text: str) -> dict[str, object]:
+    """The household facts the credits turn on, as stated (absent: not in the dict)."""
+    out: dict[str, object] = {}
+    if bereaved := _BEREAVED.search(text):
+        out["bereaved_in"] = int(bereaved.group(1))
+    if _NO_CHILDREN.search(text):
+        out["dependent_children"] = 0
+    elif children := list(_CHILDREN.finditer(text)):
+        out["dependent_children"] = sum(
+            int(c["n"]) if c["n"].isdigit() else _COUNT_WORDS[c["n"].lower()] for c in children
+        )
+    if _ALONE.search(text):
+        out["single_person_child_carer"] = True
+    if _NOT_RTB.search(text) and _RENT.search(text):
+        out["tenancy_registered"] = False
+    elif _RTB.search(text):
+        out["tenancy_registered"] = True
+    if _MARRIAGE_ALLOWANCE.search(text):
+        out["marriage_allowance"] = True
+    return out
+
+
+def moved_date(moved: str, current: str | None) -> str:
+    """A what-if's sale date (``"0000-05"``: May of the sale's own year) as a stated date."""
+    if moved.startswith("0000"):
+        year = (current or "")[:4] or "0000"
+        return year + moved[4:]
+    return moved
+
+
+def tax_year_of(stated: str, jurisdiction: str | None) -> int | None:
+    """The tax year of a stated date ("2026-03", "2026-04-10", "2026"): Ireland's is the
+    calendar year; the UK's starts on 6 April (a month alone is taken at its first day)."""
+    parts = [int(p) for p in stated.split("-") if p]
+    if not parts or parts[0] == 0:
+        return None
+    if jurisdiction in ("UK", "NI") and len(parts) >= 2:
+        month, day = parts[1], parts[2] if len(parts) == 3 else 1
+        return parts[0] if (month, day) >= (4, 6) else parts[0] - 1
+    return parts[0]
 
 
 def _segment(clause: str, index: int) -> str:
@@ -525,6 +643,8 @@ def _amounts(clause: str) -> list[tuple[Decimal, str | None, str]]:
 
 
 def _status(text: str) -> str | None:
+    if _DIED.search(text):
+        return "widowed"  # "my husband died in 2021": not "married" for "my husband"
     for pattern, status in _STATUS:
         if pattern.search(text):
             return status

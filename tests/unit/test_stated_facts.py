@@ -115,7 +115,9 @@ def test_held_out_2_disposals_pensions_rent_and_ranges() -> None:
 
 
 def test_a_bare_number_is_never_an_amount_and_a_k_suffix_is() -> None:
-    assert parse_facts("I was born in 1990 and have 2 children").empty()
+    # "2 children" is a count of children (ADR 0091), never an amount; 1990 no tax year
+    born = parse_facts("I was born in 1990 and have 2 children")
+    assert born.data() == {"dependent_children": 2}
     assert parse_facts("earning 45k").income == Decimal("45000.00")
     assert parse_facts("€42.5k salary").paye_income == Decimal("42500.00")
 
