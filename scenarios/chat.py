@@ -152,7 +152,7 @@ def to_facts(stated: StatedFacts) -> tuple[Facts | None, list[str], list[str]]:
     return facts, assumed, []
 
 
-def _household(stated: StatedFacts, status: str, jurisdiction: str) -> dict[str, Any]:
+def _household(stated: StatedFacts, status: str, jurisdiction: str | None) -> dict[str, Any]:
     """The household facts stated that the engine accepts with this status and jurisdiction
     (a year of bereavement only for a widowed person, Marriage Allowance only for a UK couple)."""
     out: dict[str, Any] = {

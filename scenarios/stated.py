@@ -56,7 +56,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal, InvalidOperation
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "IncomeKind",
@@ -468,9 +468,9 @@ def parse_facts(text: str) -> StatedFacts:
     )
 
 
-def _household(text: str) -> dict[str, object]:
+def _household(text: str) -> dict[str, Any]:
     """The household facts the credits turn on, as stated (absent: not in the dict)."""
-    out: dict[str, object] = {}
+    out: dict[str, Any] = {}
     if bereaved := _BEREAVED.search(text):
         out["bereaved_in"] = int(bereaved.group(1))
     if _NO_CHILDREN.search(text):
