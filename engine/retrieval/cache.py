@@ -132,7 +132,8 @@ def build_retriever(
 ) -> Retriever:
     """``Retriever(nodes, edges, ...)``: ``previous`` (the retriever being replaced) when it can
     :meth:`~Retriever.absorb` the difference (a confirmation: only its nodes are indexed), else
-    the build ``cache`` holds for this very graph, else a build (saved to ``cache``)."""
+    the build ``cache`` holds for this very graph, else a build (saved to ``cache`` unless the
+    embedder failed on some of its rows: the next start then builds again)."""
     node_list, edge_list = list(nodes), list(edges)
     config = config or RetrievalConfig()
     started = time.perf_counter()
@@ -154,8 +155,11 @@ def build_retriever(
         return loaded
     building = time.perf_counter()
     retriever = Retriever(node_list, edge_list, config, embedder=embedder, vectors=vectors)
+    failed = retriever.dense.failed if retriever.dense is not None else 0
     try:
-        if time.perf_counter() - building >= cache.min_build_s:
+        if failed:  # an incomplete build: the next start builds again rather than load it
+            log.warning("retriever_not_saved_embedding_failed", rows=failed)
+        elif time.perf_counter() - building >= cache.min_build_s:
             cache.save(key, retriever)
     except OSError:  # a read-only or full disk costs the next start a build, nothing else
         log.warning("retriever_cache_not_saved", exc_info=True)

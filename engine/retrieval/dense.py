@@ -237,6 +237,10 @@ class DenseRows:
         default_factory=lambda: np.zeros((0, 0), dtype=np.float32)
     )
     chunk_rows: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: Rows the embedder failed to embed at build (a remote one down, a closed one at shutdown):
+    #: such a build is not kept on disk (``cache.build_retriever``), else the next start on the
+    #: same graph would load it and those rows would stay lexical only.
+    failed: int = 0
 
     @classmethod
     def build(
@@ -302,6 +306,7 @@ class DenseRows:
         except RegintelError:
             log.warning("embedding_at_build_failed", texts=len(texts), exc_info=True)
             self.missing += len(rows)
+            self.failed += len(rows)
             return
         top = max(row for row, _ in rows)
         if top >= len(self.matrix):

@@ -15,6 +15,7 @@ from engine.retrieval import Retriever, rows
 from engine.retrieval.cache import IndexCache, build_retriever
 from engine.retrieval.dense import texts_of_graph
 from engine.retrieval.tokenise import tokenise
+from errors import AdapterClosed
 from graph.models import GraphEdge, GraphNode
 
 pytestmark = pytest.mark.unit
@@ -178,3 +179,26 @@ def test_anything_but_a_confirmation_is_built_afresh(small_graph: Graph, change:
     before = first.search("glowing widgets", 5).ids
     assert first.absorb(nodes, edges) is None
     assert first.search("glowing widgets", 5).ids == before  # untouched
+
+
+class ClosedEmbedder(HashEmbedder):
+    """An embedder closed under a build still running (the seed command's shutdown)."""
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        raise AdapterClosed("the local embedding model was closed")
+
+
+def test_a_build_whose_embedder_failed_is_not_kept(small_graph: Graph, tmp_path: Path) -> None:
+    """Rows the embedder could not embed at build stay lexical only in that build; kept on disk,
+    the next start on the same graph would load it and never embed them. Not kept: the next
+    start, with a working embedder, builds with every vector."""
+    nodes, edges = small_graph
+    empty = VectorStore(HashEmbedder.model, HashEmbedder.dimension)  # nothing embedded yet
+    cache = IndexCache(tmp_path, min_build_s=0)
+    failed = build_retriever(nodes, edges, embedder=ClosedEmbedder(), vectors=empty, cache=cache)
+    assert failed.dense is not None and failed.dense.failed > 0
+    assert list(tmp_path.glob("retriever-*.pickle")) == []
+    working = HashEmbedder()
+    again = build_retriever(nodes, edges, embedder=working, vectors=empty, cache=cache)
+    assert again.dense is not None and again.dense.failed == 0 and working.calls >= 1
+    assert len(list(tmp_path.glob("retriever-*.pickle"))) == 1
