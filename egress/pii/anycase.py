@@ -48,7 +48,9 @@ __all__ = [
     "AnyCaseNameRecogniser",
 ]
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
+# A word of letters standing apart: never the letters of a token glued to digits or "_"
+# ("Holdturn0b4bea" holds no "bea"); the atomic group keeps "anne-marie7" from giving "anne".
+_TOKEN = re.compile(r"(?<!\w)(?>[^\W\d_]+(?:['’-][^\W\d_]+)*)(?!\w)\.?")
 _PARTICLES = frozenset(
     "ni ní nic uí mhic mac mc van von de da di du le la del dela der den dos das ter ten bin ibn"
     " al st".split()

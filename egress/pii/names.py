@@ -43,7 +43,9 @@ __all__ = [
     "PersonNameRecogniser",
 ]
 
-_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?")
+# A word of letters standing apart: never the letters of a token glued to digits or "_"
+# ("Holdturn0b4bea" holds no "bea"); the atomic group keeps "anne-marie7" from giving "anne".
+_TOKEN = re.compile(r"(?<!\w)(?>[^\W\d_]+(?:['’-][^\W\d_]+)*)(?!\w)\.?")
 _TITLES = frozenset(
     (
         "mr mrs ms miss mx dr prof sir dame madam mme mlle herr frau sr sra srta rev fr lord lady"
