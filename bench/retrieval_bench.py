@@ -52,6 +52,9 @@ from tools.retrieval_eval import EvalQuestion, evaluate, load_jsonl, load_scra
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "bench" / "data" / "retrieval_dev.jsonl"
 BROAD = ROOT / "bench" / "data" / "retrieval_dev_broad.jsonl"
+# Everyday questions on topics no held act touches (cooking, sport, US law...), all to refuse:
+# a dev set for the gate's rule 4 with both channels (issue 22, session 9, ADR 0087).
+OFFTOPIC = ROOT / "bench" / "data" / "retrieval_dev_offtopic.jsonl"
 HELD_OUT = ROOT / "bench" / "data" / "retrieval_heldout.jsonl"
 # The second held-out set (issue 22, sixth pass): 52 questions frozen before that pass's tuning.
 HELD_OUT2 = ROOT / "bench" / "data" / "retrieval_heldout2.jsonl"
@@ -363,6 +366,8 @@ def run_with_vectors(
     }
     print(f"graph: {out['graph']}\nbuild: {out['build']}")
     sets = {"dev": load_jsonl(args.dev), "broad": load_jsonl(args.broad)}
+    if OFFTOPIC.exists():
+        sets["offtopic"] = load_jsonl(OFFTOPIC)
     if args.heldout:
         sets["heldout"] = load_jsonl(HELD_OUT)
     if args.heldout2:

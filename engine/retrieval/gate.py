@@ -20,6 +20,10 @@ covers it, in this order:
    best of the top evidence units contains is below ``min_coverage``, and the semantic
    channel's best cosine (when there is one) is below ``min_similarity``: a question in
    everyday words may share few words with the provision that answers it, but not its meaning.
+   When that cosine is below ``far_similarity`` too (the question means nothing the graph holds:
+   "How many calories are in a slice of pizza?"), the coverage needed rises with the shortfall
+   (``similarity_trade``): common words shared with some act do not make it answerable
+   (ADR 0087).
 
 5. **Not settled** (``no_evidence``, issue 22): the question asks for something by name ("what
    minimum password length ...", "which programming languages ...": ``focus.py``) and a word of
@@ -80,9 +84,26 @@ class GateThresholds:
     # A member state named with a cue of national law ("Polish law", "Spain's tax") and no EU
     # act: its national law (refused, rule 3).
     member_state_is_national: bool = True
+    # Rule 4 with both channels (ADR 0087): a question whose meaning nothing in the graph is
+    # near (the semantic channel's best cosine under ``far_similarity``) needs more of its words
+    # found: the coverage needed rises by ``similarity_trade`` for each unit of cosine short of
+    # that bar ("How many calories are in a slice of pizza?" shares "slice"-like common words
+    # with some act, but no act means anything like it). 0: a flat ``min_coverage``.
+    far_similarity: float = 0.45
+    similarity_trade: float = 1.0
     # Rule 5: refuse a question whose asked-for words the best evidence never uses (ADR 0058,
     # eighth-pass addendum; the depth it reads is ``RetrievalConfig.asked_depth``).
     refuse_unsettled: bool = True
+
+
+def _coverage_needed(similarity: float | None, thresholds: GateThresholds) -> float:
+    """The coverage under which rule 4 refuses: ``min_coverage``, raised by
+    ``similarity_trade`` times the shortfall of ``similarity`` from ``far_similarity`` (none
+    without a semantic channel)."""
+    if similarity is None:
+        return thresholds.min_coverage
+    shortfall = max(0.0, thresholds.far_similarity - similarity)
+    return thresholds.min_coverage + thresholds.similarity_trade * shortfall
 
 
 def judge(
@@ -124,7 +145,7 @@ def judge(
                 False, RefusalReason.OUT_OF_COVERAGE_JURISDICTION, foreign[0].name, confidence
             )
     semantic = similarity is not None and similarity >= thresholds.min_similarity
-    if confidence < thresholds.min_coverage and not semantic:
+    if confidence < _coverage_needed(similarity, thresholds) and not semantic:
         return RelevanceVerdict(False, RefusalReason.NO_EVIDENCE, None, confidence)
     if unsettled and thresholds.refuse_unsettled:
         # "What VAT rate applies to trading crypto-assets under MiCA?": MiCA's best provisions
