@@ -27,6 +27,8 @@ import json
 import math
 import os
 import struct
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,7 @@ from errors import AdapterClosed, EmbedderUnavailable
 __all__ = [
     "DEFAULT_MODEL_NAME",
     "DEFAULT_MODEL_SHA256",
+    "RECENT_TEXTS",
     "LocalModelEmbedder",
     "default_model_dir",
     "one_blas_thread",
@@ -54,6 +57,8 @@ DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 _BATCH = 32
+#: Vectors of single texts kept by their token ids (:meth:`LocalModelEmbedder.embed`).
+RECENT_TEXTS = 512
 
 _F32 = NDArray[np.float32]
 
@@ -215,6 +220,11 @@ class LocalModelEmbedder:
         self._eps = float(config.get("layer_norm_eps", 1e-12))
         self._max = min(max_tokens, int(config.get("max_position_embeddings", 512)))
         self._closed = False
+        # A single text's vector by its token ids: the same ids give the same vector, bit for
+        # bit, so a question asked again, or in other capitals or spacing (the default model's
+        # tokenizer is uncased and splits on whitespace: the same ids), is not computed twice.
+        self._recent: OrderedDict[tuple[int, ...], _F32] = OrderedDict()
+        self._recent_lock = threading.Lock()  # questions are embedded in threads (ADR 0080)
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=self._max)
         self._tokenizer.no_padding()
@@ -277,6 +287,8 @@ class LocalModelEmbedder:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
+        if len(texts) == 1:
+            return self._one(tuple(encodings[0].ids))
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         # Similar lengths share a batch, so little is spent on padding.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
@@ -291,6 +303,24 @@ class LocalModelEmbedder:
                 mask[row, : len(tokens)] = 1.0
             out[chosen] = self._forward(ids, mask)
         return normalise(out)
+
+    def _one(self, ids: tuple[int, ...]) -> Vectors:
+        """One text's vector (a ``(1, dimension)`` array of the caller's own), kept for the
+        last ``RECENT_TEXTS`` texts by their token ids. Only single texts: a text in a padded
+        batch gets its vector to float rounding, not bit for bit, so a batch neither reads
+        nor fills this."""
+        with self._recent_lock:
+            vector = self._recent.get(ids)
+            if vector is not None:
+                self._recent.move_to_end(ids)
+                return np.array(vector[None, :], dtype=np.float32)
+        row = np.asarray(ids, dtype=np.int64)[None, :]
+        vectors = normalise(self._forward(row, np.ones(row.shape, dtype=np.float32)))
+        with self._recent_lock:
+            self._recent[ids] = vectors[0].copy()
+            if len(self._recent) > RECENT_TEXTS:
+                self._recent.popitem(last=False)
+        return vectors
 
     def _forward(self, ids: NDArray[np.int64], mask: _F32) -> _F32:
         batch, width = ids.shape

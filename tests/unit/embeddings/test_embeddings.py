@@ -200,3 +200,50 @@ def test_a_closed_local_model_embeds_nothing_more() -> None:
     with pytest.raises(AdapterClosed, match="closed"):
         embedder.embed(["after"])
     embedder.close()  # a second close is quiet
+
+
+def test_a_text_read_as_the_same_tokens_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = LocalModelEmbedder(max_tokens=128)
+    fresh = LocalModelEmbedder(max_tokens=128)
+    passes: list[int] = []
+    forward = embedder._forward
+
+    def counted(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        passes.append(ids.shape[0])
+        return forward(ids, mask)
+
+    monkeypatch.setattr(embedder, "_forward", counted)
+    first = embedder.embed(["What is the standard rate of VAT in Ireland?"])
+    again = embedder.embed(["what is the  standard rate of vat in IRELAND?"])  # the same ids
+    assert passes == [1]
+    assert np.array_equal(first, again) and first.shape == (1, 384)
+    assert np.array_equal(fresh.embed(["what is the  standard rate of vat in IRELAND?"]), again)
+    again[0, :] = 0.0  # the caller's own array: the kept vector is unchanged
+    assert np.array_equal(embedder.embed(["What is the standard rate of VAT in Ireland?"]), first)
+    other = embedder.embed(["What is the reduced rate of VAT in Ireland?"])
+    assert passes == [1, 1] and not np.array_equal(other, first)
+    # A batch computes its texts (padded together) and neither reads nor fills the kept ones.
+    embedder.embed(["What is the standard rate of VAT in Ireland?", "Class S PRSI"])
+    assert passes == [1, 1, 2]
+
+
+def test_the_oldest_kept_text_is_computed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import embeddings.minilm as minilm
+
+    monkeypatch.setattr(minilm, "RECENT_TEXTS", 2)
+    embedder = LocalModelEmbedder(max_tokens=128)
+    passes: list[int] = []
+    forward = embedder._forward
+
+    def counted(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        passes.append(ids.shape[0])
+        return forward(ids, mask)
+
+    monkeypatch.setattr(embedder, "_forward", counted)
+    for text in ("one question", "two questions", "one question", "three questions"):
+        embedder.embed([text])
+    assert len(passes) == 3  # "one question" read again from the kept vectors
+    embedder.embed(["one question"])  # still kept: read again recently
+    assert len(passes) == 3
+    embedder.embed(["two questions"])  # the least recently used, dropped for "three"
+    assert len(passes) == 4
