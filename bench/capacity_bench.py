@@ -18,14 +18,27 @@ configuration, the series of its limit, in-flight turns, loop lag and chunk dela
 ``/metrics`` shows them) once a second.
 
     .venv/bin/python bench/capacity_bench.py --users 400 --seconds 40
+
+``--tree NAME=DIR`` (repeatable) serves each configuration from each code tree, side by side in
+one run (a fresh worker each, the trees alternating); ``--unique-questions`` appends a random
+reference to every question, so each turn embeds its question as real users' turns do;
+``--burst N`` first sends N new conversations at once to each fresh worker (one turn each,
+after the warm-up turns): the time to first token they see beyond the stand-in's own
+``--first-token-ms`` (p50/p99) and how many were refused.
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/capacity_bench.py --tree before=/tmp/before \
+        --tree after=. --config "adaptive (default)" --burst 50 --users 200 --seconds 30 \
+        --unique-questions
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import re
 import shutil
+import string
 import subprocess
 import sys
 import tempfile
@@ -66,6 +79,7 @@ CONFIGS: dict[str, dict[str, str]] = {
 @dataclass
 class Run:
     samples: tob.Samples = field(default_factory=tob.Samples)
+    burst: tob.Samples | None = None
     series: list[dict[str, float]] = field(default_factory=list)
     cpu: float = 0.0
     seconds: float = 0.0
@@ -98,6 +112,30 @@ def scrape(text: str) -> dict[str, float]:
     return out
 
 
+def suffix(args: argparse.Namespace) -> str:
+    """A random reference with ``--unique-questions`` (each turn then embeds its question)."""
+    if not args.unique_questions:
+        return ""
+    return f" (ref {''.join(random.choices(string.ascii_lowercase, k=6))})"
+
+
+async def burst(worker: tob.Worker, args: argparse.Namespace) -> tob.Samples:
+    """``args.burst`` new conversations at once, one turn each (a connection each)."""
+    out = tob.Samples()
+    clients = [tob.RawClient(worker.base) for _ in range(args.burst)]
+
+    async def one(n: int, raw: tob.RawClient) -> None:
+        question = tob.QUESTIONS[n % len(tob.QUESTIONS)]
+        try:
+            await raw.turn({"message": f"{question}{suffix(args)} STAMP"}, out, True)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            out.errors += 1
+        await raw.aclose()
+
+    await asyncio.gather(*(one(n, raw) for n, raw in enumerate(clients)))
+    return out
+
+
 async def drive(worker: tob.Worker, args: argparse.Namespace) -> Run:
     """``args.users`` users for warmup + seconds; the counted part in the returned run."""
     run = Run()
@@ -111,7 +149,7 @@ async def drive(worker: tob.Worker, args: argparse.Namespace) -> Run:
         turn = 0
         while time.monotonic() < stop:
             question = tob.QUESTIONS[(n + turn) % len(tob.QUESTIONS)]
-            body: dict[str, Any] = {"message": f"{question} STAMP"}
+            body: dict[str, Any] = {"message": f"{question}{suffix(args)} STAMP"}
             if conversation:
                 body["conversationId"] = conversation
             try:
@@ -147,18 +185,26 @@ async def drive(worker: tob.Worker, args: argparse.Namespace) -> Run:
 
 def table(runs: dict[str, Run], args: argparse.Namespace) -> None:
     pct = tob.pct
+    if args.burst:
+        print(f"\n## a burst of {args.burst} new conversations at once, on a fresh worker")
+        print(f"{'configuration':<34} {'added TTFT p50 / p99 ms':>24} {'refused':>8} {'errors':>6}")
+        for name, run in runs.items():
+            b = run.burst or tob.Samples()
+            added = [t - args.first_token_ms / 1000 for t in b.first]  # seconds, as pct takes
+            print(f"{name:<34} {f'{pct(added, 0.5):.0f} / {pct(added, 0.99):.0f}':>24} "
+                  f"{len(b.refused):>8} {b.errors:>6}")  # fmt: skip
     print(f"\n## {args.users} users, {args.seconds:g} s counted after {args.warmup:g} s "
           f"({tob.load()})")  # fmt: skip
-    print(f"{'configuration':<22} {'turns/s':>8} {'streams':>12} {'chunk delay':>15} "
+    print(f"{'configuration':<34} {'turns/s':>8} {'streams':>12} {'chunk delay':>15} "
           f"{'TTFT':>13} {'refused':>8} {'errors':>6} {'CPU':>6}")  # fmt: skip
-    print(f"{'':<22} {'':>8} {'mean / max':>12} {'p50 / p99 ms':>15} {'p50 / p99 ms':>13} "
+    print(f"{'':<34} {'':>8} {'mean / max':>12} {'p50 / p99 ms':>15} {'p50 / p99 ms':>13} "
           f"{'':>8} {'':>6} {'cores':>6}")  # fmt: skip
     for name, run in runs.items():
         s = run.samples
         flight = [p.get("regintel_turns_in_flight", 0.0) for p in run.series]
         mean = sum(flight) / len(flight) if flight else float("nan")
         peak = max(flight) if flight else float("nan")
-        print(f"{name:<22} {s.turns / run.seconds:>8.1f} {f'{mean:.0f} / {peak:.0f}':>12} "
+        print(f"{name:<34} {s.turns / run.seconds:>8.1f} {f'{mean:.0f} / {peak:.0f}':>12} "
               f"{f'{pct(s.delays, 0.5):.1f} / {pct(s.delays, 0.99):.1f}':>15} "
               f"{f'{pct(s.first, 0.5):.0f} / {pct(s.first, 0.99):.0f}':>13} "
               f"{len(s.refused):>8} {s.errors:>6} {run.cpu / run.seconds:>6.2f}")  # fmt: skip
@@ -188,6 +234,9 @@ def main() -> None:
     parser.add_argument("--first-token-ms", type=float, default=300.0)
     parser.add_argument("--tokens-per-second", type=float, default=40.0)
     parser.add_argument("--tokens", type=int, default=120)
+    parser.add_argument("--tree", action="append", help="NAME=DIR (repeatable; default: this one)")
+    parser.add_argument("--unique-questions", action="store_true")
+    parser.add_argument("--burst", type=int, default=0, help="new conversations sent at once")
     parser.add_argument("--standin-port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.standin_port:
@@ -206,15 +255,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, standin(args) as model:
         template = Path(tmp) / "seeded"
         tob.seed(template, str(ROOT))
-        for name in args.config:
-            data = Path(tmp) / f"data-{len(runs)}"
-            shutil.copytree(template, data)
-            with tob.worker_process(
-                f"w{len(runs)}", ROOT, data, model, {**COMMON, **CONFIGS[name]}
-            ) as worker:
-                asyncio.run(tob.engine_conversations(worker.base, 2, 3))  # warm caches
-                runs[name] = asyncio.run(drive(worker, args))
-                print(f"{name}: {runs[name].samples.turns} turns counted", flush=True)
+        trees = [t.split("=", 1) for t in args.tree] if args.tree else [["", str(ROOT)]]
+        for config in args.config:
+            for tree, folder in trees:
+                name = f"{tree}: {config}" if tree else config
+                data = Path(tmp) / f"data-{len(runs)}"
+                shutil.copytree(template, data)
+                env = {**COMMON, **CONFIGS[config]}
+                with tob.worker_process(
+                    f"w{len(runs)}", Path(folder).resolve(), data, model, env
+                ) as worker:
+                    asyncio.run(tob.engine_conversations(worker.base, 2, 3))  # warm caches
+                    bursts = asyncio.run(burst(worker, args)) if args.burst else None
+                    runs[name] = asyncio.run(drive(worker, args))
+                    runs[name].burst = bursts
+                    print(f"{name}: {runs[name].samples.turns} turns counted", flush=True)
     table(runs, args)
 
 
