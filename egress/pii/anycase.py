@@ -29,6 +29,7 @@ anywhere in the text, in any case.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from egress.pii.findings import PERSON, PiiFinding
@@ -337,6 +338,7 @@ class AnyCaseNameRecogniser:
         self._namelike = name_likeness(lexicon).is_namelike
         self._spelled_like_names = name_likeness(lexicon).spelled_like_names
         self._acronyms = lexicon.acronyms
+        self._places = lexicon.places
         self._min_score = min_score
         self._kinds: dict[str, str] = {}
 
@@ -384,7 +386,50 @@ class AnyCaseNameRecogniser:
                 done, score = span
                 if score >= self._min_score:
                     found.append(PiiFinding(PERSON, words[i].start, words[done - 1].end, score))
+        found += self._coordinated(text, words, found)
         return found + self._propagate(words, found)
+
+    def _coordinated(self, text: str, words: _Words, found: list[PiiFinding]) -> list[PiiFinding]:
+        """A lone word joined by "and" to a name found ("halit ohlsen and frösten are the two
+        directors", "dwana and tekay paddeck"): a name when it is typed as the text is and is
+        in no word list (a known name that is not an English word, or a word no list holds),
+        never a law acronym."""
+        if not found:
+            return []
+        starts = [m.start() for m in words.matches]
+        taken = [(f.start, f.end) for f in found]
+        out: list[PiiFinding] = []
+        for f in found:
+            after = bisect_left(starts, f.end)
+            before = bisect_left(starts, f.start) - 1
+            for k, j in ((after, after + 1), (before, before - 1)):
+                if not (0 <= k < len(words) and 0 <= j < len(words)) or words.low_at(k) != "and":
+                    continue
+                left, right = (f.end, words[j].start) if j > k else (words[j].end, f.start)
+                if text[left:right].strip(" \t") != "and" or "  " in text[left:right]:
+                    continue
+                if not self._coordinated_word(words, j, taken):
+                    continue
+                start, end = words[j].start, words[j].end
+                # The other word of a two-word name beside it ("and tekay paddeck").
+                o = j + 1 if j > k else j - 1
+                if 0 <= o < len(words) and self._coordinated_word(words, o, taken):
+                    lo, hi = min(j, o), max(j, o)
+                    if text[words[lo].end : words[hi].start] == " " and not words[lo].possessive:
+                        start, end = words[lo].start, words[hi].end
+                out.append(PiiFinding(PERSON, start, end, PROPAGATED))
+                taken.append((start, end))
+        return out
+
+    def _coordinated_word(self, words: _Words, j: int, taken: list[tuple[int, int]]) -> bool:
+        word = words[j]
+        return (
+            word.eligible
+            and self._kind(word) in ("strong", "unknown")
+            and word.low not in self._acronyms
+            and word.low not in self._places
+            and not any(s < word.end and word.start < e for s, e in taken)
+        )
 
     def _unknown_first_before(
         self, text: str, words: _Words, i: int, done: int, cues: dict[int, bool]
