@@ -13,7 +13,8 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   the year's losses and then losses brought forward come off the gains (s.31), then the annual
   exemption (s.601, which never creates or increases a loss carried forward), the rest at the
   graph's rate; the losses left to carry forward are a line. Always incomplete (a gap): the
-  2011-2014 property relief, indexation, retirement relief's amounts, limits on losses
+  2011-2014 property relief, indexation, retirement relief above its limit (marginal
+  relief) or to a child, limits on losses
   (connected persons, development land), a spouse's disposals.
 - Credits of some households, from ``seeds/rules/ie_credits.yaml`` (ADR 0091): the rent tax
   credit (20% of the rent up to the single or jointly assessed amount, when the tenancy is

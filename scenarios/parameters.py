@@ -87,6 +87,9 @@ ANNUAL: tuple[str, ...] = (
     # read where a relief node names them (cgt_rate, cgt_lifetime_limit; ADR 0086)
     "IE:RATE:CGT_ENTREPRENEUR",
     "IE:THRESHOLD:ER_LIFETIME_LIMIT",
+    "IE:THRESHOLD:RR_LIMIT",
+    "IE:THRESHOLD:RR_LIMIT_OLDER",
+    "IE:THRESHOLD:RR_OLDER_AGE",
 )
 # Values that change within a year: a series of periods.
 SERIES: tuple[str, ...] = (

@@ -10,7 +10,12 @@ conditions (ADR 0071). How an applying relief changes the tax is data on the rel
   qualifying gains are charged at that rate, within the lifetime limit less the gains already
   relieved (``lifetime_relief_gains_used``).
 
-A relief that applies with no effect the engine computes (retirement relief), one whose
+- ``cgt_effect: proceeds_limit`` with ``cgt_limit``, ``cgt_limit_older`` and
+  ``cgt_older_from_age`` (Irish retirement relief, ADR 0091): a disposal outside the family
+  whose proceeds are within the limit for the person's age is exempt.
+
+A relief that applies with no effect the engine computes, retirement relief above its limit
+(marginal relief) or to a child, one whose
 conditions cannot be told, qualifying gains beside other gains or losses, and gains beyond the
 lifetime limit are gaps: the total is then not complete, never a guess.
 """
@@ -79,9 +84,10 @@ def relieve(
             continue
         found = reliefs[facts.disposals.index(disposal)]
         exempt = ZERO
-        for relief in found:
-            props = ledger.relief_nodes.get(relief.node_id)
-            effect = props.properties.get("cgt_effect") if props is not None else None
+        reduced: list[Eligibility] = []
+        # the reliefs that exempt first (a gain wholly exempt needs no reduced rate)
+        for relief in sorted(found, key=lambda r: _effect(ledger, r) == "reduced_rate"):
+            effect = _effect(ledger, relief)
             if relief.status == "does_not_apply":
                 continue
             if relief.status == "cannot_tell":
@@ -92,17 +98,23 @@ def relieve(
             if effect == "exempt":
                 share = disposal.home_use_percent
                 share = HUNDRED if share is None else share
-                exempt = gain * share / HUNDRED
+                exempt = max(exempt, gain * share / HUNDRED)
                 part = "" if share == HUNDRED else f" ({share.normalize():f}% used as the home)"
                 out.lines.append(ledger.line(tax, who, f"relief_exempt:{disposal.asset}",
-                                             f"{relief.name}: {fmt(exempt)} of the gain on "
-                                             f"{disposal.asset} exempt{part}", ZERO, [], exempt,
+                                             f"{relief.name}: {fmt(gain * share / HUNDRED)} of "
+                                             f"the gain on {disposal.asset} exempt{part}", ZERO,
+                                             [], gain * share / HUNDRED,
                                              nodes=_decided_by(relief)))  # fmt: skip
+            elif effect == "proceeds_limit":
+                if _within_limit(ledger, facts, disposal, relief, fmt, out):
+                    exempt = gain
             elif effect == "reduced_rate":
-                qualifying.append((relief, gain))
+                reduced.append(relief)
             else:
                 ledger.gap(tax, who, f"{relief.name} applies to {disposal.asset!r} and is not "
                            "computed: the tax may be lower", relief.node_id)  # fmt: skip
+        if exempt < gain:
+            qualifying += [(relief, gain) for relief in reduced]
         out.gains.append(gain - exempt)
     if reliefs is None and any(d.gain > 0 for d in in_year):
         ledger.gap(tax, who, "CGT reliefs were not assessed (no rules read): the tax may "
@@ -110,6 +122,57 @@ def relieve(
     if qualifying:
         out.reduced = _reduced(ledger, facts, qualifying, out)
     return out
+
+
+def _effect(ledger: Ledger, relief: Eligibility) -> object:
+    node = ledger.relief_nodes.get(relief.node_id)
+    return node.properties.get("cgt_effect") if node is not None else None
+
+
+def _within_limit(
+    ledger: Ledger,
+    facts: Facts,
+    disposal: Disposal,
+    relief: Eligibility,
+    fmt: Callable[[Decimal], str],
+    out: Relieved,
+) -> bool:
+    """``cgt_effect: proceeds_limit`` (Irish retirement relief, s.598): a disposal outside the
+    family whose proceeds are within the limit for the person's age is wholly exempt; above it
+    (marginal relief) or to a child: a gap. The limits and the age from which the lower one
+    applies are per-year parameters the relief node names."""
+    tax, who = "cgt", "you"
+    props = ledger.relief_nodes[relief.node_id].properties
+    bases = [
+        str(props.get(k) or "") for k in ("cgt_limit", "cgt_limit_older", "cgt_older_from_age")
+    ]
+    if not all(bases):
+        ledger.gap(tax, who, f"{relief.node_id} names no proceeds limit", relief.node_id)
+        return False
+    if disposal.to_child is not False:
+        said = (
+            "to a child" if disposal.to_child else "to a child or outside the family (not stated)"
+        )
+        ledger.gap(tax, who, f"{relief.name} on a disposal {said} is not built: the tax may be "
+                   "lower", "to_child")  # fmt: skip
+        return False
+    found = ledger.need(tax, who, *bases)
+    if found is None or facts.age is None:
+        return False
+    limit, older_limit, older_from = found
+    applied = older_limit if facts.age >= older_from.value else limit
+    if disposal.proceeds > applied.value:
+        ledger.gap(tax, who, f"{relief.name}: proceeds above the {fmt(applied.value)} limit "
+                   "(marginal relief) are not built: the tax may be lower", "proceeds")  # fmt: skip
+        return False
+    out.lines.append(ledger.line(
+        tax, who, f"relief_exempt:{disposal.asset}",
+        f"{relief.name}: proceeds {fmt(disposal.proceeds)} within the {fmt(applied.value)} limit "
+        f"at age {facts.age} (no earlier disposals under the relief assumed): the gain on "
+        f"{disposal.asset} exempt", ZERO, [applied, older_from], disposal.gain,
+        nodes=_decided_by(relief),
+    ))  # fmt: skip
+    return True
 
 
 def _reduced(

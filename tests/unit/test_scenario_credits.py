@@ -235,3 +235,37 @@ async def test_a_house_stated_as_the_main_residence_still_gets_the_relief() -> N
     found = assess(await load_rules(SeedReader()), facts, date(2025, 6, 1))
     ppr = next(e for e in found if e.node_id == "IE:RELIEF:PRINCIPAL_PRIVATE_RESIDENCE")
     assert ppr.status == "applies"
+
+
+# --- retirement relief (s.598, a disposal outside the family) -----------------------------------
+
+
+async def _retiring(tax_year: int, age: int, proceeds: str) -> SnapshotResult:
+    return await _run(tax_year=tax_year, age=age, disposals=[{
+        "asset": "company shares", "acquired_on": "2008-02-01",
+        "disposed_on": f"{tax_year}-09-30", "cost": "200000", "proceeds": proceeds,
+        "shareholding_percent": "40", "working_director": True, "to_child": False,
+    }])  # fmt: skip
+
+
+async def test_retirement_relief_exempts_a_sale_within_the_limit() -> None:
+    result = await _retiring(2025, 58, "700000")
+    exempt = next(ln for ln in result.lines if ln.key.startswith("relief_exempt"))
+    assert exempt.base == Decimal("500000")
+    assert "IE:THRESHOLD:RR_LIMIT:2025" in exempt.node_ids
+    assert "IE:CONDITION:RR_WORKING_DIRECTOR" in exempt.node_ids
+    assert result.total("cgt") == Decimal("0.00")
+    # neither a relief gap nor entrepreneur relief on a gain already exempt
+    assert not [g for g in result.gaps if "retirement" in g.reason or "entrepreneur" in g.reason]
+    assert not any(ln.key == "charge_relief_rate" for ln in result.lines)
+
+
+async def test_retirement_relief_lower_limit_moved_from_66_to_70_in_2025() -> None:
+    # aged 67 with €600,000: 2025's limit is €750,000 (lower limit from 70); 2024's €500,000
+    within = await _retiring(2025, 67, "600000")
+    assert within.total("cgt") == Decimal("0.00")
+    above = await _retiring(2024, 67, "600000")
+    assert any("marginal relief" in g.reason for g in above.gaps)
+    assert (
+        above.total("cgt") is None or not next(t for t in above.totals if t.tax == "cgt").complete
+    )

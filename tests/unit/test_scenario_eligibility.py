@@ -125,25 +125,27 @@ async def test_the_cgt_payment_date_follows_the_disposal_month(
 
 
 async def test_retirement_relief_is_decided_by_the_graphs_age_condition() -> None:
-    young = await _assess(_facts(age=54, disposals=[_shares()]))
+    director = _shares(working_director=True)
+    young = await _assess(_facts(age=54, disposals=[director]))
     relief = young[("IE:RELIEF:RETIREMENT_RELIEF", "shares")]
     assert relief.status == "does_not_apply"
     assert {c.node_id: c.status for c in relief.conditions} == {
         "IE:CONDITION:RR_AGE_55": "not_met",
         "IE:CONDITION:RR_OWNERSHIP_10_YEARS": "met",
+        "IE:CONDITION:RR_WORKING_DIRECTOR": "met",
     }
     assert relief.deadlines == []
-    no_age = await _assess(_facts(age=None, disposals=[_shares()]))
+    no_age = await _assess(_facts(age=None, disposals=[director]))
     assert no_age[("IE:RELIEF:RETIREMENT_RELIEF", "shares")].missing == ["age"]
     # the age is the condition node's value: change it in the graph and the verdict follows
     lower = SeedReader({"IE:CONDITION:RR_AGE_55": {"value": 50}})
-    moved = await _assess(_facts(age=54, disposals=[_shares()]), lower)
+    moved = await _assess(_facts(age=54, disposals=[director]), lower)
     assert moved[("IE:RELIEF:RETIREMENT_RELIEF", "shares")].status == "applies"
 
 
 async def test_a_condition_held_only_in_words_cannot_be_told_and_says_why() -> None:
     reader = SeedReader({"IE:CONDITION:RR_AGE_55": {"test": None}})
-    found = await _assess(_facts(age=60, disposals=[_shares()]), reader)
+    found = await _assess(_facts(age=60, disposals=[_shares(working_director=True)]), reader)
     relief = found[("IE:RELIEF:RETIREMENT_RELIEF", "shares")]
     assert relief.status == "cannot_tell"
     assert relief.missing == [
