@@ -13,7 +13,9 @@ number so that ingesting the act makes it known, and (4) any capitalised name en
 ``Act``/``Directive``/``Regulation``/``Code`` ("Texas Data Privacy and Security Act"), which is
 a held act when it is one of the names above or **a name made of the act's own title** (issue
 26, defect 11): at least two of its words, running one after the other in exactly one held
-act's title (plurals and "of", "on", "the" ... aside), and its last word the act's kind
+act's title (plurals and "of", "on", "the" ... aside) — at the title's start or after a word
+that introduces a name ("related to", "as regards"), never inside a longer name ("distance sales
+of goods" is not the Sale of Goods Directive; ADR 0087) —, and its last word the act's kind
 ("Payment Accounts Directive" is Directive 2014/92/EU "on the comparability of fees related to
 payment accounts, ..."; an "Act" may be of any kind). A provision before the name ("Article 16
 of the ...") is not part of it. A mention without an ``instrument_id`` is an act the graph does
@@ -191,9 +193,22 @@ def _stems(text: str) -> tuple[str, ...]:
                  for w in words if not w.isdigit())  # fmt: skip
 
 
+#: Words that may come right before an act's name inside its title ("related to payment
+#: accounts", "as regards ..."): a name follows them. Any other word qualifies what follows
+#: ("distance sales of goods" is not the Sale of Goods Directive): a name there is a fragment.
+_BEFORE_A_NAME: Final = frozenset(
+    "to as regards concerning related relating laying down establishing amending repealing "
+    "supplementing with by a an".split()
+)
+
+
 def _holds(title: tuple[str, ...], words: tuple[str, ...]) -> bool:
-    """Whether ``words`` run in ``title`` one after the other."""
-    return any(title[i : i + len(words)] == words for i in range(len(title) - len(words) + 1))
+    """Whether ``words`` run in ``title`` one after the other, at its start or after a word
+    that introduces a name (:data:`_BEFORE_A_NAME`), not inside a longer name."""
+    return any(
+        title[i : i + len(words)] == words and (i == 0 or title[i - 1] in _BEFORE_A_NAME)
+        for i in range(len(title) - len(words) + 1)
+    )
 
 
 def _alias_pattern(alias: str) -> str:

@@ -120,3 +120,23 @@ def test_the_article_is_found_and_not_refused() -> None:
     assert result.ids[0] == f"{PAD}:ART_16"
     unknown = retriever.search("What does Article 16 of the Payment Accounts Regulation say?", 5)
     assert unknown.verdict.reason is RefusalReason.UNKNOWN_INSTRUMENT
+
+
+def test_a_name_inside_a_longer_one_in_a_title_is_not_that_act() -> None:
+    """The VAT e-commerce directive's title says "distance sales of goods": the Sale of Goods
+    Directive (2019/771, not held) is not it (ADR 0087). A name after "related to" still is
+    (the Payment Accounts Directive, above)."""
+    vat = GraphNode(
+        id="EU:DIR_2017_2455",
+        label="EUDirective",
+        properties={
+            "name": "Council Directive (EU) 2017/2455",
+            "title": "Council Directive (EU) 2017/2455 amending Directive 2006/112/EC as regards "
+            "certain value added tax obligations for supplies of services and distance sales "
+            "of goods",
+            "number": "2017/2455",
+        },
+    )
+    catalogue = ActCatalogue([vat], [vat.id])
+    question = "How long is the guarantee under the Sale of Goods Directive?"
+    assert [m.instrument_id for m in catalogue.mentions(question)] == [None]
