@@ -40,6 +40,7 @@ from egress.pii.names import SENTENCE_START_WORDS
 __all__ = [
     "CUED",
     "CUED_UNKNOWN",
+    "NEVER_NAMES",
     "PAIR",
     "PROPAGATED",
     "STRONG_CUED",
@@ -254,6 +255,9 @@ _DETERMINER_BEFORE = re.compile(
 )
 _CAPS_WORD_BEFORE = re.compile(r"(?<![\w'’-])[A-Z][A-Z'’-]+[ \t]+$")
 _CAPS_WORD_AFTER = re.compile(r"[ \t]+[A-Z][A-Z'’-]+(?![\w'’-])")
+
+# Chat acronyms and function words that no recogniser reads as a name.
+NEVER_NAMES = _NEVER
 
 _KIND_CACHE = 50_000  # words whose kind is remembered (cleared when full)
 

@@ -29,6 +29,7 @@ from egress.pii.findings import EMAIL_ADDRESS, PERSON, PHONE_NUMBER, PiiFinding,
 from egress.pii.identifiers import identifier_recognisers
 from egress.pii.lexicon import Lexicon, load_lexicon
 from egress.pii.names import PersonNameRecogniser
+from egress.pii.signature import SignatureRecogniser
 from egress.pii.standard import standard_recognisers
 
 __all__ = [
@@ -173,6 +174,7 @@ def _recognisers(lexicon: Lexicon, *, name_score: float) -> list[Recogniser]:
         *contextual_recognisers(lexicon.english_words, lexicon.first_names),
         PersonNameRecogniser(lexicon, min_score=name_score),
         AnyCaseNameRecogniser(lexicon, min_score=name_score),
+        SignatureRecogniser(lexicon),
         StreetAddressRecogniser(lexicon.english_words),
     ]
 
