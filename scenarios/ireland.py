@@ -13,8 +13,9 @@ Deliberate simplifications, each said in the result as a gap rather than hidden:
   the year's losses and then losses brought forward come off the gains (s.31), then the annual
   exemption (s.601, which never creates or increases a loss carried forward), the rest at the
   graph's rate; the losses left to carry forward are a line. Always incomplete (a gap): the
-  2011-2014 property relief, indexation, retirement relief above its limit (marginal
-  relief) or to a child, limits on losses
+  2011-2014 property relief, indexation, retirement relief to a child or above its limit
+  beside other disposals or losses (the year's only disposal: marginal relief caps the tax at
+  half the excess), limits on losses
   (connected persons, development land), a spouse's disposals.
 - Credits of some households, from ``seeds/rules/ie_credits.yaml`` (ADR 0091): the rent tax
   credit (20% of the rent up to the single or jointly assessed amount, when the tenancy is
@@ -790,6 +791,12 @@ def _cgt(ledger: Ledger, facts: Facts) -> None:
     else:
         lines.append(ledger.line(tax, who, "charge", f"{_eur(taxable)} at {_pct(rate)}",
                                  taxable * rate.fraction, [rate, exemption], taxable))  # fmt: skip
+    if relieved.cap is not None:
+        cap, params, nodes, said = relieved.cap
+        charged = lines[-1].amount
+        if charged > cap:
+            lines.append(ledger.line(tax, who, "marginal_relief", said, cap - charged, params,
+                                     charged, nodes=nodes))  # fmt: skip
     lines.append(ledger.line(tax, who, "losses_carried_forward", f"Losses to carry forward: "
                              f"{_eur(carried)}", ZERO, [exemption], carried, rule))  # fmt: skip
     ledger.total(tax, who, lines)

@@ -90,6 +90,7 @@ ANNUAL: tuple[str, ...] = (
     "IE:THRESHOLD:RR_LIMIT",
     "IE:THRESHOLD:RR_LIMIT_OLDER",
     "IE:THRESHOLD:RR_OLDER_AGE",
+    "IE:RATE:RR_MARGINAL",
 )
 # Values that change within a year: a series of periods.
 SERIES: tuple[str, ...] = (

@@ -12,7 +12,8 @@ conditions (ADR 0071). How an applying relief changes the tax is data on the rel
 
 - ``cgt_effect: proceeds_limit`` with ``cgt_limit``, ``cgt_limit_older`` and
   ``cgt_older_from_age`` (Irish retirement relief, ADR 0091): a disposal outside the family
-  whose proceeds are within the limit for the person's age is exempt.
+  whose proceeds are within the limit for the person's age is exempt; above it (the year's only
+  disposal, no losses brought forward) the tax is at most ``cgt_marginal_rate`` of the excess.
 
 A relief that applies with no effect the engine computes, retirement relief above its limit
 (marginal relief) or to a child, one whose
@@ -59,6 +60,8 @@ class Relieved:
     gains: list[Decimal] = field(default_factory=list)
     lines: list[Line] = field(default_factory=list)
     reduced: ReducedRate | None = None
+    # retirement relief's marginal relief: the year's CGT is at most this amount (one disposal)
+    cap: tuple[Decimal, list[Param], list[str], str] | None = None
     ok: bool = True  # False: a gap stops the computation (a parameter missing, a mix not built)
 
 
@@ -106,7 +109,7 @@ def relieve(
                                              [], gain * share / HUNDRED,
                                              nodes=_decided_by(relief)))  # fmt: skip
             elif effect == "proceeds_limit":
-                if _within_limit(ledger, facts, disposal, relief, fmt, out):
+                if _within_limit(ledger, facts, disposal, relief, fmt, out, len(in_year)):
                     exempt = gain
             elif effect == "reduced_rate":
                 reduced.append(relief)
@@ -136,10 +139,12 @@ def _within_limit(
     relief: Eligibility,
     fmt: Callable[[Decimal], str],
     out: Relieved,
+    disposals_in_year: int,
 ) -> bool:
     """``cgt_effect: proceeds_limit`` (Irish retirement relief, s.598): a disposal outside the
     family whose proceeds are within the limit for the person's age is wholly exempt; above it
-    (marginal relief) or to a child: a gap. The limits and the age from which the lower one
+    the tax is capped (marginal relief, ``out.cap``; with other disposals or losses: a gap); to
+    a child: a gap. The limits and the age from which the lower one
     applies are per-year parameters the relief node names."""
     tax, who = "cgt", "you"
     props = ledger.relief_nodes[relief.node_id].properties
@@ -162,8 +167,19 @@ def _within_limit(
     limit, older_limit, older_from = found
     applied = older_limit if facts.age >= older_from.value else limit
     if disposal.proceeds > applied.value:
-        ledger.gap(tax, who, f"{relief.name}: proceeds above the {fmt(applied.value)} limit "
-                   "(marginal relief) are not built: the tax may be lower", "proceeds")  # fmt: skip
+        marginal_base = str(props.get("cgt_marginal_rate") or "")
+        marginal = ledger.need(tax, who, marginal_base) if marginal_base else None
+        if marginal is None or disposals_in_year > 1 or facts.capital_losses_brought_forward:
+            ledger.gap(tax, who, f"{relief.name}: marginal relief above the {fmt(applied.value)} "
+                       "limit with other disposals or losses (or no rate) is not built: the tax "
+                       "may be lower", "proceeds")  # fmt: skip
+            return False
+        (half,) = marginal
+        cap = (disposal.proceeds - applied.value) * half.fraction
+        out.cap = (cap, [half, applied, older_from], _decided_by(relief),
+                   f"{relief.name} (marginal relief): the tax on {disposal.asset} at most "
+                   f"{half.value.normalize():f}% of the proceeds above the {fmt(applied.value)} "
+                   f"limit, {fmt(cap)}")  # fmt: skip
         return False
     out.lines.append(ledger.line(
         tax, who, f"relief_exempt:{disposal.asset}",

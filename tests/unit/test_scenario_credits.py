@@ -240,11 +240,13 @@ async def test_a_house_stated_as_the_main_residence_still_gets_the_relief() -> N
 # --- retirement relief (s.598, a disposal outside the family) -----------------------------------
 
 
-async def _retiring(tax_year: int, age: int, proceeds: str) -> SnapshotResult:
+async def _retiring(
+    tax_year: int, age: int, proceeds: str, cost: str = "200000", held: str = "40"
+) -> SnapshotResult:
     return await _run(tax_year=tax_year, age=age, disposals=[{
         "asset": "company shares", "acquired_on": "2008-02-01",
-        "disposed_on": f"{tax_year}-09-30", "cost": "200000", "proceeds": proceeds,
-        "shareholding_percent": "40", "working_director": True, "to_child": False,
+        "disposed_on": f"{tax_year}-09-30", "cost": cost, "proceeds": proceeds,
+        "shareholding_percent": held, "working_director": True, "to_child": False,
     }])  # fmt: skip
 
 
@@ -261,11 +263,21 @@ async def test_retirement_relief_exempts_a_sale_within_the_limit() -> None:
 
 
 async def test_retirement_relief_lower_limit_moved_from_66_to_70_in_2025() -> None:
-    # aged 67 with €600,000: 2025's limit is €750,000 (lower limit from 70); 2024's €500,000
+    # aged 67 with €600,000: 2025's limit is €750,000 (the lower one from 70); 2024's €500,000
     within = await _retiring(2025, 67, "600000")
     assert within.total("cgt") == Decimal("0.00")
     above = await _retiring(2024, 67, "600000")
-    assert any("marginal relief" in g.reason for g in above.gaps)
-    assert (
-        above.total("cgt") is None or not next(t for t in above.totals if t.tax == "cgt").complete
-    )
+    # above the limit: marginal relief caps the tax at half of €100,000, but entrepreneur
+    # relief's 10% on (400,000 - 1,270) is lower
+    assert not any(ln.key == "marginal_relief" for ln in above.lines)
+    assert above.total("cgt") == Decimal("39873.00")
+
+
+async def test_retirement_relief_marginal_relief_caps_the_tax() -> None:
+    # aged 72 in 2025 (limit €500,000), 4% of the shares (no entrepreneur relief): the tax on
+    # (520,000 - 100,000 - 1,270) at 33% = 138,180.90 is capped at 50% of 20,000
+    result = await _retiring(2025, 72, "520000", cost="100000", held="4")
+    marginal = next(ln for ln in result.lines if ln.key == "marginal_relief")
+    assert marginal.amount == Decimal("-128180.90")
+    assert "IE:RATE:RR_MARGINAL:2025" in marginal.node_ids
+    assert result.total("cgt") == Decimal("10000.00")
