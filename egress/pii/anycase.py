@@ -401,7 +401,9 @@ class AnyCaseNameRecogniser:
         if not found:
             return []
         starts = [m.start() for m in words.matches]
-        taken = [(f.start, f.end) for f in found]
+        taken: set[int] = set()  # indices of the words inside a name (one pass: linear)
+        for f in found:
+            taken.update(range(bisect_left(starts, f.start), bisect_left(starts, f.end)))
         out: list[PiiFinding] = []
         for f in found:
             after = bisect_left(starts, f.end)
@@ -414,25 +416,25 @@ class AnyCaseNameRecogniser:
                     continue
                 if not self._coordinated_word(words, j, taken):
                     continue
-                start, end = words[j].start, words[j].end
+                start, end, pair = words[j].start, words[j].end, [j]
                 # The other word of a two-word name beside it ("and tekay paddeck").
                 o = j + 1 if j > k else j - 1
                 if 0 <= o < len(words) and self._coordinated_word(words, o, taken):
                     lo, hi = min(j, o), max(j, o)
                     if text[words[lo].end : words[hi].start] == " " and not words[lo].possessive:
-                        start, end = words[lo].start, words[hi].end
+                        start, end, pair = words[lo].start, words[hi].end, [lo, hi]
                 out.append(PiiFinding(PERSON, start, end, PROPAGATED))
-                taken.append((start, end))
+                taken.update(pair)
         return out
 
-    def _coordinated_word(self, words: _Words, j: int, taken: list[tuple[int, int]]) -> bool:
+    def _coordinated_word(self, words: _Words, j: int, taken: set[int]) -> bool:
         word = words[j]
         return (
             word.eligible
             and self._kind(word) in ("strong", "unknown")
             and word.low not in self._acronyms
             and word.low not in self._places
-            and not any(s < word.end and word.start < e for s, e in taken)
+            and j not in taken
         )
 
     def _unknown_first_before(

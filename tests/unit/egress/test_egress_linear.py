@@ -99,6 +99,11 @@ WORST_UNITS = [
     "moved to london ",
     "gave crystal 3k ",
     "CRYSTAL wants ",
+    # issue 25, session 9: names joined by "and", sign-offs before a name
+    "halit and ",
+    "tekay paddeck and dwana are ",
+    "thanks,\n",
+    "THANK YOU ",
 ]
 
 
