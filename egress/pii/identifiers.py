@@ -159,6 +159,10 @@ class PhoneRecogniser:
     # A decimal amount: one point and one or two digits after it ("11200.00", "60000.5"); no
     # one writes a phone number so (its digits are grouped by spaces, hyphens or several dots).
     _DECIMAL = re.compile(r"\d+\.\d{1,2}")
+    # An amount written the continental way: thousands grouped by dots, a decimal comma after
+    # ("1.234.567,89 €"); a phone number's dots never end in a comma and one or two digits.
+    _THOUSANDS_DOTS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+    _DECIMAL_COMMA_AFTER = re.compile(r",\d{1,2}(?!\d)")
     _OTHER_REGIONS = ("US", "DE", "FR", "CH", "DK", "NO", "IS", "ES", "IT", "NL", "PL")
 
     def __init__(self, regions: Sequence[str] = ("IE", "GB")) -> None:
@@ -221,6 +225,11 @@ class PhoneRecogniser:
         """``text[start:end]`` is a quantity, not a phone number: the digits run on into a
         percentage, or they are an amount (a currency before or after them, or "million")."""
         if self._PERCENT_AFTER.match(text, end) is not None:
+            return True
+        if (
+            self._DECIMAL_COMMA_AFTER.match(text, end) is not None
+            and self._THOUSANDS_DOTS.fullmatch(text, start, end) is not None
+        ):
             return True
         if text[start] in "0+(":
             return False  # a trunk or international prefix: dialled, never an amount
