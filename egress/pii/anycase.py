@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from egress.pii.findings import PERSON, PiiFinding
 from egress.pii.lexicon import Lexicon
 from egress.pii.namelike import name_likeness
-from egress.pii.names import SENTENCE_START_WORDS
+from egress.pii.names import RELATION, ROLE_WORDS, SENTENCE_START_WORDS
 
 __all__ = [
     "CUED",
@@ -77,29 +77,10 @@ _NEVER = _CHAT_ACRONYMS | frozenset(
     amicus curiae obiter dicta ratio decidendi stare decisis res judicata locus standi pari
     passu erga omnes""".split()
 )
-# People named by their role or relation to the writer: "my wife", "our bookkeeper", "the
-# deceased", "nanny", "employee" (with or without a determiner), or as a form label
-# ("patient:"). The role words themselves are never names.
-_ROLE_WORDS = """wife husband partner spouse fiance fiancee fiancé fiancée girlfriend boyfriend
-    ex son daughter stepson stepdaughter child kid baby twin mother father mum mam mom dad
-    granddad grandad grandpa grandma granny nan nana nanna grandmother grandfather grandson
-    granddaughter brother sister sibling aunt auntie uncle cousin nephew niece godson
-    goddaughter godmother godfather stepmother stepfather widow widower
-    accountant bookkeeper solicitor barrister lawyer adviser advisor agent broker auditor
-    landlord landlady tenant lodger flatmate housemate roommate neighbour neighbor
-    employer employee boss manager supervisor colleague coworker co-worker contractor
-    subcontractor apprentice intern worker secretary assistant receptionist nanny childminder
-    carer caregiver friend mate pal buddy client customer patient student pupil claimant
-    applicant taxpayer
-    beneficiary executor executrix administrator trustee guardian director shareholder
-    deceased holder""".split()
-_ROLE_PHRASES = (
-    r"(?:brother|sister|mother|father|son|daughter)-in-law|business\s+partner|au\s+pair"
-    r"|late\s+(?:father|mother|husband|wife)|account\s+holder|staff\s+member|tax\s+adviser"
-    r"|taxpayer\s+name|patient\s+name|client\s+name|ex-(?:wife|husband|partner)"
-)
-_RELATION = "|".join([_ROLE_PHRASES, *sorted(_ROLE_WORDS, key=len, reverse=True)])
-_ROLES = frozenset(_ROLE_WORDS)
+# People named by their role or relation to the writer (``egress.pii.names.RELATION``); the
+# role words themselves are never names.
+_RELATION = RELATION
+_ROLES = ROLE_WORDS
 _CUE = (
     r"(?:i'm|i’m|im|i\s+am)\s+(?:called|named)|(?:hi|hey|hello)\s*,?\s+its"
     r"|i'm|i’m|im|i\s+am|this\s+is|hi\s*,?|hello\s*,?|hey\s*,?|it's|it’s"

@@ -37,6 +37,8 @@ __all__ = [
     "FIRST_PLUS",
     "LOWER_CASE",
     "PROPAGATED",
+    "RELATION",
+    "ROLE_WORDS",
     "SENTENCE_START_WORDS",
     "STRONG",
     "UNKNOWN_PAIR",
@@ -52,10 +54,34 @@ _TITLES = frozenset(
     ).split()
 )
 _PARTICLES = frozenset("de van von der den da dos das del della di du le la ten ter bin al".split())
+# People named by their role or relation to the writer: "my wife", "our bookkeeper", "the
+# deceased", "nanny", "employee" (with or without a determiner), or as a form label
+# ("patient:"). The role words themselves are never names (shared with ``egress.pii.anycase``).
+_ROLE_WORD_LIST = """wife husband partner spouse fiance fiancee fiancé fiancée girlfriend boyfriend
+    ex son daughter stepson stepdaughter child kid baby twin mother father mum mam mom dad
+    granddad grandad grandpa grandma granny nan nana nanna grandmother grandfather grandson
+    granddaughter brother sister sibling aunt auntie uncle cousin nephew niece godson
+    goddaughter godmother godfather stepmother stepfather widow widower
+    accountant bookkeeper solicitor barrister lawyer adviser advisor agent broker auditor
+    landlord landlady tenant lodger flatmate housemate roommate neighbour neighbor
+    employer employee boss manager supervisor colleague coworker co-worker contractor
+    subcontractor apprentice intern worker secretary assistant receptionist nanny childminder
+    carer caregiver friend mate pal buddy client customer patient student pupil claimant
+    applicant taxpayer
+    beneficiary executor executrix administrator trustee guardian director shareholder
+    deceased holder""".split()
+_ROLE_PHRASES = (
+    r"(?:brother|sister|mother|father|son|daughter)-in-law|business\s+partner|au\s+pair"
+    r"|late\s+(?:father|mother|husband|wife)|account\s+holder|staff\s+member|tax\s+adviser"
+    r"|taxpayer\s+name|patient\s+name|client\s+name|ex-(?:wife|husband|partner)"
+)
+ROLE_WORDS = frozenset(_ROLE_WORD_LIST)
+RELATION = "|".join([_ROLE_PHRASES, *sorted(_ROLE_WORD_LIST, key=len, reverse=True)])
 _CUE = re.compile(
     r"(?:name\s+is|name\??:?|named|called|call\s+me|i\s+am|i'm|dear|signed|regards,?"
     r"|sincerely,?|attn:?|c/o|contact|ask\s+for|spoke\s+(?:to|with)|follow\s+up\s+with"
-    r"|by|with|assistant\s+to)\s*$",
+    r"|by|with|assistant\s+to"
+    r"|(?:my|our|his|her|their|your)\s+(?:" + RELATION + r")\s*,)\s*$",
     re.IGNORECASE,
 )
 # A greeting or an apology right before a lone first name that is also a word ("Cheers Ray!").
