@@ -101,6 +101,7 @@ _STRONG_CUE = (
     r"|best\s+regards|signed\s*,?|sincerely\s*,?|cheers\s*,|thanks\s*,|thank\s+you\s*,"
     r"|many\s+thanks\s*,?|yours\s+(?:truly|faithfully)\s*,?|surname(?:\s+and\s+first\s+name)?\s*:"
     r"|first\s+name\s*:|from\s*:|contact(?:\s+person)?\s*:|dear|attn\s*:?"
+    r"|(?:for\s+the\s+)?attention\s+of\s*:?|f\.?a\.?o\.?\s*:?"
     r"|mr\.?|mrs\.?|ms\.?|miss|mx\.?|dr\.?|prof\.?"
     r"|(?:" + _RELATION + r")\s*:|(?:taxpayer|patient|client|account|employee)\s+name\s*:?"
 )

@@ -79,7 +79,7 @@ ROLE_WORDS = frozenset(_ROLE_WORD_LIST)
 RELATION = "|".join([_ROLE_PHRASES, *sorted(_ROLE_WORD_LIST, key=len, reverse=True)])
 _CUE = re.compile(
     r"(?:name\s+is|name\??:?|named|called|call\s+me|i\s+am|i'm|dear|signed|regards,?"
-    r"|sincerely,?|attn:?|c/o|contact|ask\s+for|spoke\s+(?:to|with)|follow\s+up\s+with"
+    r"|sincerely,?|attn:?|attention\s+of:?|f\.?a\.?o\.?:?|c/o|contact|ask\s+for|spoke\s+(?:to|with)|follow\s+up\s+with"
     r"|by|with|assistant\s+to"
     r"|(?:my|our|his|her|their|your)\s+(?:" + RELATION + r")\s*,)\s*$",
     re.IGNORECASE,
