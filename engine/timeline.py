@@ -73,6 +73,7 @@ _LATEST = re.compile(
     + r") month\b",
     re.I,
 )
+_TAX_YEAR_WORDS = re.compile(r"\b(?:tax year|year of assessment)\b", re.I)
 _DURATION_UNIT = re.compile(r"^(?P<unit>[a-z]+?)s?(?:\s+and\s+(?P<days>\d+)\s+days?)?(?:\s+|$)")
 
 
@@ -236,6 +237,9 @@ class TimelineRule:
     day_of_month: int | None = None  # the day the id names, e.g. ``_19TH``
     business_days: bool = False
     about_tax_years: bool = False  # the rule's words count in tax years
+    #: The rule is the jurisdiction's tax year itself: a 12-month ``PERIOD`` whose words name a
+    #: tax year or year of assessment (its bounds come from :func:`tax_year`, not from the day).
+    is_tax_year: bool = False
     description: str = ""  # the rule's words (which events it covers, dates it states)
     extra_days: int = 0  # days on top of the duration ("1 month and 7 days")
     latest: tuple[int, int] | None = None  # "no later than the 23rd day of the ninth month"
@@ -254,10 +258,12 @@ class TimelineRule:
         fixed = _FIXED_DATE.search(node_id)
         day = _DAY_OF_MONTH.search(node_id)
         text = f"{props.get('name', '')} {props.get('description', '')}"
+        kind = str(props.get("window_kind") or "DURATION").upper()
+        names_tax_year = _TAX_YEAR_WORDS.search(text) is not None
         return cls(
             id=node_id,
             name=str(props.get("name") or node_id),
-            kind=str(props.get("window_kind") or "DURATION").upper(),
+            kind=kind,
             value=value,
             unit=unit,
             anchor=unit_words[parsed.end() :],
@@ -265,7 +271,8 @@ class TimelineRule:
             fixed=(_MONTHS.index(fixed["month"]) + 1, int(fixed["day"])) if fixed else None,
             day_of_month=int(day["day"]) if day else None,
             business_days=bool(_BUSINESS.search(text)),
-            about_tax_years="tax year" in text.lower() or "TAX_YEAR" in node_id,
+            about_tax_years="tax year" in text.lower(),
+            is_tax_year=kind == "PERIOD" and unit == "months" and value == 12 and names_tax_year,
             description=str(props.get("description") or ""),
             extra_days=int(parsed["days"] or 0),
             latest=(
@@ -325,7 +332,7 @@ def compute(rule: TimelineRule, at: date) -> ComputedDates:
         moved = ", moved off a weekend" if rule.business_days else ""
         text = f"{about}: due {due.isoformat()} ({_weekday(due)}{moved})"
         return ComputedDates(rule.id, text, anchor, due)
-    if rule.kind == "PERIOD" and "TAX_YEAR" in rule.id:
+    if rule.is_tax_year:
         year = tax_year_of(rule.jurisdiction, at)
         start, end = tax_year(rule.jurisdiction, year)
         text = f"the tax year holding {at} runs {start} to {end}"
@@ -496,7 +503,7 @@ def when(
     at = asked.start if asked.named else today
     assumed = "" if asked.named else f" (no date named: assumed {today.isoformat()})"
     if rule.kind != "DEADLINE":
-        if rule.kind == "PERIOD" and "TAX_YEAR" not in rule.id and rule.unit == "months":
+        if rule.kind == "PERIOD" and not rule.is_tax_year and rule.unit == "months":
             start, end = _period_of(at, rule.value)
             text = f"the {rule.value}-month period holding {at.isoformat()} runs {start} to {end}"
             return ComputedDates(rule.id, text + assumed, start, end)
@@ -625,7 +632,7 @@ def when_all(
             excluded.append(rule.id)
     if any(rule.kind == "DEADLINE" for rule, _ in computed):
         computed = [(rule, dates) for rule, dates in computed if rule.kind in _ON_THE_POINT]
-    tax_years = [pair for pair in computed if pair[0].kind == "PERIOD" and "TAX_YEAR" in pair[0].id]
+    tax_years = [pair for pair in computed if pair[0].is_tax_year]
     if about_tax_year and tax_years:
         # "When does the 2026/27 tax year start?": the tax year's bounds, no return's deadline.
         computed = tax_years

@@ -372,3 +372,28 @@ def test_a_question_about_the_tax_year_itself_gets_its_bounds_not_a_deadline():
     # Not asked about the bounds: the deadline stays.
     dates, _ = when_all([rule(POA_FIRST), uk_year], asked, TODAY)
     assert "UK:TIMELINE:PAYMENT_ON_ACCOUNT_31_JAN" in [d.rule_id for d in dates]
+
+
+def test_the_tax_year_rule_is_known_by_what_it_is_not_by_its_id():
+    # Round 3: when_all found the tax-year rule by "TAX_YEAR" in its id; a rule that is the
+    # tax year under another id got a 12-month window from the day asked and no bounds, and a
+    # rule whose id held the letters but was no tax year was taken for one.
+    from engine.timeline import when_all
+
+    words = "The Irish year of assessment runs from 1 January to 31 December."
+    year_of_assessment = rule(("IE:TIMELINE:YEAR_OF_ASSESSMENT", "PERIOD", 12, "months", words))
+    assert year_of_assessment.is_tax_year
+    asked = Asked(date(2026, 1, 1), date(2026, 12, 31), "tax_year")
+    dates, _ = when_all([rule(FORM_11), year_of_assessment], asked, TODAY, about_tax_year=True)
+    assert [(d.rule_id, d.start, d.end) for d in dates] == [
+        ("IE:TIMELINE:YEAR_OF_ASSESSMENT", date(2026, 1, 1), date(2026, 12, 31))
+    ]
+    mid_year = Asked(date(2026, 5, 10), date(2026, 5, 10), "day")
+    (bounds,), _ = when_all([year_of_assessment], mid_year, TODAY)
+    assert (bounds.start, bounds.end) == (date(2026, 1, 1), date(2026, 12, 31))
+    # An id with the letters does not make a two-month VAT period a tax year.
+    vat = rule(("IE:TIMELINE:VAT_PERIOD_TAX_YEARLY", "PERIOD", 2, "months",
+                "The VAT taxable period is two calendar months."))  # fmt: skip
+    assert not vat.is_tax_year
+    (period,), _ = when_all([vat], mid_year, TODAY)
+    assert (period.start, period.end) == (date(2026, 5, 1), date(2026, 6, 30))
