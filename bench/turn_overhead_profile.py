@@ -8,6 +8,9 @@ embeds its question, as real users' turns do). Per round and tree: the worker's 
 (``/proc/<pid>/stat``: user + system, which other processes' load inflates far less than wall
 time) divided by the turns. The trees alternate within each round.
 
+``--top N`` (with ``--profile``): each tree's N innermost frames with the most busy samples
+(self time), for what a step table's rows are made of.
+
 ``--profile``: in the last round, ``py-spy record --threads`` on each worker, and a table of the
 turn's steps — each busy sample counted once, in the first step (top to bottom) whose frames it
 holds; shares of the samples times that round's CPU per turn give milliseconds. On a loaded
@@ -74,12 +77,26 @@ def steps(raw: Path) -> dict[str, float]:
     return {step: counts[step] / max(1, busy) for step, _ in [*STEPS, ("other", ())]}
 
 
+def leaves(raw: Path, top: int) -> list[tuple[str, float]]:
+    """The ``top`` innermost frames by their share of the busy samples (self time)."""
+    busy, counts = 0, collections.Counter[str]()
+    for line in raw.read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames = stack.split(";")
+        if any(frames[-1].startswith(idle) for idle in IDLE):
+            continue
+        busy += int(n)
+        counts[frames[-1]] += int(n)
+    return [(frame, n / max(1, busy)) for frame, n in counts.most_common(top)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tree", action="append", required=True, help="NAME=DIR (repeatable)")
     parser.add_argument("--turns", type=int, default=100, help="turns per round and tree")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="py-spy in the last round")
+    parser.add_argument("--top", type=int, default=0, help="with --profile: the N hottest frames")
     args = parser.parse_args()
     overhead.UNIQUE = True
     pacing = argparse.Namespace(first_token_ms=0.0, tokens_per_second=0.0)  # unpaced
@@ -126,6 +143,10 @@ def main() -> None:
                     print(f"| {step} | {cells} |")
                 print("| total (CPU per turn, last round) | "
                       + " | ".join(f"100% | {last[n]:.1f}" for n in names) + " |")  # fmt: skip
+                for n in names if args.top else []:
+                    print(f"\n{n}: the {args.top} hottest frames (self time)")
+                    for frame, share in leaves(Path(tmp) / f"{n}.txt", args.top):
+                        print(f"{share * 100:5.1f}%  {share * last[n]:5.2f} ms  {frame}")
 
 
 if __name__ == "__main__":
