@@ -189,3 +189,18 @@ async def test_when_a_uk_tax_year_starts(base):
     answer, _ = await ask(base, "When does the 2026/27 tax year start in the UK?")
     dates = computed(answer)
     assert "2026-04-06 to 2027-04-05" in dates and "due" not in dates, answer
+
+
+# Round 3 (the last session's note: defects found after round 2).
+
+
+async def test_the_usc_surcharge_is_the_surcharge_not_the_combined_rate(base):
+    answer, _ = await ask(base, "What is the USC surcharge?")
+    line = next(x for x in answer.splitlines() if "[IE:RATE:USC_SURCHARGE]" in x)
+    assert "— 3 percent —" in line and "— 11 percent —" not in line, answer
+
+
+async def test_the_class_s_minimum_of_650_starts_on_1_october_2024(base):
+    answer, _ = await ask(base, "What is the Class S minimum contribution in 2024?")
+    line = next(x for x in answer.splitlines() if "[IE:THRESHOLD:PRSI_CLASS_S_MINIMUM]" in x)
+    assert "in force from 2024-10-01" in line and "2024-01-01" not in line, answer
