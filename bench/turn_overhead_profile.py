@@ -61,32 +61,37 @@ STEPS: list[tuple[str, tuple[str, ...]]] = [
 IDLE = ("_worker (", "Condition.wait", "Runner.run (", "select (", "Event.wait")
 
 
-def steps(raw: Path) -> dict[str, float]:
-    """Each step's share of the busy samples of a ``py-spy --format raw`` file."""
-    busy, counts = 0, collections.Counter[str]()
+def busy_samples(raw: Path) -> list[tuple[list[str], int]]:
+    """The stacks (outermost frame first) and sample counts of a ``py-spy --format raw`` file,
+    idle threads left out."""
+    out = []
     for line in raw.read_text().splitlines():
         stack, _, n = line.rpartition(" ")
         frames = stack.split(";")
-        if any(frames[-1].startswith(idle) for idle in IDLE):
-            continue
-        busy += int(n)
+        if not any(frames[-1].startswith(idle) for idle in IDLE):
+            out.append((frames, int(n)))
+    return out
+
+
+def steps(raw: Path) -> dict[str, float]:
+    """Each step's share of the busy samples of a ``py-spy --format raw`` file."""
+    busy, counts = 0, collections.Counter[str]()
+    for frames, n in busy_samples(raw):
+        busy += n
         name = next(
             (step for step, marks in STEPS if any(m in f for f in frames for m in marks)), "other"
         )
-        counts[name] += int(n)
+        counts[name] += n
     return {step: counts[step] / max(1, busy) for step, _ in [*STEPS, ("other", ())]}
 
 
 def leaves(raw: Path, top: int) -> list[tuple[str, float]]:
     """The ``top`` innermost frames by their share of the busy samples (self time)."""
-    busy, counts = 0, collections.Counter[str]()
-    for line in raw.read_text().splitlines():
-        stack, _, n = line.rpartition(" ")
-        frames = stack.split(";")
-        if any(frames[-1].startswith(idle) for idle in IDLE):
-            continue
-        busy += int(n)
-        counts[frames[-1]] += int(n)
+    samples = busy_samples(raw)
+    busy = sum(n for _, n in samples)
+    counts = collections.Counter[str]()
+    for frames, n in samples:
+        counts[frames[-1]] += n
     return [(frame, n / max(1, busy)) for frame, n in counts.most_common(top)]
 
 

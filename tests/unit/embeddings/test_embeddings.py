@@ -202,9 +202,8 @@ def test_a_closed_local_model_embeds_nothing_more() -> None:
     embedder.close()  # a second close is quiet
 
 
-def test_a_text_read_as_the_same_tokens_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    embedder = LocalModelEmbedder(max_tokens=128)
-    fresh = LocalModelEmbedder(max_tokens=128)
+def _forward_passes(embedder: LocalModelEmbedder, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The batch size of each forward pass the embedder makes from now on."""
     passes: list[int] = []
     forward = embedder._forward
 
@@ -213,6 +212,13 @@ def test_a_text_read_as_the_same_tokens_is_computed_once(monkeypatch: pytest.Mon
         return forward(ids, mask)
 
     monkeypatch.setattr(embedder, "_forward", counted)
+    return passes
+
+
+def test_a_text_read_as_the_same_tokens_is_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = LocalModelEmbedder(max_tokens=128)
+    fresh = LocalModelEmbedder(max_tokens=128)
+    passes = _forward_passes(embedder, monkeypatch)
     first = embedder.embed(["What is the standard rate of VAT in Ireland?"])
     again = embedder.embed(["what is the  standard rate of vat in IRELAND?"])  # the same ids
     assert passes == [1]
@@ -232,14 +238,7 @@ def test_the_oldest_kept_text_is_computed_again(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(minilm, "RECENT_TEXTS", 2)
     embedder = LocalModelEmbedder(max_tokens=128)
-    passes: list[int] = []
-    forward = embedder._forward
-
-    def counted(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        passes.append(ids.shape[0])
-        return forward(ids, mask)
-
-    monkeypatch.setattr(embedder, "_forward", counted)
+    passes = _forward_passes(embedder, monkeypatch)
     for text in ("one question", "two questions", "one question", "three questions"):
         embedder.embed([text])
     assert len(passes) == 3  # "one question" read again from the kept vectors
