@@ -51,7 +51,7 @@ import structlog
 
 from embeddings import Embedder, VectorStore, content_key
 from engine.retrieval.documents import DocKind, RetrievalDoc, document_of
-from errors import RegintelError
+from errors import AdapterClosed, RegintelError
 from graph.models import GraphEdge, GraphNode
 
 __all__ = [
@@ -303,6 +303,11 @@ class DenseRows:
         texts = [text for _, text in rows]
         try:
             vectors = self.embedder.embed(texts)
+        except AdapterClosed:  # shut down under a build still running in its thread: no fault
+            log.info("embedding_at_build_skipped_closed", texts=len(texts))
+            self.missing += len(rows)
+            self.failed += len(rows)
+            return
         except RegintelError:
             log.warning("embedding_at_build_failed", texts=len(texts), exc_info=True)
             self.missing += len(rows)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from structlog.testing import capture_logs
 
 from embeddings import Vectors, VectorStore, content_key, normalise
 from engine.retrieval import Retriever, rows
@@ -195,8 +196,16 @@ def test_a_build_whose_embedder_failed_is_not_kept(small_graph: Graph, tmp_path:
     nodes, edges = small_graph
     empty = VectorStore(HashEmbedder.model, HashEmbedder.dimension)  # nothing embedded yet
     cache = IndexCache(tmp_path, min_build_s=0)
-    failed = build_retriever(nodes, edges, embedder=ClosedEmbedder(), vectors=empty, cache=cache)
+    with capture_logs() as logs:
+        failed = build_retriever(
+            nodes, edges, embedder=ClosedEmbedder(), vectors=empty, cache=cache
+        )
     assert failed.dense is not None and failed.dense.failed > 0
+    # a shutdown, not a fault: one quiet line, no warning with a traceback
+    assert [e["event"] for e in logs if e["log_level"] == "warning"] == [
+        "retriever_not_saved_embedding_failed"
+    ]
+    assert "embedding_at_build_skipped_closed" in [e["event"] for e in logs]
     assert list(tmp_path.glob("retriever-*.pickle")) == []
     working = HashEmbedder()
     again = build_retriever(nodes, edges, embedder=working, vectors=empty, cache=cache)
