@@ -204,3 +204,10 @@ async def test_the_class_s_minimum_of_650_starts_on_1_october_2024(base):
     answer, _ = await ask(base, "What is the Class S minimum contribution in 2024?")
     line = next(x for x in answer.splitlines() if "[IE:THRESHOLD:PRSI_CLASS_S_MINIMUM]" in x)
     assert "in force from 2024-10-01" in line and "2024-01-01" not in line, answer
+
+
+async def test_a_form_12_question_gets_the_form_12_date_not_the_rd_credits_12_months(base):
+    answer, _ = await ask(base, "Form 12 deadline for 2025?")
+    dates = computed(answer)
+    assert "2026-10-31 (Saturday) [IE:TIMELINE:FORM_12_DUE_31_OCT]" in dates, answer
+    assert "RD_CLAIM_12_MONTHS" not in dates and "2026-01-01" not in dates, answer

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
+from engine.timeline import TimelineRule
+
 pytestmark = pytest.mark.unit
 
 SEEDS_DIR = Path(__file__).resolve().parents[2] / "seeds" / "rules"
@@ -65,3 +67,25 @@ def test_an_undated_fact_agrees_with_its_dated_periods_on_the_day_it_starts():
                 checked += 1
                 assert float(dated["value"]) == float(props["value"]), (node_id, dated_id)
     assert checked >= 1  # the check ran on at least one fact that has dated periods
+
+
+def _seed_rule(node_id: str) -> TimelineRule:
+    made = TimelineRule.from_node(node_id, _nodes()[node_id])
+    assert made is not None, node_id
+    return made
+
+
+def test_seeded_deadlines_count_from_what_their_words_say():
+    # Round 3: "Form 12 deadline for 2025?" got the R&D credit's "12 months" counted from
+    # 1 January 2025 (its duration_unit said "months", not from the end of which period) and no
+    # Form 12 date.
+    from engine.timeline import Asked, when
+
+    today = date(2026, 11, 28)
+    year = Asked(date(2025, 1, 1), date(2025, 12, 31), "year")
+    assert when(_seed_rule("IE:TIMELINE:RD_CLAIM_12_MONTHS"), year, today) is None
+    form_12 = when(_seed_rule("IE:TIMELINE:FORM_12_DUE_31_OCT"), year, today)
+    assert form_12 is not None and form_12.end == date(2026, 10, 31)
+    period_end = Asked(date(2025, 3, 31), date(2025, 3, 31), "day", ends_period=True)
+    computed = when(_seed_rule("IE:TIMELINE:RD_CLAIM_12_MONTHS"), period_end, today)
+    assert computed is not None and computed.end == date(2026, 3, 31), computed
