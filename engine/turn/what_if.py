@@ -6,7 +6,8 @@ evidence is found and before the prompt is built. In order:
 1. the cheap check (:func:`scenarios.stated.maybe_scenario`, one regex search): a question
    with no amount and no what-if word ends the step here — no parse, no store read;
 2. the parse (:func:`scenarios.stated.parse_what_if`): the facts the message states and the
-   change its what-if asks; a message that states no income and asks no what-if ends here;
+   change its what-if asks; a message that states no income and no sale and asks no what-if
+   ends here;
 3. a conversation linked to one of the user's stored scenarios (the request's ``scenarioId``,
    kept in the conversation store; ADR 0063 second addendum): a what-if evaluates that
    scenario's latest snapshot, with the facts this message states laid over it, as the first
@@ -31,9 +32,9 @@ computed is answerable even where the relevance gate would have refused its word
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -54,8 +55,8 @@ from scenarios.chat import (
     what_if_stored,
 )
 from scenarios.eligibility import RuleSet, RulesReader, load_rules
-from scenarios.models import Facts, Snapshot
-from scenarios.stated import StatedFacts, maybe_scenario, parse_what_if
+from scenarios.models import Disposal, Facts, Snapshot
+from scenarios.stated import StatedDisposal, StatedFacts, maybe_scenario, parse_what_if
 
 __all__ = ["IndexedParameters", "IndexedRules", "NodeLookup", "WhatIfOutcome", "WhatIfStep"]
 
@@ -172,7 +173,7 @@ class WhatIfStep:
         if not maybe_scenario(message):
             return None
         question = parse_what_if(message)
-        if question.change is None and not question.stated.states_income():
+        if question.change is None and not _computable(question.stated):
             return None
         if linked is None:
             linked = await self._scenarios.linked_scenario(
@@ -197,7 +198,7 @@ class WhatIfStep:
             earlier = _from_history(history)
         stated = question.stated.over(earlier)
         if question.change is not None and not (
-            stated.states_income() or question.change.states_income()
+            _computable(stated) or question.change.states_income()
         ):
             return None  # "what if I sell in May?" with no facts of ours: not the engine's matter
         result = None
@@ -253,19 +254,40 @@ def _latest(scenario: StoredScenario) -> Snapshot | None:
 
 
 def _stated(facts: Facts) -> StatedFacts:
-    def amount(value: Decimal) -> Decimal | None:
-        return value if value else None
+    """The conversation's stored facts as stated facts, for the next turn to lay its own over:
+    every field the two share (incomes, status, assessment, year, jurisdiction, age, pension,
+    rent, losses, household facts, disposals), so nothing the parser stored is lost between
+    turns. An amount of zero and an empty list are what the engine takes when nothing was
+    stated, so they stay unstated (an income of 0 is no income stated); a disposal keeps its
+    days as stored (the parser's month or year was already turned into a day)."""
+    carried: dict[str, Any] = {}
+    for name in _SHARED:
+        value = getattr(facts, name)
+        if value is None or (isinstance(value, Decimal | list) and not value):
+            continue
+        carried[name] = tuple(_stated_disposal(d) for d in value) if name == "disposals" else value
+    return replace(StatedFacts(), **carried)
 
-    return StatedFacts(
-        paye_income=amount(facts.paye_income),
-        self_employed_income=amount(facts.self_employed_income),
-        spouse_paye_income=amount(facts.spouse_paye_income),
-        spouse_self_employed_income=amount(facts.spouse_self_employed_income),
-        status=facts.status,
-        tax_year=facts.tax_year,
-        jurisdiction=facts.jurisdiction,
-        age=facts.age,
+
+def _stated_disposal(disposal: Disposal) -> StatedDisposal:
+    return StatedDisposal(
+        asset=disposal.asset,
+        cost=disposal.cost,
+        proceeds=disposal.proceeds,
+        acquired=disposal.acquired_on.isoformat(),
+        disposed=disposal.disposed_on.isoformat(),
+        expenses=disposal.allowable_expenses or None,
     )
+
+
+# the facts a chat states that a stored snapshot also holds, by the same name
+_SHARED = tuple(f.name for f in fields(StatedFacts) if f.name in Facts.model_fields)
+
+
+def _computable(stated: StatedFacts) -> bool:
+    """Facts the engine can compute from: an income, or a sale (Irish CGT needs no income;
+    the UK's rate band does, and the result then says it is missing)."""
+    return stated.states_income() or bool(stated.disposals)
 
 
 def _from_history(history: Sequence[StoredMessage]) -> StatedFacts:

@@ -194,3 +194,60 @@ async def test_what_if_after_stated_facts_answers_with_the_cited_comparison(
             assert cited and cited <= {c["id"] for c in linked[-1].payload["citations"]}
             again = (await client.get(f"/api/scenarios/{review['id']}", headers=ALICE)).json()
             assert again["snapshots"] == review["snapshots"]  # read, never rewritten
+
+
+async def test_a_sale_stated_in_one_turn_is_moved_by_the_next_turns_date_only_what_if(
+    seeded_data_dir: Any,
+) -> None:
+    """Turn 1 states a UK sale of shares (date, proceeds, cost) and an income; turn 2 asks only
+    "what if I sold them in May instead?" — no scenario linked, no facts repeated: the sale
+    moves from 15 March 2025 (2024-25) to May 2025 (2025-26), and the what-if column is
+    computed with 2025-26's nodes."""
+    lexicon = ConceptLexicon.from_eurovoc()
+    provider = RecordingProvider(ExtractiveProvider(lexicon))
+    settings = Settings(data_dir=seeded_data_dir, log_json=False, heartbeat_seconds=0.05)
+    app = create_app(settings, lexicon=lexicon, providers={"extractive": provider})
+    with running_server(app) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            stated = await chat(
+                client,
+                {
+                    "message": "I earn £50,000 as a PAYE employee. I sold shares on 15 March "
+                    "2025 for £20,000 that I bought in 2019 for £5,000."
+                },
+            )
+            conversation = stated[-1].payload["conversationId"]
+            assert "scenario" not in stated[-1].payload  # facts only: stored, nothing computed
+            moved = await chat(
+                client,
+                {"message": "What if I sold them in May instead?", "conversationId": conversation},
+            )
+            done = moved[-1].payload
+            scenario = done["scenario"]
+            assert scenario["missing"] == []
+            before, after = scenario["facts"]
+            assert (before["tax_year"], before["disposals"][0]["disposed_on"]) == (
+                2024,
+                "2025-03-15",
+            )
+            assert (after["tax_year"], after["disposals"][0]["disposed_on"]) == (2025, "2025-05-01")
+            (compared,) = scenario["comparison"]["snapshots"]
+            cgt = {line["key"]: line for line in compared["lines"] if line["tax"] == "cgt"}
+            # worked by hand: gain £15,000 less the £3,000 exemption = £12,000; £50,000 income
+            # leaves £270 of the basic rate band (£12,570 + £37,700 - £50,000): £270 at 18%
+            # = £48.60, £11,730 at 24% = £2,815.20 — the same rates either side of 6 April 2025
+            assert cgt["lower_rate"]["amounts"] == ["48.60", "48.60"]
+            assert cgt["higher_rate"]["amounts"] == ["2815.20", "2815.20"]
+            # each column with its own year's nodes: 2024-25's second period (from 30 October
+            # 2024) for the March sale, 2025-26's for the May one
+            used = set(cgt["lower_rate"]["node_ids"]) | set(cgt["higher_rate"]["node_ids"])
+            assert {"UK:RATE:CGT_LOWER:2024:P2", "UK:RATE:CGT_LOWER:2025:P1"} <= used
+            assert "UK:THRESHOLD:CGT_ANNUAL_EXEMPT:2025" in used
+            answer = _answer(moved)
+            assert "£2,815.20" in answer and "[UK:RATE:CGT_HIGHER:2025:P1]" in answer
+            cited = set(_CITED.findall(answer))
+            assert cited and cited <= {c["id"] for c in done["citations"]}
+            # the conversation's stored scenario now holds the moved sale as its what-if
+            listed = (await client.get("/api/scenarios", headers=ALICE)).json()
+            (mine,) = [s for s in listed if s["label"] == CHAT_SCENARIO_PREFIX + conversation]
+            assert [s["facts"]["tax_year"] for s in mine["snapshots"]] == [2024, 2025]
