@@ -74,11 +74,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(r"\b(?:in|during|for|as at|as of|throughout) " + _YEAR
                         + r"(?![-/]\d)\b", re.I)),
     # A year written straight after the return, form or tax it is the year of, as advisers
-    # shorten it: "Form 11 2025", "prelim tax 2025", "the CT1 2024" (not "Finance Act 2024").
+    # shorten it: "Form 11 2025", "prelim tax 2025", "the CT1 2024", "employee PRSI 2025",
+    # "USC rates 2025" (not "Finance Act 2024").
     # Only the year is the date's phrase: the name before it stays in the searched question.
     ("year", re.compile(r"(?P<lead>(?:\bform ?\d{1,3}[a-z]?|\b(?:returns?|tax|vat3|ct1|sa100|"
-                        r"prelim|liability|bill)) (?:for )?)" + _YEAR + r"(?![-/]\d)\b",
-                        re.I)),
+                        r"prelim|liability|bill|prsi|usc|nics?|rates?|thresholds?|bands?)) "
+                        r"(?:for )?)" + _YEAR + r"(?![-/]\d)\b", re.I)),
 )  # fmt: skip
 #: Words just before a date that make it a period's end ("the quarter ending 31 March 2025",
 #: "our VAT quarter runs to 30 Nov 2025", HMRC's "the period to 30 November 2025").

@@ -211,3 +211,10 @@ async def test_a_form_12_question_gets_the_form_12_date_not_the_rd_credits_12_mo
     dates = computed(answer)
     assert "2026-10-31 (Saturday) [IE:TIMELINE:FORM_12_DUE_31_OCT]" in dates, answer
     assert "RD_CLAIM_12_MONTHS" not in dates and "2026-01-01" not in dates, answer
+
+
+async def test_employee_prsi_with_its_year_written_after_it_is_not_given_2026s_rate(base):
+    # "Employee PRSI 2025?" read no year and quoted the 4.35% of October 2026.
+    answer, done = await ask(base, "Employee PRSI 2025?")
+    assert "4.35 percent" not in answer, answer
+    assert not any(":2026" in node for node in done["referencedNodes"]), answer

@@ -302,6 +302,9 @@ def test_the_requests_as_at_stands_for_now():
         ("Form 11 2025 - ROS or paper, when's it due?", 2025, "Form 11 - ROS or paper"),
         ("Preliminary tax 2025 - by when?", 2025, "Preliminary tax - by when?"),
         ("the CT1 2024 - when is it due?", 2024, "the CT1"),
+        # Round 3: "Employee PRSI 2025?" named no year and got the 2026 rate.
+        ("Employee PRSI 2025?", 2025, "Employee PRSI"),
+        ("USC rates 2025 for a medical card holder", 2025, "USC rates"),
     ],
 )
 def test_a_year_written_straight_after_a_form_or_tax_is_its_year(question, year, left):
