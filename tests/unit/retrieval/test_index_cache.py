@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from embeddings import Vectors, VectorStore, content_key, normalise
 from engine.retrieval import Retriever, rows
+from engine.retrieval import cache as cache_module
+from engine.retrieval import dense as dense_module
 from engine.retrieval.cache import IndexCache, build_retriever
 from engine.retrieval.dense import texts_of_graph
 from engine.retrieval.tokenise import tokenise
@@ -189,11 +192,19 @@ class ClosedEmbedder(HashEmbedder):
         raise AdapterClosed("the local embedding model was closed")
 
 
-def test_a_build_whose_embedder_failed_is_not_kept(small_graph: Graph, tmp_path: Path) -> None:
+def test_a_build_whose_embedder_failed_is_not_kept(
+    small_graph: Graph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Rows the embedder could not embed at build stay lexical only in that build; kept on disk,
     the next start on the same graph would load it and never embed them. Not kept: the next
     start, with a working embedder, builds with every vector."""
     nodes, edges = small_graph
+    # The app's logging caches a module's logger on first use (api/logging.py) with the
+    # processor list of that time; an app started later in the same worker configures a new
+    # list, which capture_logs then edits, unseen by the cached logger (the CI failure this
+    # test had). Fresh loggers, built inside the capture, see it.
+    for module in (cache_module, dense_module):
+        monkeypatch.setattr(module, "log", structlog.get_logger(module.__name__))
     empty = VectorStore(HashEmbedder.model, HashEmbedder.dimension)  # nothing embedded yet
     cache = IndexCache(tmp_path, min_build_s=0)
     with capture_logs() as logs:
