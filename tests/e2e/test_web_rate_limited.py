@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Route, expect
+from playwright.sync_api import Locator, Page, Route, expect
 
 from tests.e2e.test_web_app import Served, answered, ask
 from tests.e2e.test_web_app import served as served  # the module-scoped fixture
@@ -41,7 +41,8 @@ def refuse_first(times: int, code: str, retry_after: str):
     return handle, calls
 
 
-def test_a_rate_limited_branch_switch_is_tried_again_after_retry_after(served: Served):
+def two_versions(served: Served) -> tuple[Page, Locator]:
+    """A page showing an answer regenerated once: its switcher reads 2/2."""
     page = served.page("dev-acme-alice")
     ask(page, "What is the standard rate of VAT in Ireland?")
     answered(page)
@@ -49,6 +50,11 @@ def test_a_rate_limited_branch_switch_is_tried_again_after_retry_after(served: S
     answer.get_by_role("button", name="Regenerate this answer").click()
     answered(page)
     expect(answer.locator(".branch-position")).to_have_text("2/2")
+    return page, answer
+
+
+def test_a_rate_limited_branch_switch_is_tried_again_after_retry_after(served: Served):
+    page, answer = two_versions(served)
     handle, calls = refuse_first(2, "rate_limited", "1")
     page.route("**/api/conversations/*/branch", handle)
     answer.get_by_role("button", name="Previous version").click()
@@ -59,13 +65,7 @@ def test_a_rate_limited_branch_switch_is_tried_again_after_retry_after(served: S
 
 
 def test_a_spent_quota_is_shown_and_not_waited_on(served: Served):
-    page = served.page("dev-acme-alice")
-    ask(page, "What is the standard rate of VAT in Ireland?")
-    answered(page)
-    answer = page.locator(".message.assistant").first
-    answer.get_by_role("button", name="Regenerate this answer").click()
-    answered(page)
-    expect(answer.locator(".branch-position")).to_have_text("2/2")
+    page, answer = two_versions(served)
     handle, calls = refuse_first(5, "quota_exceeded", "86400")
     page.route("**/api/conversations/*/branch", handle)
     answer.get_by_role("button", name="Previous version").click()
