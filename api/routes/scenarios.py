@@ -90,8 +90,11 @@ class CompareIn(BaseModel):
 
 class ComparisonOut(BaseModel):
     comparison: Comparison = Field(
-        description="Per snapshot (matched by label, else by position): each line and total "
-        "with every scenario's amount and the difference last minus first."
+        description="Per snapshot, by position (labelled with the snapshots' label when every "
+        "scenario has the same labels in the same order, else `#1`, `#2`, ...; the scenario "
+        "with the fewest snapshots decides how many): each line and total with every "
+        "scenario's amount and the difference last minus first, each scenario's gaps, and each "
+        "eligibility item's status and deadlines per scenario (`changed` when they differ)."
     )
     evaluations: list[EvaluationOut]
     disclaimer: str = DISCLAIMER
@@ -220,6 +223,10 @@ async def delete_scenario(
 @router.post(
     "/api/scenarios/compare",
     summary="Compare two to five of the caller's scenarios, snapshot by snapshot",
+    description="Each scenario is evaluated as `POST /api/scenarios/{scenario_id}/evaluate` "
+    "does, then set side by side. Every id must be one of the caller's scenarios: any other "
+    "(another user's, another tenant's, unknown) is a 404 `not_found`; fewer than two ids or "
+    "more than five is a 422 `invalid_input`.",
     response_model=ComparisonOut,
 )
 async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) -> ComparisonOut:
@@ -237,24 +244,48 @@ async def compare(body: CompareIn, container: ContainerDep, principal: _Caller) 
 @router.post(
     "/api/scenarios/{scenario_id}/evaluate",
     summary="Evaluate a scenario per snapshot, each line citing its graph nodes",
-    description="Ireland: income tax, USC and PRSI (tax year = calendar year). UK and Northern "
-    "Ireland: income tax (rates of England, Wales and Northern Ireland; Scottish rates are out "
-    "of scope) and employee and self-employed National Insurance (tax year Y = 6 April Y to "
-    "5 April Y+1). Rates, bands and credits come from the graph's parameter nodes for the "
-    "snapshot's tax year; a parameter the graph lacks is a gap, never a guess. Irish capital "
-    "gains tax: gains (proceeds less cost and `allowable_expenses`) less the year's losses and "
-    "then `capital_losses_brought_forward`, the annual exemption, the rate (reliefs not "
-    "built, so always `complete: false`); UK capital gains tax: the year's net gains less "
-    "losses brought forward only down to the annual exempt amount, less that amount, on top "
-    "of taxable income, at the lower rate inside the basic rate "
-    "band left and the higher rate above it, the rates in force on the disposal's day for "
-    "residential property or other assets (reliefs not built: `complete: false`); both give "
-    "the losses left as `losses_carried_forward`. Each snapshot's `eligibility` lists the "
-    "reliefs, credits, benefits and obligations the graph's "
-    "`applies_when` makes relevant to its facts: `applies`, `does_not_apply` or `cannot_tell` "
-    "(with the `missing` facts), the `REQUIRES` conditions that decided it and the deadlines, "
-    "lock-ins and clawbacks of its timelines (due dates from the timeline engine), each with "
-    "its node id.",
+    description="Computes every snapshot of one of the caller's stored scenarios from the "
+    "rules graph; there is no request body, and nothing is stored or changed.\n\n"
+    "Ireland (tax year = calendar year): income tax (single, joint assessment, separate "
+    "assessment, separate treatment; the personal, employee, earned income and age credits, "
+    "the rent tax credit when the tenancy is registered, the single person child carer "
+    "credit and band, the widowed person and widowed parent credits from `bereaved_in`, and "
+    "pension contribution relief within the age-related limits and the earnings limit, for "
+    "income tax only), USC and PRSI (Class A, Class S). UK and Northern Ireland (tax year Y "
+    "= 6 April Y to 5 April Y+1): income tax at the rates of England, Wales and Northern "
+    "Ireland (the Personal Allowance and its taper; Marriage Allowance received from a "
+    "spouse) and employee Class 1 and Class 4 National Insurance. Capital gains tax on the "
+    "snapshot's `disposals` of its tax year: gains (proceeds less cost and "
+    "`allowable_expenses`), the reliefs the graph's conditions grant (principal private "
+    "residence / Private Residence Relief, revised entrepreneur relief / Business Asset "
+    "Disposal Relief, Irish retirement relief within its proceeds limit, and marginal "
+    "relief above it for the year's only disposal with no losses brought forward), the "
+    "year's losses and `capital_losses_brought_forward`, the annual exemption, the graph's "
+    "rate (UK: on top of taxable income, at the rates in force on the disposal's day); the "
+    "losses left are a `losses_carried_forward` line.\n\n"
+    "Every amount comes from the graph's parameter nodes for the snapshot's tax year, and "
+    "every line lists their ids and the period they are in force. What is not computed is a "
+    "gap with its reason, and the totals it touches read `complete: false`; a parameter the "
+    "graph lacks is a gap, never a guess. Not built, among others (each a gap): the year of "
+    "bereavement, the age credit under separate assessment, the exemption limit and "
+    "marginal relief at 65 or over, USC reduced rates, indexation in Irish CGT, retirement "
+    "relief to a child, Scottish rates, UK pension relief, Marriage Allowance transferred "
+    "by you. Each snapshot's `eligibility` lists the reliefs, credits, benefits and "
+    "obligations the graph's `applies_when` makes relevant to its facts: `applies`, "
+    "`does_not_apply` or `cannot_tell` (with the `missing` facts), the `REQUIRES` "
+    "conditions that decided it and the deadlines, lock-ins and clawbacks of its timelines "
+    "(due dates from the timeline engine), each with its node id.\n\n"
+    "What-if: this call evaluates the snapshots as stored; two sets of facts side by side "
+    "are two snapshots, or two scenarios (`POST /api/scenarios/compare`). In the chat, a "
+    "what-if asked in a conversation linked to this scenario (`PUT "
+    "/api/conversations/{conversation_id}/scenario`, or `scenarioId` with a chat turn) "
+    "compares the scenario's latest snapshot with the change and leaves the scenario as it "
+    "is.\n\n"
+    "Errors: another user's scenario (in the same tenant too), another tenant's or an "
+    "unknown id is a 404 `not_found`, the same for each. Facts are checked where they are "
+    "sent: impossible ones are a 422 `invalid_input` on `POST /api/scenarios` and `PUT "
+    "/api/scenarios/{scenario_id}`, so a stored scenario holds none, and this call, which "
+    "takes no input besides the id, has nothing to refuse.",
     response_model=EvaluationOut,
 )
 async def evaluate(scenario_id: str, container: ContainerDep, principal: _Caller) -> EvaluationOut:
