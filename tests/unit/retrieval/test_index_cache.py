@@ -9,8 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import structlog
-from structlog.testing import capture_logs
 
 from embeddings import Vectors, VectorStore, content_key, normalise
 from engine.retrieval import Retriever, rows
@@ -199,18 +197,19 @@ def test_a_build_whose_embedder_failed_is_not_kept(
     the next start on the same graph would load it and never embed them. Not kept: the next
     start, with a working embedder, builds with every vector."""
     nodes, edges = small_graph
-    # The app's logging caches a module's logger on first use (api/logging.py) with the
-    # processor list of that time; an app started later in the same worker configures a new
-    # list, which capture_logs then edits, unseen by the cached logger (the CI failure this
-    # test had). Fresh loggers, built inside the capture, see it.
+    # Logs recorded by a stand-in per module: structlog's capture_logs misses a logger cached
+    # under an earlier app's configuration in the same worker (the full suite's CI failure).
+    logs: list[dict[str, object]] = []
+
+    class Recorder:
+        def __getattr__(self, level: str):
+            return lambda event, **kw: logs.append({"event": event, "log_level": level, **kw})
+
     for module in (cache_module, dense_module):
-        monkeypatch.setattr(module, "log", structlog.get_logger(module.__name__))
+        monkeypatch.setattr(module, "log", Recorder())
     empty = VectorStore(HashEmbedder.model, HashEmbedder.dimension)  # nothing embedded yet
     cache = IndexCache(tmp_path, min_build_s=0)
-    with capture_logs() as logs:
-        failed = build_retriever(
-            nodes, edges, embedder=ClosedEmbedder(), vectors=empty, cache=cache
-        )
+    failed = build_retriever(nodes, edges, embedder=ClosedEmbedder(), vectors=empty, cache=cache)
     assert failed.dense is not None and failed.dense.failed > 0
     # a shutdown, not a fault: one quiet line, no warning with a traceback
     assert [e["event"] for e in logs if e["log_level"] == "warning"] == [
